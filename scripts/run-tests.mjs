@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// Runs the compiled tests with node:test. Node 20's --test does not expand globs, so the files
+// are found here. `node scripts/run-tests.mjs [unit|integration|e2e|<path-substring>...]`.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const testDir = join(root, 'dist', 'test');
+
+function walk(dir) {
+  let out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out = out.concat(walk(p));
+    else if (name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+
+const filters = process.argv.slice(2);
+let files = walk(testDir).sort();
+if (filters.length > 0) {
+  files = files.filter((f) => {
+    const rel = relative(testDir, f);
+    return filters.some((flt) => {
+      if (flt === 'unit') return !rel.startsWith('integration/') && !rel.startsWith('e2e/');
+      return rel.includes(flt);
+    });
+  });
+}
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+// Integration tests start servers and processes; two at a time suits a 2-core machine.
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const args = ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files];
+const child = spawn(process.execPath, args, { stdio: 'inherit', cwd: root });
+child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));

@@ -1,0 +1,70 @@
+/**
+ * One strategy per resource, in the shape of kube-apiserver's registry strategies: scope,
+ * defaulting, validation, what create/update may change, status-subresource rules, and the
+ * columns `kubectl get` prints. Pure functions only; the registry does the I/O.
+ */
+import type { KubeObject, StatusCause } from '../../kube/types.js';
+
+export interface ResourceInfo {
+  /** API group, '' for core. */
+  group: string;
+  version: string;
+  /** Plural, lower-case, as in URLs: "persistentvolumes". */
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  /** Verbs advertised in discovery. */
+  verbs: string[];
+  /** Whether a `/status` subresource exists. */
+  hasStatus: boolean;
+  categories?: string[];
+}
+
+/** Extra fields a fieldSelector may name for this resource, mapped to their value. */
+export type FieldSet = Record<string, string>;
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format: string;
+  description: string;
+  priority: number;
+}
+
+/** What the registry lets a strategy look up (admission needs other objects). */
+export interface AdmissionContext {
+  /** Lists the stored objects of another resource by its plural name (and group). */
+  list(group: string, plural: string, namespace?: string): KubeObject[];
+  get(group: string, plural: string, namespace: string, name: string): KubeObject | undefined;
+}
+
+export interface ResourceStrategy {
+  info: ResourceInfo;
+  /** Fill in defaults (reclaim policy, volumeMode, phase, binding mode, ...). Mutates `obj`. */
+  defaults(obj: KubeObject): void;
+  /**
+   * Admission at create time (may mutate: default StorageClass, protection finalizers) and
+   * the PrepareForCreate rules (e.g. status reset). Throws an ApiError to reject.
+   */
+  prepareForCreate(obj: KubeObject, ctx: AdmissionContext): void;
+  /** Validation of a new object: [] when valid. */
+  validateCreate(obj: KubeObject): StatusCause[];
+  /**
+   * PrepareForUpdate on the main resource: e.g. keep the old status (status changes are ignored
+   * on the main resource). Mutates `next`.
+   */
+  prepareForUpdate(next: KubeObject, prev: KubeObject): void;
+  validateUpdate(next: KubeObject, prev: KubeObject): StatusCause[];
+  /** PrepareForUpdate on /status: only status may change; reset spec and metadata parts. */
+  prepareForStatusUpdate?(next: KubeObject, prev: KubeObject, now: string): void;
+  validateStatusUpdate?(next: KubeObject, prev: KubeObject): StatusCause[];
+  /** Field values a fieldSelector may name (besides metadata.name / metadata.namespace). */
+  fields(obj: KubeObject): FieldSet;
+  /** Columns for `as=Table` (NAME first, AGE last, like kubectl shows). */
+  tableColumns: TableColumn[];
+  /** One row of cells for `as=Table`, matching `tableColumns`. `now` is for AGE. */
+  tableRow(obj: KubeObject, now: Date): unknown[];
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+/**
+ * pv-controller's command line. Each command lives in its own file under src/cli/ and exports
+ * `register(program)`; this file only lists them. Flag parsing and wiring only, no logic.
+ */
+import { Command, CommanderError } from 'commander';
+
+type Registrar = (program: Command) => void;
+
+const commandModules: Array<() => Promise<{ register: Registrar }>> = [
+  // One line per command; keep them in the order `--help` should list them.
+];
+
+export async function main(argv: string[]): Promise<void> {
+  const program = new Command('pv-controller')
+    .description('Kubernetes persistent-volume lifecycle: bind, provision, reclaim, report usage')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const load of commandModules) (await load()).register(program);
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version exit 0; every usage error exits 2, like kube-controller-manager.
+      process.exit(err.exitCode === 0 ? 0 : 2);
+    }
+    throw err;
+  }
+}
+
+main(process.argv).catch((err: unknown) => {
+  process.stderr.write(`pv-controller: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,86 @@
+/**
+ * The seam between the controller's machinery (informers, own-write cache, client, events,
+ * queues: controller/cache, controller/client, controller/events, controller/queue) and its
+ * decisions (binder/, provisioner/, reclaimer/). Decision code depends only on these interfaces,
+ * so it is unit-tested with in-memory fakes and runs unchanged against a real cluster.
+ */
+import type {
+  KubeObject,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  StorageClass,
+} from '../kube/types.js';
+
+/** Key of a namespaced object: "namespace/name"; of a cluster-scoped one: "name". */
+export type ObjectKeyString = string;
+
+export function keyOf(obj: KubeObject): ObjectKeyString {
+  const ns = obj.metadata.namespace;
+  return ns ? `${ns}/${obj.metadata.name ?? ''}` : (obj.metadata.name ?? '');
+}
+
+/**
+ * The newest copy the controller knows of each object: informer events merged with the
+ * controller's own write results (the higher integer resourceVersion wins), deletions included.
+ */
+export interface ObjectStore<T extends KubeObject> {
+  get(key: ObjectKeyString): T | undefined;
+  list(): T[];
+  /** True once the initial list has been loaded. */
+  hasSynced(): boolean;
+}
+
+/**
+ * Every API call the decision code makes. Each write sends the resourceVersion of the object
+ * passed in (optimistic concurrency) and, on success, records the returned object in the
+ * own-write cache so the very next decision sees it. Errors are thrown as received; use
+ * kube/errors.ts (`isConflict`, `isNotFound`, `isAlreadyExists`) to classify them.
+ */
+export interface ApiClient {
+  /** Live GET; undefined when the object does not exist. */
+  getVolume(name: string): Promise<PersistentVolume | undefined>;
+  getClaim(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
+  getStorageClass(name: string): Promise<StorageClass | undefined>;
+  createVolume(pv: PersistentVolume): Promise<PersistentVolume>;
+  updateVolume(pv: PersistentVolume): Promise<PersistentVolume>;
+  updateVolumeStatus(pv: PersistentVolume): Promise<PersistentVolume>;
+  /** Deletes the PV object; with `uid`, only if it is still that object (precondition). */
+  deleteVolume(name: string, uid?: string): Promise<void>;
+  updateClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim>;
+  updateClaimStatus(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim>;
+  /** Pods in a namespace (for "used by pods" checks). */
+  listPods(namespace: string): Promise<Pod[]>;
+}
+
+export type EventType = 'Normal' | 'Warning';
+
+/** Records Kubernetes Events, aggregated like the real recorder (a repeat bumps a count). */
+export interface EventRecorder {
+  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
+}
+
+/** What a sync tells its queue. */
+export type SyncResult =
+  | { kind: 'done' }
+  /** Run this key again after the given delay (e.g. a reclaim retry not yet due). */
+  | { kind: 'requeueAfter'; ms: number }
+  /** Failed in a way worth retrying with the queue's backoff (409s land here, silently). */
+  | { kind: 'retry'; reason: string };
+
+export const DONE: SyncResult = { kind: 'done' };
+
+/** Everything the decision code is given. */
+export interface ControllerContext {
+  volumes: ObjectStore<PersistentVolume>;
+  claims: ObjectStore<PersistentVolumeClaim>;
+  classes: ObjectStore<StorageClass>;
+  pods?: ObjectStore<Pod>;
+  api: ApiClient;
+  events: EventRecorder;
+  /** Ask for another sync of a claim / volume soon (e.g. the binder after a PV becomes bound). */
+  enqueueClaim(key: ObjectKeyString): void;
+  enqueueVolume(name: string): void;
+  /** Current time (injectable for tests of retry intervals). */
+  now(): Date;
+}

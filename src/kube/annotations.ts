@@ -1,0 +1,54 @@
+/**
+ * Every annotation, finalizer, label and tag string the project reads or writes, in one place.
+ * Upstream names are Kubernetes' own (see shared/reference/k8s-pv-spec.md §2); names under
+ * `pv-controller.io/` are this project's.
+ */
+
+// Binding (upstream).
+export const ANN_BIND_COMPLETED = 'pv.kubernetes.io/bind-completed';
+export const ANN_BOUND_BY_CONTROLLER = 'pv.kubernetes.io/bound-by-controller';
+export const ANN_PROVISIONED_BY = 'pv.kubernetes.io/provisioned-by';
+export const ANN_STORAGE_PROVISIONER = 'volume.kubernetes.io/storage-provisioner';
+export const ANN_BETA_STORAGE_PROVISIONER = 'volume.beta.kubernetes.io/storage-provisioner';
+export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
+export const ANN_MIGRATED_TO = 'pv.kubernetes.io/migrated-to';
+export const ANN_BETA_STORAGE_CLASS = 'volume.beta.kubernetes.io/storage-class';
+export const ANN_PRE_RESIZE_CAPACITY = 'volume.alpha.kubernetes.io/pre-resize-capacity';
+export const ANN_DEFAULT_STORAGE_CLASS = 'storageclass.kubernetes.io/is-default-class';
+export const ANN_BETA_DEFAULT_STORAGE_CLASS = 'storageclass.beta.kubernetes.io/is-default-class';
+export const ANN_LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** Value the controller writes into its "yes" annotations. */
+export const ANN_VALUE_YES = 'yes';
+
+/** StorageClass.provisioner meaning "no dynamic provisioning". */
+export const NO_PROVISIONER = 'kubernetes.io/no-provisioner';
+
+// Finalizers.
+export const FINALIZER_PV_PROTECTION = 'kubernetes.io/pv-protection';
+export const FINALIZER_PVC_PROTECTION = 'kubernetes.io/pvc-protection';
+/** On provisioned PVs with policy Delete: the backing volume is deleted before the PV object goes. */
+export const FINALIZER_PV_CONTROLLER = 'kubernetes.io/pv-controller';
+export const FINALIZER_EXTERNAL_PROVISIONER = 'external-provisioner.volume.kubernetes.io/finalizer';
+/** On a claim while its volume is being provisioned: durable intent, so a crash never leaks. */
+export const FINALIZER_PROVISIONING = 'pv-controller.io/provisioning';
+
+// Reclaim retries (this project's; upstream kept them in memory only).
+export const ANN_RECLAIM_FAILED_ATTEMPTS = 'pv-controller.io/reclaim-failed-attempts';
+export const ANN_RECLAIM_LAST_ATTEMPT = 'pv-controller.io/reclaim-last-attempt';
+
+// Cloud tags and the host-path/NFS metadata record carry the same three keys.
+export const TAG_CREATED_FOR_PVC_NAME = 'kubernetes.io/created-for/pvc/name';
+export const TAG_CREATED_FOR_PVC_NAMESPACE = 'kubernetes.io/created-for/pvc/namespace';
+export const TAG_CREATED_FOR_PV_NAME = 'kubernetes.io/created-for/pv/name';
+/** AWS: `kubernetes.io/cluster/<cluster-name>` = `owned`. */
+export const TAG_CLUSTER_PREFIX = 'kubernetes.io/cluster/';
+export const TAG_CLUSTER_OWNED = 'owned';
+
+// Well-known node labels (topology).
+export const LABEL_TOPOLOGY_ZONE = 'topology.kubernetes.io/zone';
+export const LABEL_TOPOLOGY_REGION = 'topology.kubernetes.io/region';
+export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
+
+/** Event source component, as upstream. */
+export const EVENT_COMPONENT = 'persistentvolume-controller';

@@ -1,0 +1,184 @@
+/**
+ * Typed errors with stable reasons and HTTP codes, as kube-apiserver's Status bodies name them.
+ * The API server maps them to Status bodies in one place (apiserver/errors.ts); the controller
+ * recognises the same reasons in client responses (see `statusReasonOf`).
+ */
+import type { Status, StatusCause } from './types.js';
+
+export type StatusReason =
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Expired'
+  | 'Invalid'
+  | 'MethodNotAllowed'
+  | 'NotAcceptable'
+  | 'RequestEntityTooLarge'
+  | 'UnsupportedMediaType'
+  | 'TooManyRequests'
+  | 'InternalError'
+  | 'ServiceUnavailable'
+  | 'Timeout';
+
+export interface ResourceIdentity {
+  /** API group ("" for core). */
+  group?: string;
+  /** Plural resource name, e.g. "persistentvolumes" (kube-apiserver puts it in details.kind). */
+  kind?: string;
+  name?: string;
+}
+
+/** Base class: an error that has a Kubernetes Status representation. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly reason: StatusReason,
+    message: string,
+    readonly details: ResourceIdentity & { causes?: StatusCause[]; retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  toStatus(): Status {
+    const details: NonNullable<Status['details']> = {};
+    if (this.details.name !== undefined) details.name = this.details.name;
+    if (this.details.group !== undefined) details.group = this.details.group;
+    if (this.details.kind !== undefined) details.kind = this.details.kind;
+    if (this.details.causes !== undefined) details.causes = this.details.causes;
+    if (this.details.retryAfterSeconds !== undefined) {
+      details.retryAfterSeconds = this.details.retryAfterSeconds;
+    }
+    const status: Status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      reason: this.reason,
+      code: this.code,
+    };
+    if (Object.keys(details).length > 0) status.details = details;
+    return status;
+  }
+}
+
+function qualified(id: ResourceIdentity): string {
+  const kind = id.kind ?? 'object';
+  return id.group ? `${kind}.${id.group}` : kind;
+}
+
+export class NotFoundError extends ApiError {
+  constructor(id: ResourceIdentity, message?: string) {
+    super(404, 'NotFound', message ?? `${qualified(id)} "${id.name ?? ''}" not found`, id);
+  }
+}
+
+export class AlreadyExistsError extends ApiError {
+  constructor(id: ResourceIdentity) {
+    super(409, 'AlreadyExists', `${qualified(id)} "${id.name ?? ''}" already exists`, id);
+  }
+}
+
+export class ConflictError extends ApiError {
+  constructor(id: ResourceIdentity, message?: string) {
+    super(
+      409,
+      'Conflict',
+      message ??
+        `Operation cannot be fulfilled on ${qualified(id)} "${id.name ?? ''}": ` +
+          'the object has been modified; please apply your changes to the latest version and try again',
+      id,
+    );
+  }
+}
+
+/** 422 with causes. `kind` here is the Kind (e.g. "PersistentVolume"), as upstream. */
+export class InvalidError extends ApiError {
+  constructor(
+    id: { kind: string; group?: string; name?: string },
+    readonly causes: StatusCause[],
+  ) {
+    const list = causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? '')));
+    const summary = list.length === 1 ? list[0] : `[${list.join(', ')}]`;
+    super(422, 'Invalid', `${id.kind} "${id.name ?? ''}" is invalid: ${summary}`, { ...id, causes });
+  }
+}
+
+export class BadRequestError extends ApiError {
+  constructor(message: string) {
+    super(400, 'BadRequest', message);
+  }
+}
+
+/** A watch or list from a resourceVersion older than the retained history. */
+export class ExpiredError extends ApiError {
+  constructor(requested: number, oldest: number) {
+    super(410, 'Expired', `too old resource version: ${requested} (${oldest})`);
+  }
+}
+
+export class UnauthorizedError extends ApiError {
+  constructor() {
+    super(401, 'Unauthorized', 'Unauthorized');
+  }
+}
+
+export class MethodNotAllowedError extends ApiError {
+  constructor(method: string) {
+    super(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource: ${method}`);
+  }
+}
+
+export class UnsupportedMediaTypeError extends ApiError {
+  constructor(contentType: string) {
+    super(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got ${contentType})`);
+  }
+}
+
+export class RequestEntityTooLargeError extends ApiError {
+  constructor(limit: number) {
+    super(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+  }
+}
+
+export class InternalError extends ApiError {
+  constructor(message: string) {
+    super(500, 'InternalError', `Internal error occurred: ${message}`);
+  }
+}
+
+/**
+ * Reads the Status reason/code out of anything a client call threw: our own ApiError, or
+ * client-node's ApiException (which carries `code` and a JSON `body`).
+ */
+export function statusOf(err: unknown): { code?: number; reason?: string } {
+  if (err instanceof ApiError) return { code: err.code, reason: err.reason };
+  if (typeof err !== 'object' || err === null) return {};
+  const e = err as { code?: unknown; body?: unknown; statusCode?: unknown };
+  const code = typeof e.code === 'number' ? e.code : typeof e.statusCode === 'number' ? e.statusCode : undefined;
+  let reason: string | undefined;
+  let body: unknown = e.body;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      body = undefined;
+    }
+  }
+  if (typeof body === 'object' && body !== null && typeof (body as Status).reason === 'string') {
+    reason = (body as Status).reason;
+  }
+  return code === undefined ? (reason === undefined ? {} : { reason }) : { code, reason };
+}
+
+export const isNotFound = (err: unknown): boolean => statusOf(err).code === 404;
+export const isConflict = (err: unknown): boolean => {
+  const s = statusOf(err);
+  return s.code === 409 && s.reason !== 'AlreadyExists';
+};
+export const isAlreadyExists = (err: unknown): boolean => statusOf(err).reason === 'AlreadyExists';

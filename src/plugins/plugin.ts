@@ -1,0 +1,124 @@
+/**
+ * The one seam every volume plugin implements. Plugins know nothing of queues, informers or the
+ * API server: they get a typed request and return a typed result or throw a PluginError.
+ *
+ * Contracts every plugin must honour (checked by test/plugins/conformance.ts):
+ * - provision is idempotent for a backing name: calling it again for the same name returns the
+ *   same volume (it never creates a second one);
+ * - delete is idempotent: a backing volume that is already gone is success;
+ * - delete and recycle only ever touch what the plugin itself provisioned or what the PV names,
+ *   and never anything outside the plugin's configured roots (see safe-path.ts);
+ * - parameter problems are reported by validateParameters, naming the parameter, before anything
+ *   is created.
+ */
+import type {
+  PersistentVolume,
+  PersistentVolumeAccessMode,
+  PersistentVolumeSpec,
+  TopologySelectorTerm,
+  VolumeNodeAffinity,
+} from '../kube/types.js';
+import type { MetricsProvider } from '../metrics/provider.js';
+
+/** Identity of the claim a volume is created for: the three tags plus what pathPattern may use. */
+export interface ClaimInfo {
+  name: string;
+  namespace: string;
+  uid: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+export interface ProvisionRequest {
+  /** `<cluster-name>-dynamic-<pv-name>`, already shortened to the backend's limit (naming.ts). */
+  backingName: string;
+  clusterName: string;
+  pvName: string;
+  claim: ClaimInfo;
+  /** Requested size in bytes (claim.spec.resources.requests.storage). */
+  requestBytes: bigint;
+  accessModes: PersistentVolumeAccessMode[];
+  volumeMode: 'Filesystem' | 'Block';
+  /** The StorageClass parameters, already accepted by validateParameters. */
+  parameters: Record<string, string>;
+  mountOptions: string[];
+  /** WaitForFirstConsumer: the node the scheduler chose. */
+  selectedNode?: string;
+  allowedTopologies?: TopologySelectorTerm[];
+  /** Aborted when the controller shuts down or the claim is being deleted. */
+  signal?: AbortSignal;
+}
+
+export interface ProvisionedVolume {
+  /** The PV spec's volume source, e.g. `{ hostPath: { path, type } }` or `{ nfs: {...} }`. */
+  source: Partial<PersistentVolumeSpec>;
+  /** What was actually created, as a Quantity string (may be larger than requested). */
+  capacity: string;
+  nodeAffinity?: VolumeNodeAffinity;
+  /** Labels to put on the PV (e.g. topology zone). */
+  labels?: Record<string, string>;
+}
+
+/** What delete needs: the backing name, the PV when one exists, and the class parameters if known. */
+export interface DeleteRequest {
+  backingName: string;
+  /** Present when deleting for a PV; absent when cleaning up after a claim deleted mid-provision. */
+  pv?: PersistentVolume;
+  parameters?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** A backing volume found on the backend that carries this cluster's mark (for `orphans`). */
+export interface BackingVolume {
+  backingName: string;
+  /** The backend's own id (path, volume id, disk name). */
+  id: string;
+  pvName?: string;
+  claimNamespace?: string;
+  claimName?: string;
+}
+
+export interface ParameterProblem {
+  parameter: string;
+  message: string;
+}
+
+export type PluginErrorCode =
+  | 'InvalidParameter'
+  | 'InUse'
+  | 'Unsafe'
+  | 'NotSupported'
+  | 'Transient'
+  | 'Backend';
+
+/** Every plugin failure. `retryable`: trying again later may succeed without anyone's help. */
+export class PluginError extends Error {
+  constructor(
+    readonly code: PluginErrorCode,
+    message: string,
+    readonly retryable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'PluginError';
+  }
+}
+
+export interface VolumePlugin {
+  /** The provisioner name a StorageClass uses, e.g. "kubernetes.io/host-path". */
+  readonly name: string;
+  /** Longest backing name the backend accepts (naming.ts shortens the prefix to fit). */
+  readonly maxBackingNameLength: number;
+  /** Problems with StorageClass parameters; [] when they are acceptable. */
+  validateParameters(parameters: Record<string, string>): ParameterProblem[];
+  /** Whether this plugin owns the volume a PV describes (used to pick a deleter/recycler). */
+  handles(pv: PersistentVolume): boolean;
+  provision(req: ProvisionRequest): Promise<ProvisionedVolume>;
+  delete(req: DeleteRequest): Promise<void>;
+  /** Scrub the volume's contents (not the volume itself). Absent: Recycle is not supported. */
+  recycle?(pv: PersistentVolume, signal?: AbortSignal): Promise<void>;
+  /** The usage provider for a PV of this plugin (du, statfs or nil). */
+  metricsFor(pv: PersistentVolume): MetricsProvider;
+  /** Backing volumes on the backend marked as this cluster's (for `orphans`). */
+  listBackingVolumes?(clusterName: string): Promise<BackingVolume[]>;
+}
