@@ -52,3 +52,11 @@ export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
 
 /** Event source component, as upstream. */
 export const EVENT_COMPONENT = 'persistentvolume-controller';
+
+// Cloud plugins (appended by h7).
+/** AWS EC2 tag whose value the console shows as the volume's name. */
+export const TAG_AWS_NAME = 'Name';
+/** Pre-1.17 zone label, still accepted in allowedTopologies and read from old PVs. */
+export const LABEL_FAILURE_DOMAIN_BETA_ZONE = 'failure-domain.beta.kubernetes.io/zone';
+/** Separator of several zones in one PV zone label (regional disks), as upstream. */
+export const ZONE_LABEL_MULTI_ZONE_DELIMITER = '__';
