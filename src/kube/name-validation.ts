@@ -1,0 +1,112 @@
+/**
+ * Name and value syntax checks of k8s.io/apimachinery/pkg/util/validation, with upstream's
+ * messages. Each returns the list of problems ([] when valid), like the Go functions.
+ */
+
+const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
+const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
+
+const DNS1123_LABEL_RE = new RegExp(`^${DNS1123_LABEL_FMT}$`);
+const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
+const QUALIFIED_NAME_RE = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
+const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
+
+export const DNS1123_LABEL_MAX_LENGTH = 63;
+export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
+export const QUALIFIED_NAME_MAX_LENGTH = 63;
+export const LABEL_VALUE_MAX_LENGTH = 63;
+
+/** Upstream's RegexError: "<msg> (e.g. 'a',  or 'b', regex used for validation is '<fmt>')". */
+export function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
+  const shown = examples.map((e) => `'${e}', `).join(' or ');
+  return `${msg} (e.g. ${shown}regex used for validation is '${fmt}')`;
+}
+
+export const maxLenError = (n: number): string => `must be no more than ${n} characters`;
+export const EMPTY_ERROR = 'must be non-empty';
+
+export function isDNS1123Label(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
+  if (!DNS1123_LABEL_RE.test(value)) {
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+        DNS1123_LABEL_FMT,
+        'my-name',
+        '123-abc',
+      ),
+    );
+  }
+  return errs;
+}
+
+export function isDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!DNS1123_SUBDOMAIN_RE.test(value)) {
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        'example.com',
+      ),
+    );
+  }
+  return errs;
+}
+
+const QUALIFIED_NAME_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+
+/** Label keys, annotation keys, finalizer names: `[prefix/]name`. */
+export function isQualifiedName(value: string): string[] {
+  const errs: string[] = [];
+  const parts = value.split('/');
+  let name: string;
+  if (parts.length === 1) {
+    name = parts[0];
+  } else if (parts.length === 2) {
+    const prefix = parts[0];
+    name = parts[1];
+    if (prefix.length === 0) errs.push(`prefix part ${EMPTY_ERROR}`);
+    else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
+  } else {
+    return [
+      'a qualified name ' +
+        regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc') +
+        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    ];
+  }
+  if (name.length === 0) errs.push(`name part ${EMPTY_ERROR}`);
+  else if (name.length > QUALIFIED_NAME_MAX_LENGTH) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
+  if (!QUALIFIED_NAME_RE.test(name)) {
+    errs.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
+  }
+  return errs;
+}
+
+export function isValidLabelValue(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > LABEL_VALUE_MAX_LENGTH) errs.push(maxLenError(LABEL_VALUE_MAX_LENGTH));
+  if (!LABEL_VALUE_RE.test(value)) {
+    errs.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_VALUE_FMT,
+        'MyValue',
+        'my_value',
+        '12345',
+      ),
+    );
+  }
+  return errs;
+}
+
+/** Go's %q for a plain string (enough for names and label values). */
+export function goQuote(s: string): string {
+  return JSON.stringify(s);
+}
