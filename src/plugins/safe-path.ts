@@ -1,0 +1,267 @@
+/**
+ * Containment and no-symlink deletion: the one implementation every filesystem plugin uses.
+ *
+ * resolveInsideRoot decides, lexically and then component by component with lstat, whether a
+ * path is strictly inside one of the configured roots. The destructive operations re-check that
+ * and then walk again with file descriptors: each directory is opened relative to its already
+ * opened parent with O_NOFOLLOW|O_DIRECTORY (through /proc/self/fd/<fd>/<name>, which the kernel
+ * resolves to the exact directory the fd holds, i.e. openat/unlinkat/renameat semantics). So a
+ * component swapped for a symlink after the check makes the open fail instead of being followed,
+ * and a directory renamed while we work on it is still the one we empty. unlink, rmdir and
+ * rename never follow their last component.
+ *
+ * Residual races (documented, not closed):
+ * - without /proc (not Linux), operations fall back to full paths re-checked with lstat just
+ *   before each step: a writer inside the volume who swaps a directory for a symlink between
+ *   that lstat and the readdir/unlink can redirect one step outside the tree;
+ * - with /proc, a directory we hold open that is moved elsewhere on the same filesystem (which
+ *   only a host process with access outside the volume can do) is still emptied: we delete what
+ *   was inside the volume when we opened it, wherever it went;
+ * - the final rmdir of an emptied directory goes by name in its (held) parent: a writer who
+ *   replaced it with another empty directory gets that one removed, nothing else.
+ * Deletion never descends into another filesystem (a mount point inside the tree is refused).
+ */
+import { promises as fs, type Stats } from 'node:fs';
+import { posix } from 'node:path';
+import { emptyOpenDir, ignoreErrno, isErrno, lstatOrUndefined, OpenDir, removeEntry } from './no-follow.js';
+import { PluginError } from './plugin.js';
+
+export { isErrno } from './no-follow.js';
+
+export interface ContainedPath {
+  /** The canonical (realpath) root the path is inside. */
+  root: string;
+  /** The path, expressed under the canonical root. */
+  path: string;
+  /** False when the path (or one of its parents) does not exist. */
+  exists: boolean;
+}
+
+interface CanonicalRoot {
+  configured: string;
+  canonical: string | undefined;
+}
+
+
+export function unsafe(candidate: string, roots: readonly string[], reason: string): PluginError {
+  const allowed = roots.length > 0 ? roots.join(', ') : '(none configured)';
+  return new PluginError('Unsafe', `refusing path "${candidate}": ${reason} (allowed roots: ${allowed})`, false);
+}
+
+/** A single path component that can never escape its parent: no separators, not `.`/`..`, no NUL. */
+export function isSafeComponent(name: string): boolean {
+  return name.length > 0 && name.length <= 255 && name !== '.' && name !== '..' && !/[/\0]/.test(name);
+}
+
+/** Absolute, no `.`/`..`/empty components; returns the components. */
+function componentsOf(candidate: string, roots: readonly string[]): string[] {
+  if (typeof candidate !== 'string' || candidate.length === 0) throw unsafe(String(candidate), roots, 'empty path');
+  if (candidate.includes('\0')) throw unsafe(candidate, roots, 'path contains a NUL byte');
+  if (!candidate.startsWith('/')) throw unsafe(candidate, roots, 'path is not absolute');
+  if (candidate === '/') return [];
+  const parts = candidate.slice(1).split('/');
+  for (const part of parts) {
+    if (part === '..') throw unsafe(candidate, roots, 'path contains a ".." component');
+    if (part === '.' || part === '') throw unsafe(candidate, roots, 'path contains an empty or "." component');
+  }
+  return parts;
+}
+
+function isPrefix(prefix: readonly string[], parts: readonly string[]): boolean {
+  return prefix.length <= parts.length && prefix.every((p, i) => parts[i] === p);
+}
+
+async function canonicalise(roots: readonly string[]): Promise<CanonicalRoot[]> {
+  return Promise.all(
+    roots.map(async (root) => {
+      if (typeof root !== 'string' || !root.startsWith('/')) throw unsafe(String(root), roots, 'root is not absolute');
+      const configured = posix.normalize(root).replace(/(.)\/+$/, '$1');
+      const parts = componentsOf(configured, roots);
+      if (parts.length === 0) throw unsafe(configured, roots, 'the filesystem root "/" cannot be a volume root');
+      try {
+        const canonical = await fs.realpath(configured);
+        if (canonical === '/') throw unsafe(configured, roots, 'root resolves to "/"');
+        return { configured, canonical };
+      } catch (err) {
+        if (err instanceof PluginError) throw err;
+        if (isErrno(err, 'ENOENT')) return { configured, canonical: undefined };
+        throw err;
+      }
+    }),
+  );
+}
+
+/** The longest root whose configured or canonical form is a proper prefix of `parts`. */
+function matchRoot(roots: CanonicalRoot[], parts: string[]): { root: CanonicalRoot; rest: string[] } | undefined {
+  let best: { root: CanonicalRoot; rest: string[] } | undefined;
+  for (const root of roots) {
+    for (const form of [root.configured, root.canonical]) {
+      if (form === undefined) continue;
+      const rootParts = form.slice(1).split('/');
+      if (rootParts.length < parts.length && isPrefix(rootParts, parts)) {
+        const rest = parts.slice(rootParts.length);
+        if (!best || rest.length < best.rest.length) best = { root, rest };
+      }
+    }
+  }
+  return best;
+}
+
+/**
+ * Accepts only a path strictly inside one of `roots` (never a root itself, never an ancestor of
+ * a root), with no `..`, no symlink in any existing component. Roots are canonicalised now, so
+ * a changed configuration or a root that became a symlink is seen at once.
+ */
+export async function resolveInsideRoot(roots: string[], candidate: string): Promise<ContainedPath> {
+  const parts = componentsOf(candidate, roots);
+  if (parts.length === 0) throw unsafe(candidate, roots, 'path is the filesystem root');
+  const canonicalRoots = await canonicalise(roots);
+  for (const root of canonicalRoots) {
+    for (const form of [root.configured, root.canonical]) {
+      if (form !== undefined && isPrefix(parts, form.slice(1).split('/'))) {
+        throw unsafe(candidate, roots, `path is a configured root or contains one (${root.configured})`);
+      }
+    }
+  }
+  const match = matchRoot(canonicalRoots, parts);
+  if (!match) throw unsafe(candidate, roots, 'path is not inside any configured root');
+  if (match.root.canonical === undefined) {
+    throw new PluginError('Backend', `volume root "${match.root.configured}" does not exist`, true);
+  }
+  const root = match.root.canonical;
+  const exists = await checkComponents(root, match.rest, candidate, roots);
+  return { root, path: posix.join(root, ...match.rest), exists };
+}
+
+/** lstat each component under `root`: no symlinks; false when one does not exist. */
+async function checkComponents(root: string, rest: string[], candidate: string, roots: string[]): Promise<boolean> {
+  let current = root;
+  for (const [i, part] of rest.entries()) {
+    current = posix.join(current, part);
+    let st: Stats;
+    try {
+      st = await fs.lstat(current);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return false;
+      throw err;
+    }
+    if (st.isSymbolicLink()) throw unsafe(candidate, roots, `component "${current}" is a symbolic link`);
+    if (i < rest.length - 1 && !st.isDirectory()) return false;
+  }
+  return true;
+}
+
+/** Opens each directory from the root down with O_NOFOLLOW; undefined if one does not exist. */
+async function openParentOf(root: string, path: string): Promise<{ parent: OpenDir; leaf: string } | undefined> {
+  const rest = posix.relative(root, path).split('/');
+  const leaf = rest.pop();
+  if (leaf === undefined || !isSafeComponent(leaf)) throw unsafe(path, [root], 'no file name below the root');
+  let dir = await OpenDir.open(root);
+  try {
+    for (const part of rest) {
+      const next = await dir.child(part);
+      await dir.close();
+      dir = next;
+    }
+  } catch (err) {
+    await dir.close();
+    if (isErrno(err, 'ENOENT')) return undefined;
+    if (isErrno(err, 'ELOOP') || isErrno(err, 'ENOTDIR')) {
+      throw unsafe(path, [root], 'a component became a symbolic link or non-directory');
+    }
+    throw err;
+  }
+  return { parent: dir, leaf };
+}
+
+async function withParent<T>(
+  root: string,
+  path: string,
+  body: (parent: OpenDir, leaf: string) => Promise<T>,
+): Promise<T | undefined> {
+  const contained = await resolveInsideRoot([root], path);
+  if (!contained.exists) return undefined;
+  const opened = await openParentOf(contained.root, contained.path);
+  if (!opened) return undefined;
+  try {
+    return await body(opened.parent, opened.leaf);
+  } finally {
+    await opened.parent.close();
+  }
+}
+
+/**
+ * Deletes `path` (a tree) strictly inside `root`, never following a symlink: a symlink inside is
+ * unlinked, its target untouched. Containment is re-verified first; already gone ⇒ success.
+ */
+export async function removeTreeNoFollow(root: string, path: string, signal?: AbortSignal): Promise<void> {
+  await withParent(root, path, async (parent, leaf) => {
+    const st = await lstatOrUndefined(parent.entry(leaf));
+    await removeEntry(parent, leaf, st?.isDirectory() ? st.dev : undefined, signal);
+  });
+}
+
+/** Empties the directory `path` (its contents, not itself) without following symlinks: recycle. */
+export async function emptyDirNoFollow(root: string, path: string, signal?: AbortSignal): Promise<void> {
+  const done = await withParent(root, path, async (parent, leaf) => {
+    const dir = await parent.child(leaf).catch((err: unknown) => {
+      if (isErrno(err, 'ELOOP') || isErrno(err, 'ENOTDIR')) throw unsafe(path, [root], 'not a directory');
+      throw err;
+    });
+    try {
+      await emptyOpenDir(dir, (await dir.stat()).dev, signal);
+    } finally {
+      await dir.close();
+    }
+    return true;
+  });
+  if (!done) throw new PluginError('Backend', `volume directory "${path}" does not exist`, false);
+}
+
+/**
+ * Renames `path` to `newName` in the same parent directory (archive), not following symlinks.
+ * Returns the new path, or undefined when `path` does not exist. Refuses to replace anything.
+ */
+export async function renameInParentNoFollow(root: string, path: string, newName: string): Promise<string | undefined> {
+  if (!isSafeComponent(newName)) throw unsafe(newName, [root], 'new name is not a single path component');
+  return withParent(root, path, async (parent, leaf) => {
+    if (await lstatOrUndefined(parent.entry(newName))) {
+      throw new PluginError('Backend', `cannot rename "${path}": "${newName}" already exists beside it`, false);
+    }
+    await fs.rename(parent.entry(leaf), parent.entry(newName));
+    return posix.join(posix.dirname(path), newName);
+  });
+}
+
+/**
+ * Creates the directory `path` and any missing parents strictly inside `root`, opening each
+ * existing component with O_NOFOLLOW. Parents get 0755; the leaf gets `mode` (umask ignored).
+ * Returns false when the leaf already existed.
+ */
+export async function mkdirNoFollow(root: string, path: string, mode: number): Promise<boolean> {
+  const contained = await resolveInsideRoot([root], path);
+  const rest = posix.relative(contained.root, contained.path).split('/');
+  let dir = await OpenDir.open(contained.root);
+  try {
+    for (const [i, part] of rest.entries()) {
+      const isLeaf = i === rest.length - 1;
+      const created = await fs.mkdir(dir.entry(part), isLeaf ? mode : 0o755).then(
+        () => true,
+        ignoreErrno('EEXIST', false),
+      );
+      const next = await dir.child(part).catch((err: unknown) => {
+        if (isErrno(err, 'ELOOP') || isErrno(err, 'ENOTDIR')) throw unsafe(path, [root], `"${part}" is not a directory`);
+        throw err;
+      });
+      await dir.close();
+      dir = next;
+      if (isLeaf) {
+        if (created === true) await fs.chmod(dir.self(), mode);
+        return created === true;
+      }
+    }
+    return false;
+  } finally {
+    await dir.close();
+  }
+}
