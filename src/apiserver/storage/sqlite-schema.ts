@@ -120,5 +120,9 @@ export function readStoredState(db: Database.Database, limit: number): StoredSta
         'JOIN changes AS c ON c.rv = o.rv ORDER BY o.resource, o.namespace, o.name',
     )
     .all() as ObjectRow[];
+  const stored = db.prepare('SELECT COUNT(*) AS n FROM objects').get() as { n: number };
+  if (stored.n !== objects.length) {
+    throw new Error(`storage is corrupt: ${stored.n - objects.length} object(s) lost the change row holding their body`);
+  }
   return { compactedRV, maxRV: Math.max(max.rv ?? 0, compactedRV), recent, changesAboveFloor: above.n, objects };
 }

@@ -106,6 +106,26 @@ test('compaction trims the log on disk but keeps every current object', async (t
   assert.ok(tail.every((c) => c.type === 'ADDED' || rvOf(c.prev) > 0), 'every replayed change has its prev');
 });
 
+test('writes from separate callbacks of one event-loop turn share one transaction', async (t) => {
+  const storage = openIn(t, tempDir());
+  const durables: Promise<void>[] = [];
+  const callbacks = Array.from({ length: 20 }, (_, i) => new Promise<void>((resolve) => setImmediate(() => {
+    durables.push(storage.write({ type: 'create', key: pvKey(`p${i}`), object: objectFor(pvKey(`p${i}`)) }).durable);
+    resolve();
+  })));
+  await Promise.all(callbacks);
+  await Promise.all(durables);
+  assert.equal(storage.stats().commits, 1);
+  assert.equal(storage.stats().committedWrites, 20);
+});
+
+test('opening creates a missing data directory', async (t) => {
+  const dir = join(tempDir(), 'nested', 'data');
+  const storage = openIn(t, dir);
+  await storage.write({ type: 'create', key: pvKey('p'), object: objectFor(pvKey('p')) }).durable;
+  assert.equal(storage.file, join(dir, SQLITE_FILE));
+});
+
 test('a second open of a directory in use fails with StorageLockedError', async (t) => {
   const dir = tempDir();
   openIn(t, dir);
