@@ -1,0 +1,139 @@
+/**
+ * Bounded retry with exponential backoff and full jitter, and a timeout on every call. Shared by
+ * the cloud plugins: each classifies its own backend's errors (throttling, 5xx, lost connections)
+ * as worth retrying; this module only counts, waits and gives up.
+ */
+import type { Logger } from 'pino';
+import { PluginError } from '../plugin.js';
+
+export interface RetryPolicy {
+  /** Attempts in total (1 = no retry). */
+  maxAttempts: number;
+  /** First backoff ceiling; doubles with each attempt up to maxDelayMs. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Each single call is aborted after this long and counts as a retryable failure. */
+  callTimeoutMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 6,
+  baseDelayMs: 250,
+  maxDelayMs: 8_000,
+  callTimeoutMs: 30_000,
+};
+
+/** How a failed call is treated: tried again, or passed up unchanged. */
+export type ErrorVerdict = 'retry' | 'fatal';
+
+export interface RetryOptions {
+  /** What the call does, for messages and logs ("DescribeVolumes"). */
+  what: string;
+  policy: RetryPolicy;
+  classify: (err: unknown) => ErrorVerdict;
+  /** The caller's cancellation (controller shutdown, claim deleted). */
+  signal?: AbortSignal;
+  logger?: Logger;
+  /** A uniform random number in [0, 1); injectable so tests can pin the jitter. */
+  random?: () => number;
+}
+
+/** Thrown by a call that ran past RetryPolicy.callTimeoutMs. */
+export class CallTimeoutError extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} timed out after ${ms} ms`);
+    this.name = 'CallTimeoutError';
+  }
+}
+
+/** The backoff before attempt `attempt + 1` (attempt counts from 1): full jitter. */
+export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return Math.floor(random() * ceiling);
+}
+
+/** Sleeps `ms`, rejecting at once when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortedError(signal));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(abortedError(signal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function abortedError(signal: AbortSignal | undefined): PluginError {
+  return new PluginError('Transient', 'the operation was cancelled', true, { cause: signal?.reason });
+}
+
+/** Runs one attempt with its own deadline, folded into the caller's signal. */
+async function attemptOnce<T>(
+  op: (signal: AbortSignal) => Promise<T>,
+  options: RetryOptions,
+): Promise<T> {
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new CallTimeoutError(options.what, options.policy.callTimeoutMs)),
+    options.policy.callTimeoutMs,
+  );
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+  try {
+    return await op(signal);
+  } catch (err) {
+    if (options.signal?.aborted) throw abortedError(options.signal);
+    if (deadline.signal.aborted) throw deadline.signal.reason as CallTimeoutError;
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Calls `op` until it succeeds, a failure is classified fatal (rethrown unchanged), or the
+ * attempts run out (PluginError 'Transient', retryable, with the last failure as cause).
+ */
+export async function withRetry<T>(
+  op: (signal: AbortSignal) => Promise<T>,
+  options: RetryOptions,
+): Promise<T> {
+  const random = options.random ?? Math.random;
+  let last: unknown;
+  for (let attempt = 1; attempt <= options.policy.maxAttempts; attempt++) {
+    try {
+      return await attemptOnce(op, options);
+    } catch (err) {
+      if (err instanceof PluginError) throw err;
+      const verdict = err instanceof CallTimeoutError ? 'retry' : options.classify(err);
+      if (verdict === 'fatal') throw err;
+      last = err;
+      if (attempt === options.policy.maxAttempts) break;
+      const delayMs = backoffDelay(options.policy, attempt, random);
+      options.logger?.debug(
+        { call: options.what, attempt, delayMs, err: describeError(err) },
+        'cloud call failed, retrying',
+      );
+      await sleep(delayMs, options.signal);
+    }
+  }
+  throw new PluginError(
+    'Transient',
+    `${options.what} failed after ${options.policy.maxAttempts} attempts: ${describeError(last)}`,
+    true,
+    { cause: last },
+  );
+}
+
+/** A one-line description of any thrown value (never its stack, never request bodies). */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  return String(err);
+}
