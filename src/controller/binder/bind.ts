@@ -1,0 +1,191 @@
+/**
+ * The binder's writes (k8s-pv-spec.md §6). Every write is a PUT guarded by the resourceVersion
+ * of the copy passed in, is skipped when it would change nothing, and hands its result to the
+ * next step (and, for volumes, to the index) so the following decision sees it. Any step may be
+ * the last one before a crash or a 409: the next sync finds the half-done binding (the PV's
+ * claimRef carries the claim's uid) and writes only what is still missing.
+ */
+import type {
+  ClaimPhase,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  VolumePhase,
+} from '../../kube/types.js';
+import {
+  ANN_BIND_COMPLETED,
+  ANN_BOUND_BY_CONTROLLER,
+  ANN_PRE_RESIZE_CAPACITY,
+  ANN_VALUE_YES,
+} from '../../kube/annotations.js';
+import { compareQuantityStrings, isValidQuantity } from '../../kube/quantity.js';
+import { claimRefFor, hasAnnotation, isVolumeBoundToClaim } from '../../kube/volume-helpers.js';
+import type { EventType } from '../context.js';
+import type { BinderSession } from './hooks.js';
+
+/** A state the binder refuses to act on (upstream's "should never happen" errors). */
+export class BindingError extends Error {
+  override readonly name = 'BindingError';
+}
+
+export function claimKeyOf(claim: PersistentVolumeClaim): string {
+  return `${claim.metadata.namespace ?? ''}/${claim.metadata.name ?? ''}`;
+}
+
+function sameModes(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  return x.length === y.length && x.every((m, i) => m === y[i]);
+}
+
+export async function updateVolumePhase(
+  s: BinderSession,
+  pv: PersistentVolume,
+  phase: VolumePhase,
+  why: string,
+): Promise<PersistentVolume> {
+  const from = pv.status?.phase;
+  if (from === phase) return pv;
+  const next = structuredClone(pv);
+  next.status = { ...next.status, phase, message: '' };
+  const saved = await s.ctx.api.updateVolumeStatus(next);
+  s.index.upsert(saved);
+  s.log.info({ pv: pv.metadata.name, from: from ?? '', to: phase, why }, 'volume phase changed');
+  return saved;
+}
+
+/** Step 1: the PV's claimRef (and bound-by-controller unless the PV was pre-bound to it). */
+async function bindVolumeToClaim(s: BinderSession, pv: PersistentVolume, claim: PersistentVolumeClaim): Promise<PersistentVolume> {
+  const ref = pv.spec.claimRef;
+  const refDiffers =
+    !ref ||
+    ref.name !== claim.metadata.name ||
+    ref.namespace !== claim.metadata.namespace ||
+    ref.uid !== claim.metadata.uid;
+  const markController = !isVolumeBoundToClaim(pv, claim) && !hasAnnotation(pv, ANN_BOUND_BY_CONTROLLER);
+  if (!refDiffers && !markController) return pv;
+  const next = structuredClone(pv);
+  if (refDiffers) next.spec.claimRef = claimRefFor(claim);
+  if (markController) {
+    next.metadata.annotations = { ...next.metadata.annotations, [ANN_BOUND_BY_CONTROLLER]: ANN_VALUE_YES };
+  }
+  const saved = await s.ctx.api.updateVolume(next);
+  s.index.upsert(saved);
+  s.log.info({ pv: pv.metadata.name, claim: claimKeyOf(claim), why: 'bind' }, 'volume claimRef set');
+  return saved;
+}
+
+/** Step 3: the claim's volumeName (bound-by-controller when we set it) and bind-completed. */
+async function bindClaimToVolume(s: BinderSession, claim: PersistentVolumeClaim, pv: PersistentVolume): Promise<PersistentVolumeClaim> {
+  const pvName = pv.metadata.name ?? '';
+  const setVolumeName = claim.spec.volumeName !== pvName;
+  const markCompleted = !hasAnnotation(claim, ANN_BIND_COMPLETED);
+  if (!setVolumeName && !markCompleted) return claim;
+  const next = structuredClone(claim);
+  const annotations = { ...next.metadata.annotations };
+  if (setVolumeName) {
+    next.spec.volumeName = pvName;
+    if (!hasAnnotation(claim, ANN_BOUND_BY_CONTROLLER)) annotations[ANN_BOUND_BY_CONTROLLER] = ANN_VALUE_YES;
+  }
+  if (markCompleted) annotations[ANN_BIND_COMPLETED] = ANN_VALUE_YES;
+  next.metadata.annotations = annotations;
+  const saved = await s.ctx.api.updateClaim(next);
+  s.log.info({ claim: claimKeyOf(claim), pv: pvName, why: 'bind' }, 'claim volumeName set');
+  return saved;
+}
+
+/** Capacity a claim reports when it becomes Bound to `pv` (pre-resize annotation wins). */
+function boundCapacity(pv: PersistentVolume): Record<string, string> {
+  const storage = pv.spec.capacity?.storage;
+  if (storage === undefined) {
+    throw new BindingError(`PersistentVolume "${pv.metadata.name ?? ''}" is without a storage capacity`);
+  }
+  const preResize = pv.metadata.annotations?.[ANN_PRE_RESIZE_CAPACITY];
+  if (preResize !== undefined && isValidQuantity(preResize)) return { storage: preResize };
+  return { ...pv.spec.capacity };
+}
+
+/** §6.2: phase, and accessModes/capacity copied from `pv` (cleared without one); PUT if changed. */
+export async function updateClaimStatus(
+  s: BinderSession,
+  claim: PersistentVolumeClaim,
+  phase: ClaimPhase,
+  pv: PersistentVolume | undefined,
+): Promise<PersistentVolumeClaim> {
+  const status = { ...claim.status };
+  const phaseChanges = status.phase !== phase;
+  let dirty = phaseChanges;
+  status.phase = phase;
+  if (!pv) {
+    if (status.accessModes !== undefined || status.capacity !== undefined) dirty = true;
+    delete status.accessModes;
+    delete status.capacity;
+  } else {
+    if (!sameModes(status.accessModes, pv.spec.accessModes)) {
+      status.accessModes = pv.spec.accessModes ? [...pv.spec.accessModes] : undefined;
+      dirty = true;
+    }
+    // Capacity only when the claim becomes Bound: a later difference may be a deliberate resize.
+    if (phaseChanges) {
+      const capacity = boundCapacity(pv);
+      const have = status.capacity?.storage;
+      if (have === undefined || compareQuantityStrings(have, capacity.storage) !== 0) {
+        status.capacity = capacity;
+      }
+    }
+  }
+  if (!dirty) return claim;
+  const next = structuredClone(claim);
+  next.status = status;
+  const saved = await s.ctx.api.updateClaimStatus(next);
+  if (phaseChanges) {
+    s.log.info({ claim: claimKeyOf(claim), from: claim.status?.phase ?? '', to: phase }, 'claim phase changed');
+  }
+  return saved;
+}
+
+/** Sets a claim phase and emits the event, both only when the phase actually changes. */
+export async function updateClaimStatusWithEvent(
+  s: BinderSession,
+  claim: PersistentVolumeClaim,
+  phase: ClaimPhase,
+  event: { type: EventType; reason: string; message: string },
+): Promise<PersistentVolumeClaim> {
+  if (claim.status?.phase === phase) return claim;
+  const saved = await updateClaimStatus(s, claim, phase, undefined);
+  s.ctx.events.event(saved, event.type, event.reason, event.message);
+  return saved;
+}
+
+/** §6.1: PV spec, PV status, PVC spec, PVC status — each only if something changes. */
+export async function bind(
+  s: BinderSession,
+  pv: PersistentVolume,
+  claim: PersistentVolumeClaim,
+): Promise<{ pv: PersistentVolume; claim: PersistentVolumeClaim }> {
+  let volume = await bindVolumeToClaim(s, pv, claim);
+  volume = await updateVolumePhase(s, volume, 'Bound', `bound to ${claimKeyOf(claim)}`);
+  let bound = await bindClaimToVolume(s, claim, volume);
+  bound = await updateClaimStatus(s, bound, 'Bound', volume);
+  return { pv: volume, claim: bound };
+}
+
+/**
+ * §6.3: undo a binding from the volume's side. The whole claimRef goes only if the controller
+ * wrote it (bound-by-controller); a user's reservation keeps the claim name, loses the uid.
+ */
+export async function unbindVolume(s: BinderSession, pv: PersistentVolume, why: string): Promise<PersistentVolume> {
+  const next = structuredClone(pv);
+  if (hasAnnotation(pv, ANN_BOUND_BY_CONTROLLER)) {
+    delete next.spec.claimRef;
+    const annotations = { ...next.metadata.annotations };
+    delete annotations[ANN_BOUND_BY_CONTROLLER];
+    if (Object.keys(annotations).length === 0) delete next.metadata.annotations;
+    else next.metadata.annotations = annotations;
+  } else if (next.spec.claimRef) {
+    next.spec.claimRef = { ...next.spec.claimRef, uid: '' };
+  }
+  const saved = await s.ctx.api.updateVolume(next);
+  s.index.upsert(saved);
+  s.log.info({ pv: pv.metadata.name, claim: pv.spec.claimRef?.name, why }, 'volume unbound');
+  return updateVolumePhase(s, saved, 'Available', why);
+}

@@ -1,0 +1,113 @@
+/**
+ * What a claim's StorageClass decides when no existing volume matched (k8s-pv-spec.md §3.5,
+ * §3.6, §8.1–8.2): retroactive default class, WaitForFirstConsumer, and where provisioning goes.
+ */
+import type { PersistentVolumeClaim } from '../../kube/types.js';
+import {
+  ANN_BETA_STORAGE_CLASS,
+  ANN_BETA_STORAGE_PROVISIONER,
+  ANN_STORAGE_PROVISIONER,
+} from '../../kube/annotations.js';
+import { isConflict } from '../../kube/errors.js';
+import { defaultStorageClass, hasAnnotation } from '../../kube/volume-helpers.js';
+import { DONE, type SyncResult } from '../context.js';
+import { BindingError, claimKeyOf } from './bind.js';
+import {
+  MSG_WAIT_FOR_FIRST_CONSUMER,
+  REASON_EXTERNAL_PROVISIONING,
+  REASON_PROVISIONING_FAILED,
+  REASON_WAIT_FOR_FIRST_CONSUMER,
+  REASON_WAIT_FOR_POD_SCHEDULED,
+  msgExternalProvisioning,
+  msgWaitForPods,
+} from './events.js';
+import type { BinderSession } from './hooks.js';
+import { matchingClassOfClaim } from './match.js';
+
+/**
+ * U3: a claim with no class at all (nil, no beta annotation) gets today's default class.
+ * Returns true when the claim was updated (its update event re-syncs it).
+ */
+export async function assignDefaultClass(s: BinderSession, claim: PersistentVolumeClaim): Promise<boolean> {
+  if (hasAnnotation(claim, ANN_BETA_STORAGE_CLASS) || claim.spec.storageClassName != null) return false;
+  const cls = defaultStorageClass(s.ctx.classes.list());
+  const name = cls?.metadata.name;
+  if (!name) return false;
+  const next = structuredClone(claim);
+  next.spec.storageClassName = name;
+  await s.ctx.api.updateClaim(next);
+  s.log.info({ claim: claimKeyOf(claim), storageClass: name, why: 'no volume matched; default class' }, 'claim class assigned');
+  return true;
+}
+
+/** `IsDelayBindingMode`: true for a WaitForFirstConsumer class; unknown class ⇒ false. */
+export function isDelayBindingMode(s: BinderSession, claim: PersistentVolumeClaim): boolean {
+  const className = matchingClassOfClaim(claim);
+  if (className === '') return false;
+  const cls = s.ctx.classes.get(className);
+  if (!cls) return false;
+  if (!cls.volumeBindingMode) throw new BindingError(`VolumeBindingMode not set for StorageClass "${className}"`);
+  return cls.volumeBindingMode === 'WaitForFirstConsumer';
+}
+
+/** U4's event: WaitForPodScheduled naming unscheduled pods that use the claim, if any known. */
+export function emitWaitingForConsumer(s: BinderSession, claim: PersistentVolumeClaim): void {
+  const pods = (s.ctx.pods?.list() ?? []).filter(
+    (p) =>
+      p.metadata.namespace === claim.metadata.namespace &&
+      !p.spec?.nodeName &&
+      p.status?.phase !== 'Succeeded' &&
+      p.status?.phase !== 'Failed' &&
+      (p.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === claim.metadata.name),
+  );
+  const names = pods.map((p) => p.metadata.name ?? '').sort();
+  if (names.length > 0) s.ctx.events.event(claim, 'Normal', REASON_WAIT_FOR_POD_SCHEDULED, msgWaitForPods(names));
+  else s.ctx.events.event(claim, 'Normal', REASON_WAIT_FOR_FIRST_CONSUMER, MSG_WAIT_FOR_FIRST_CONSUMER);
+}
+
+/** Writes both storage-provisioner annotations unless the GA one already has this value. */
+async function setClaimProvisioner(s: BinderSession, claim: PersistentVolumeClaim, provisioner: string): Promise<PersistentVolumeClaim> {
+  if (claim.metadata.annotations?.[ANN_STORAGE_PROVISIONER] === provisioner) return claim;
+  const next = structuredClone(claim);
+  next.metadata.annotations = {
+    ...next.metadata.annotations,
+    [ANN_STORAGE_PROVISIONER]: provisioner,
+    [ANN_BETA_STORAGE_PROVISIONER]: provisioner,
+  };
+  try {
+    const saved = await s.ctx.api.updateClaim(next);
+    s.log.info({ claim: claimKeyOf(claim), provisioner, why: 'external provisioning' }, 'claim provisioner set');
+    return saved;
+  } catch (err) {
+    if (!isConflict(err)) {
+      const msg = err instanceof Error ? err.message : String(err);
+      s.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_FAILED, `Error saving claim: ${msg}`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * U5: the claim has a class and no volume matched. A provisioner this process serves gets the
+ * claim through `hooks.provisionClaim`; any other is external, except unknown `kubernetes.io/`
+ * names, which no one will ever serve. The claim's status is left alone.
+ */
+export async function routeToProvisioner(s: BinderSession, claim: PersistentVolumeClaim): Promise<SyncResult> {
+  const className = matchingClassOfClaim(claim);
+  const cls = s.ctx.classes.get(className) ?? (await s.ctx.api.getStorageClass(className));
+  if (!cls) {
+    s.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_FAILED, `storageclass.storage.k8s.io "${className}" not found`);
+    return DONE;
+  }
+  const provisioner = cls.provisioner;
+  const { provisionClaim, servesProvisioner } = s.hooks;
+  const served = servesProvisioner ? servesProvisioner(provisioner) : provisionClaim !== undefined;
+  if (served && provisionClaim) return provisionClaim.call(s.hooks, claim);
+  if (provisioner.startsWith('kubernetes.io/')) {
+    s.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_FAILED, `no volume plugin matched name: ${provisioner}`);
+    return DONE;
+  }
+  const saved = await setClaimProvisioner(s, claim, provisioner);
+  s.ctx.events.event(saved, 'Normal', REASON_EXTERNAL_PROVISIONING, msgExternalProvisioning(provisioner));
+  return DONE;
+}

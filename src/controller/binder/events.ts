@@ -1,0 +1,48 @@
+/** Event reasons and messages of the binder, as upstream's `pkg/controller/volume/events`. */
+
+export const REASON_FAILED_BINDING = 'FailedBinding';
+export const REASON_VOLUME_MISMATCH = 'VolumeMismatch';
+export const REASON_CLAIM_LOST = 'ClaimLost';
+export const REASON_CLAIM_MISBOUND = 'ClaimMisbound';
+export const REASON_WAIT_FOR_FIRST_CONSUMER = 'WaitForFirstConsumer';
+export const REASON_WAIT_FOR_POD_SCHEDULED = 'WaitForPodScheduled';
+export const REASON_EXTERNAL_PROVISIONING = 'ExternalProvisioning';
+export const REASON_PROVISIONING_FAILED = 'ProvisioningFailed';
+
+export const MSG_NO_VOLUME_NO_CLASS =
+  'no persistent volumes available for this claim and no storage class is set';
+export const MSG_LOST_REFERENCE =
+  'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!';
+export const MSG_LOST_VOLUME = 'Bound claim has lost its PersistentVolume. Data on the volume is lost!';
+export const MSG_MISBOUND = 'Two claims are bound to the same volume, this one is bound incorrectly';
+export const MSG_WAIT_FOR_FIRST_CONSUMER = 'waiting for first consumer to be created before binding';
+
+export function msgVolumeMismatch(pvName: string, reason: string): string {
+  return `Cannot bind to requested volume "${pvName}": ${reason}`;
+}
+
+export function msgAlreadyBoundElsewhere(pvName: string): string {
+  return `volume "${pvName}" already bound to a different claim.`;
+}
+
+export function msgWaitForPods(podNames: string[]): string {
+  return podNames.length > 1
+    ? `waiting for pods ${podNames.join(',')} to be scheduled`
+    : `waiting for pod ${podNames[0]} to be scheduled`;
+}
+
+export function msgVolumeModeMismatchOnVolume(claimName: string): string {
+  return `Cannot bind PersistentVolume to requested PersistentVolumeClaim "${claimName}" due to incompatible volumeMode.`;
+}
+
+export function msgVolumeModeMismatchOnClaim(pvName: string): string {
+  return `Cannot bind PersistentVolume "${pvName}" to requested PersistentVolumeClaim due to incompatible volumeMode.`;
+}
+
+export function msgExternalProvisioning(provisioner: string): string {
+  return (
+    `Waiting for a volume to be created either by the external provisioner '${provisioner}' ` +
+    'or manually by the system administrator. If volume creation is delayed, please verify ' +
+    'that the provisioner is running and correctly registered.'
+  );
+}

@@ -1,0 +1,46 @@
+/**
+ * How the binder meets the rest of the controller: the provisioner and the reclaimer plug in
+ * through `BinderHooks`; everything else comes through the ControllerContext.
+ */
+import { pino, type Logger } from 'pino';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import type { ControllerContext, SyncResult } from '../context.js';
+import type { VolumeIndex } from './volume-index.js';
+
+export interface BinderHooks {
+  /**
+   * Provision a volume for an unbound claim whose class names a provisioner this process serves
+   * (U5). The binder has already checked the class exists and that no volume matched.
+   */
+  provisionClaim?(claim: PersistentVolumeClaim): Promise<SyncResult>;
+  /** Reclaim a Released volume (Retain / Delete / Recycle); called on every sync while released. */
+  reclaimVolume?(pv: PersistentVolume): Promise<SyncResult>;
+  /**
+   * Whether `provisionClaim` handles this StorageClass provisioner. Without it, every
+   * provisioner counts as served when `provisionClaim` is given and none otherwise. Claims of an
+   * unserved provisioner get the external-provisioner annotations and event.
+   */
+  servesProvisioner?(name: string): boolean;
+  /** Where decisions are logged; defaults to a pino logger named "binder". */
+  logger?: Logger;
+}
+
+let defaultLogger: Logger | undefined;
+
+function binderLogger(hooks: BinderHooks | undefined): Logger {
+  if (hooks?.logger) return hooks.logger;
+  defaultLogger ??= pino({ name: 'binder', level: process.env.LOG_LEVEL ?? 'info' });
+  return defaultLogger;
+}
+
+/** What one sync carries around: the seam, the index, the hooks and a logger. */
+export interface BinderSession {
+  ctx: ControllerContext;
+  index: VolumeIndex;
+  hooks: BinderHooks;
+  log: Logger;
+}
+
+export function openSession(ctx: ControllerContext, index: VolumeIndex, hooks?: BinderHooks): BinderSession {
+  return { ctx, index, hooks: hooks ?? {}, log: binderLogger(hooks) };
+}

@@ -1,0 +1,132 @@
+/**
+ * syncClaim: one step of a claim toward Bound (k8s-pv-spec.md §4.1–4.3). The branch is chosen
+ * by the `bind-completed` annotation, never by the phase.
+ */
+import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE } from '../../kube/annotations.js';
+import { hasAnnotation, isVolumeBoundToClaim } from '../../kube/volume-helpers.js';
+import { DONE, type ControllerContext, type SyncResult } from '../context.js';
+import type { VolumeIndex } from './volume-index.js';
+import { openSession, type BinderHooks, type BinderSession } from './hooks.js';
+import {
+  BindingError,
+  bind,
+  claimKeyOf,
+  updateClaimStatus,
+  updateClaimStatusWithEvent,
+} from './bind.js';
+import { newestOf, newestClaim, newestVolume, runSync } from './fresh.js';
+import { checkVolumeSatisfyClaim, matchingClassOfClaim } from './match.js';
+import { assignDefaultClass, emitWaitingForConsumer, isDelayBindingMode, routeToProvisioner } from './claim-class.js';
+import {
+  MSG_LOST_REFERENCE,
+  MSG_LOST_VOLUME,
+  MSG_MISBOUND,
+  MSG_NO_VOLUME_NO_CLASS,
+  REASON_CLAIM_LOST,
+  REASON_CLAIM_MISBOUND,
+  REASON_FAILED_BINDING,
+  REASON_VOLUME_MISMATCH,
+  msgAlreadyBoundElsewhere,
+  msgVolumeMismatch,
+} from './events.js';
+
+export async function syncClaim(
+  ctx: ControllerContext,
+  index: VolumeIndex,
+  claim: PersistentVolumeClaim,
+  hooks?: BinderHooks,
+): Promise<SyncResult> {
+  const s = openSession(ctx, index, hooks);
+  return runSync(s, { claim: claimKeyOf(claim) }, () => decideClaim(s, newestClaim(s, claim), true));
+}
+
+function decideClaim(s: BinderSession, claim: PersistentVolumeClaim, mayReread: boolean): Promise<SyncResult> {
+  return hasAnnotation(claim, ANN_BIND_COMPLETED)
+    ? syncBoundClaim(s, claim)
+    : syncUnboundClaim(s, claim, mayReread);
+}
+
+/** A volume by name, re-read from the API server when the controller's copies lack it. */
+async function volumeNamed(s: BinderSession, name: string): Promise<PersistentVolume | undefined> {
+  return newestVolume(s, name) ?? (await s.ctx.api.getVolume(name));
+}
+
+async function syncUnboundClaim(s: BinderSession, claim: PersistentVolumeClaim, mayReread: boolean): Promise<SyncResult> {
+  if (claim.spec.volumeName) return syncClaimNamingVolume(s, claim, claim.spec.volumeName);
+  const delayBinding = isDelayBindingMode(s, claim);
+  const found = s.index.findBestMatch(claim, delayBinding);
+  if (found) {
+    // Taking a volume that is not yet ours: make sure this claim copy is the server's newest,
+    // so a lagging cache can never bind a claim that is already bound elsewhere.
+    if (mayReread && found.spec.claimRef?.uid !== claim.metadata.uid) {
+      const live = await s.ctx.api.getClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? '');
+      if (!live || live.metadata.uid !== claim.metadata.uid) return DONE;
+      if (newestOf(claim, live) !== claim) return decideClaim(s, live, false);
+    }
+    await bind(s, newestOf(found, newestVolume(s, found.metadata.name ?? '')) ?? found, claim);
+    return DONE;
+  }
+  if (await assignDefaultClass(s, claim)) return DONE;
+  if (delayBinding && !claim.metadata.annotations?.[ANN_SELECTED_NODE]) {
+    emitWaitingForConsumer(s, claim);
+    await updateClaimStatus(s, claim, 'Pending', undefined);
+    return DONE;
+  }
+  if (matchingClassOfClaim(claim) !== '') return routeToProvisioner(s, claim);
+  s.ctx.events.event(claim, 'Normal', REASON_FAILED_BINDING, MSG_NO_VOLUME_NO_CLASS);
+  await updateClaimStatus(s, claim, 'Pending', undefined);
+  return DONE;
+}
+
+/** U7–U12: the user named a volume in `spec.volumeName`. */
+async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeClaim, pvName: string): Promise<SyncResult> {
+  const pv = await volumeNamed(s, pvName);
+  if (!pv) {
+    await updateClaimStatus(s, claim, 'Pending', undefined);
+    return DONE;
+  }
+  if (!pv.spec.claimRef) {
+    const mismatch = checkVolumeSatisfyClaim(pv, claim);
+    if (mismatch) {
+      s.ctx.events.event(claim, 'Warning', REASON_VOLUME_MISMATCH, msgVolumeMismatch(pvName, mismatch));
+      await updateClaimStatus(s, claim, 'Pending', undefined);
+      return DONE;
+    }
+    await bind(s, pv, claim);
+    return DONE;
+  }
+  if (isVolumeBoundToClaim(pv, claim)) {
+    await bind(s, pv, claim);
+    return DONE;
+  }
+  s.ctx.events.event(claim, 'Warning', REASON_FAILED_BINDING, msgAlreadyBoundElsewhere(pvName));
+  if (!hasAnnotation(claim, ANN_BOUND_BY_CONTROLLER)) {
+    await updateClaimStatus(s, claim, 'Pending', undefined);
+    return DONE;
+  }
+  const owner = `${pv.spec.claimRef.namespace ?? ''}/${pv.spec.claimRef.name ?? ''}`;
+  throw new BindingError(
+    `invalid binding of claim "${claimKeyOf(claim)}" to volume "${pvName}": volume already claimed by "${owner}"`,
+  );
+}
+
+/** B1–B5: the claim went through binding once; keep it Bound, or mark it Lost. */
+async function syncBoundClaim(s: BinderSession, claim: PersistentVolumeClaim): Promise<SyncResult> {
+  const pvName = claim.spec.volumeName;
+  if (!pvName) {
+    await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: REASON_CLAIM_LOST, message: MSG_LOST_REFERENCE });
+    return DONE;
+  }
+  const pv = await volumeNamed(s, pvName);
+  if (!pv) {
+    await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: REASON_CLAIM_LOST, message: MSG_LOST_VOLUME });
+    return DONE;
+  }
+  if (!pv.spec.claimRef || pv.spec.claimRef.uid === claim.metadata.uid) {
+    await bind(s, pv, claim);
+    return DONE;
+  }
+  await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: REASON_CLAIM_MISBOUND, message: MSG_MISBOUND });
+  return DONE;
+}

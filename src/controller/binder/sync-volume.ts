@@ -1,0 +1,108 @@
+/**
+ * syncVolume: one step of a volume toward agreement with its claim (k8s-pv-spec.md §4.4).
+ * Before a volume is released its claim is looked up live, so a cache that has not seen the
+ * claim yet (or holds an older incarnation) never releases a volume that is in use.
+ */
+import type { ObjectReference, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import { ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY } from '../../kube/annotations.js';
+import { hasAnnotation } from '../../kube/volume-helpers.js';
+import { DONE, type ControllerContext, type SyncResult } from '../context.js';
+import type { VolumeIndex } from './volume-index.js';
+import { openSession, type BinderHooks, type BinderSession } from './hooks.js';
+import { claimKeyOf, unbindVolume, updateVolumePhase } from './bind.js';
+import { newestOf, newestVolume, runSync } from './fresh.js';
+import { volumeModeMismatch } from './match.js';
+import {
+  REASON_VOLUME_MISMATCH,
+  msgVolumeModeMismatchOnClaim,
+  msgVolumeModeMismatchOnVolume,
+} from './events.js';
+
+export async function syncVolume(
+  ctx: ControllerContext,
+  index: VolumeIndex,
+  pv: PersistentVolume,
+  hooks?: BinderHooks,
+): Promise<SyncResult> {
+  const s = openSession(ctx, index, hooks);
+  const name = pv.metadata.name ?? '';
+  return runSync(s, { pv: name }, () => decideVolume(s, newestOf(pv, newestVolume(s, name)) ?? pv));
+}
+
+function isReleasedOrFailed(pv: PersistentVolume): boolean {
+  return pv.status?.phase === 'Released' || pv.status?.phase === 'Failed';
+}
+
+async function decideVolume(s: BinderSession, pv: PersistentVolume): Promise<SyncResult> {
+  const ref = pv.spec.claimRef;
+  if (!ref) {
+    await updateVolumePhase(s, pv, 'Available', 'no claimRef');
+    return DONE;
+  }
+  if (!ref.uid) {
+    await updateVolumePhase(s, pv, 'Available', `reserved for claim ${ref.namespace ?? ''}/${ref.name ?? ''}`);
+    return DONE;
+  }
+  const found = await claimOfVolume(s, pv, ref);
+  return decideWithClaim(s, pv, ref, found);
+}
+
+interface FoundClaim {
+  claim: PersistentVolumeClaim | undefined;
+  /** True when `claim` came from a live GET (not the cache). */
+  live: boolean;
+}
+
+async function decideWithClaim(s: BinderSession, pv: PersistentVolume, ref: ObjectReference, found: FoundClaim): Promise<SyncResult> {
+  const { claim } = found;
+  if (!claim) return releaseVolume(s, pv, 'claim no longer exists');
+  const pvName = pv.metadata.name ?? '';
+  if (!claim.spec.volumeName) {
+    if (volumeModeMismatch(pv, claim)) {
+      s.ctx.events.event(pv, 'Warning', REASON_VOLUME_MISMATCH, msgVolumeModeMismatchOnVolume(claim.metadata.name ?? ''));
+      s.ctx.events.event(claim, 'Warning', REASON_VOLUME_MISMATCH, msgVolumeModeMismatchOnClaim(pvName));
+      return DONE;
+    }
+    // The claim side is not written yet (a bind in progress, or a volume provisioned for it):
+    // the claim's own sync finishes the binding; ask for it now rather than at the next resync.
+    s.ctx.enqueueClaim(claimKeyOf(claim));
+    return DONE;
+  }
+  if (claim.spec.volumeName === pvName) {
+    await updateVolumePhase(s, pv, 'Bound', `claim ${claimKeyOf(claim)} is bound to it`);
+    return DONE;
+  }
+  // Bound elsewhere. The outcome may be the deletion of a provisioned volume: confirm it live.
+  if (!found.live) return decideWithClaim(s, pv, ref, { claim: await liveClaimOf(s, ref), live: true });
+  const why = `claim ${claimKeyOf(claim)} is bound to volume ${claim.spec.volumeName}`;
+  if (hasAnnotation(pv, ANN_PROVISIONED_BY) && pv.spec.persistentVolumeReclaimPolicy === 'Delete') {
+    return releaseVolume(s, pv, why);
+  }
+  const bindingOwner = hasAnnotation(pv, ANN_BOUND_BY_CONTROLLER) ? 'controller' : 'user';
+  await unbindVolume(s, pv, `${why}; bound by ${bindingOwner}`);
+  return DONE;
+}
+
+/** The claim a claimRef names, read live; undefined when gone or replaced (different uid). */
+async function liveClaimOf(s: BinderSession, ref: ObjectReference): Promise<PersistentVolumeClaim | undefined> {
+  const live = await s.ctx.api.getClaim(ref.namespace ?? '', ref.name ?? '');
+  return live && live.metadata.uid === ref.uid ? live : undefined;
+}
+
+/**
+ * V3/V4: the claim the volume's claimRef names, if that very claim (same uid) still exists.
+ * The cache is trusted for a hit with the right uid; a miss or a different uid is confirmed
+ * by a live GET (a miss only while the volume is not already Released/Failed).
+ */
+async function claimOfVolume(s: BinderSession, pv: PersistentVolume, ref: ObjectReference): Promise<FoundClaim> {
+  const cached = s.ctx.claims.get(`${ref.namespace ?? ''}/${ref.name ?? ''}`);
+  if (cached && cached.metadata.uid === ref.uid) return { claim: cached, live: false };
+  if (!cached && isReleasedOrFailed(pv)) return { claim: undefined, live: false };
+  return { claim: await liveClaimOf(s, ref), live: true };
+}
+
+/** V5/V9: phase Released (never over Failed), then the reclaim policy via the hook. */
+async function releaseVolume(s: BinderSession, pv: PersistentVolume, why: string): Promise<SyncResult> {
+  const released = isReleasedOrFailed(pv) ? pv : await updateVolumePhase(s, pv, 'Released', why);
+  return s.hooks.reclaimVolume ? s.hooks.reclaimVolume(released) : DONE;
+}
