@@ -1,0 +1,222 @@
+/**
+ * What host-path and nfs-subdir share: a volume is a directory under a root, marked by a
+ * metadata record (metadata-record.ts), created record-first and removed through safe-path.
+ */
+import { promises as fs } from 'node:fs';
+import { posix } from 'node:path';
+import { TAG_CREATED_FOR_PV_NAME, TAG_CREATED_FOR_PVC_NAME, TAG_CREATED_FOR_PVC_NAMESPACE } from '../../kube/annotations.js';
+import { quantityToBytes } from '../../kube/quantity.js';
+import type { PersistentVolume } from '../../kube/types.js';
+import { DuMetricsProvider } from '../../metrics/du.js';
+import { MetricsError, type MetricsProvider, type VolumeMetrics } from '../../metrics/provider.js';
+import {
+  isSafeComponent,
+  mkdirNoFollow,
+  removeTreeNoFollow,
+  renameInParentNoFollow,
+  resolveInsideRoot,
+  unsafe,
+  type ContainedPath,
+} from '../safe-path.js';
+import { isBackingNameOfCluster, pvNameOfBackingName } from '../naming.js';
+import { PluginError, type BackingVolume } from '../plugin.js';
+import { listRecords, readRecord, RECORD_DIR, removeRecord, writeRecord, type VolumeRecord } from '../metadata-record.js';
+
+/** NAME_MAX (255) less room for "archived-" + a timestamp suffix and the record's ".json.<rand>". */
+export const MAX_DIRECTORY_BACKING_NAME = 230;
+
+export type OnDelete = 'delete' | 'retain' | 'archive';
+
+/** A backing name must be one plain, visible file name (it becomes a directory and a record). */
+export function assertBackingName(backingName: string): void {
+  if (!isSafeComponent(backingName) || backingName.startsWith('.') || backingName.length > MAX_DIRECTORY_BACKING_NAME) {
+    throw new PluginError('InvalidParameter', `backing name "${backingName}" is not a plain file name`, false);
+  }
+}
+
+export function makeRecord(fields: {
+  plugin: string;
+  backingName: string;
+  clusterName: string;
+  subPath: string;
+  pvName: string;
+  claimName: string;
+  claimNamespace: string;
+  onDelete?: OnDelete;
+}): VolumeRecord {
+  return {
+    version: 1,
+    plugin: fields.plugin,
+    backingName: fields.backingName,
+    clusterName: fields.clusterName,
+    subPath: fields.subPath,
+    tags: {
+      [TAG_CREATED_FOR_PVC_NAME]: fields.claimName,
+      [TAG_CREATED_FOR_PVC_NAMESPACE]: fields.claimNamespace,
+      [TAG_CREATED_FOR_PV_NAME]: fields.pvName,
+    },
+    createdAt: new Date().toISOString(),
+    ...(fields.onDelete ? { onDelete: fields.onDelete } : {}),
+  };
+}
+
+/**
+ * Creates the volume directory idempotently: the record is written first, then the directory.
+ * An existing record for the same PV means "same volume" (its subPath wins); a record for another
+ * PV, or a directory that exists without a record, is refused: it is not ours to hand out.
+ */
+export async function createDirectoryVolume(root: string, record: VolumeRecord, mode: number): Promise<VolumeRecord> {
+  const existing = await readRecord(root, record.backingName);
+  const pvName = record.tags[TAG_CREATED_FOR_PV_NAME];
+  if (existing && existing.tags[TAG_CREATED_FOR_PV_NAME] !== pvName) {
+    throw new PluginError(
+      'Backend',
+      `backing name "${record.backingName}" is already recorded for PV "${existing.tags[TAG_CREATED_FOR_PV_NAME]}"`,
+      false,
+    );
+  }
+  const chosen = existing ?? record;
+  const path = posix.join(root, chosen.subPath);
+  const target = await resolveInsideRoot([root], path);
+  if (!existing) {
+    if (target.exists) {
+      throw new PluginError('Backend', `"${path}" already exists and carries no pv-controller record; refusing to adopt it`, false);
+    }
+    await writeRecord(root, record);
+  }
+  await mkdirNoFollow(root, path, mode);
+  return chosen;
+}
+
+/** Checks a PV's path may be acted on for this PV: contained, not the record directory, not another PV's. */
+export async function containedVolumePath(
+  roots: string[],
+  path: string,
+  backingName: string,
+  pvName: string | undefined,
+): Promise<ContainedPath> {
+  const contained = await resolveInsideRoot(roots, path);
+  const rel = posix.relative(contained.root, contained.path);
+  if (rel.split('/')[0] === RECORD_DIR) throw unsafe(path, roots, `"${RECORD_DIR}" holds volume records, not volumes`);
+  const leaf = posix.basename(rel);
+  const leafRecord = leaf.startsWith('.') ? undefined : await readRecord(contained.root, leaf);
+  const leafOwner = leafRecord?.tags[TAG_CREATED_FOR_PV_NAME];
+  if (pvName !== undefined && leafOwner !== undefined && leafOwner !== pvName) {
+    throw unsafe(path, roots, `the directory belongs to PV "${leafOwner}", not "${pvName}"`);
+  }
+  const ownRecord = await readRecord(contained.root, backingName).catch(() => undefined);
+  if (pvName !== undefined && ownRecord && ownRecord.subPath !== rel) {
+    throw unsafe(path, roots, `the record of "${backingName}" places it at "${ownRecord.subPath}", not here`);
+  }
+  return contained;
+}
+
+/** Applies onDelete to a contained volume path, then drops its record. Gone already ⇒ success. */
+export async function deleteContainedVolume(
+  contained: ContainedPath,
+  backingName: string,
+  onDelete: OnDelete,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (onDelete === 'archive') await archive(contained);
+  else if (onDelete === 'delete') await removeTreeNoFollow(contained.root, contained.path, signal);
+  await removeRecord(contained.root, backingName);
+}
+
+async function archive(contained: ContainedPath): Promise<void> {
+  const leaf = posix.basename(contained.path);
+  for (const name of [`archived-${leaf}`, `archived-${leaf}-${Date.now()}`]) {
+    try {
+      await renameInParentNoFollow(contained.root, contained.path, name);
+      return;
+    } catch (err) {
+      if (!(err instanceof PluginError) || err.code !== 'Backend') throw err;
+    }
+  }
+  throw new PluginError('Backend', `cannot archive "${contained.path}": archive names are taken`, true);
+}
+
+async function canonicalRoots(roots: string[]): Promise<string[]> {
+  const found = await Promise.all(roots.map((root) => fs.realpath(root).catch(() => undefined)));
+  return found.filter((root): root is string => root !== undefined);
+}
+
+/** The records of `backingName` in every existing root: where a deletion without a PV looks. */
+export async function findRecords(
+  roots: string[],
+  backingName: string,
+): Promise<Array<{ root: string; record: VolumeRecord }>> {
+  const found: Array<{ root: string; record: VolumeRecord }> = [];
+  for (const root of await canonicalRoots(roots)) {
+    const record = await readRecord(root, backingName);
+    if (record) found.push({ root, record });
+  }
+  return found;
+}
+
+/** Recorded volumes of a cluster, plus (optionally) unrecorded top-level `<cluster>-dynamic-*` directories. */
+export async function listDirectoryVolumes(
+  roots: string[],
+  clusterName: string,
+  scanDirectoryNames: boolean,
+): Promise<BackingVolume[]> {
+  const volumes: BackingVolume[] = [];
+  const recorded = new Set<string>();
+  const existingRoots = await canonicalRoots(roots);
+  for (const root of existingRoots) {
+    for (const record of await listRecords(root)) {
+      recorded.add(posix.join(root, record.subPath));
+      if (record.clusterName === clusterName) volumes.push(recordedVolume(root, record));
+    }
+  }
+  if (!scanDirectoryNames) return volumes;
+  for (const root of existingRoots) {
+    for (const entry of await fs.readdir(root, { withFileTypes: true })) {
+      const id = posix.join(root, entry.name);
+      if (!entry.isDirectory() || recorded.has(id) || !isBackingNameOfCluster(entry.name, clusterName)) continue;
+      volumes.push({ backingName: entry.name, id, pvName: pvNameOfBackingName(entry.name) });
+    }
+  }
+  return volumes;
+}
+
+function recordedVolume(root: string, record: VolumeRecord): BackingVolume {
+  return {
+    backingName: record.backingName,
+    id: posix.join(root, record.subPath),
+    pvName: record.tags[TAG_CREATED_FOR_PV_NAME],
+    claimNamespace: record.tags[TAG_CREATED_FOR_PVC_NAMESPACE],
+    claimName: record.tags[TAG_CREATED_FOR_PVC_NAME],
+  };
+}
+
+export function capacityOf(pv: PersistentVolume): bigint | undefined {
+  const storage = pv.spec.capacity?.storage;
+  if (storage === undefined) return undefined;
+  try {
+    return quantityToBytes(storage);
+  } catch {
+    return undefined;
+  }
+}
+
+/** du of a PV's directory, re-checked for containment at every measurement. */
+export class ContainedDuMetricsProvider implements MetricsProvider {
+  constructor(
+    private readonly roots: () => string[],
+    private readonly path: string | undefined,
+    private readonly capacityBytes: bigint | undefined,
+  ) {}
+
+  async getMetrics(signal?: AbortSignal): Promise<VolumeMetrics> {
+    if (this.path === undefined) throw new MetricsError('no path defined for disk usage metrics');
+    let contained: ContainedPath;
+    try {
+      contained = await resolveInsideRoot(this.roots(), this.path);
+    } catch (err) {
+      throw new MetricsError(`cannot measure "${this.path}": ${(err as Error).message}`, { cause: err });
+    }
+    const options = this.capacityBytes === undefined ? {} : { capacityBytes: this.capacityBytes };
+    return new DuMetricsProvider(contained.path, options).getMetrics(signal);
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * Host-path volumes: a directory `<root>/<backingName>` on this machine (or on a filesystem all
+ * nodes share), for single-node clusters, development and tests.
+ *
+ * - Directories are created 0777, like upstream host-path provisioners: kubelet applies no
+ *   fsGroup to hostPath/local volumes, so anything stricter locks out pods that run as a
+ *   non-root uid. Keep the roots themselves 0700/0711 so other host users cannot reach them.
+ * - With several roots the choice is deterministic: an existing record for the backing name
+ *   wins (so a retry after a crash, or after a root was added, finds the same directory), then
+ *   the `root` parameter, then a hash of the backing name over the configured roots. Not "most
+ *   free space": that changes between a crash and the retry and would create a second directory.
+ * - delete/recycle act only on a path that safe-path proves is strictly inside a *currently*
+ *   configured root, with no symlinked component, and that is not another PV's directory.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs, realpathSync } from 'node:fs';
+import { posix } from 'node:path';
+import type { Logger } from 'pino';
+import { ANN_PROVISIONED_BY, LABEL_HOSTNAME } from '../../kube/annotations.js';
+import { formatBytes } from '../../kube/quantity.js';
+import type { PersistentVolume, PersistentVolumeSpec, VolumeNodeAffinity } from '../../kube/types.js';
+import type { MetricsProvider } from '../../metrics/provider.js';
+import {
+  PluginError,
+  type BackingVolume,
+  type DeleteRequest,
+  type ParameterProblem,
+  type ProvisionedVolume,
+  type ProvisionRequest,
+  type VolumePlugin,
+} from '../plugin.js';
+import { emptyDirNoFollow } from '../safe-path.js';
+import {
+  assertBackingName,
+  capacityOf,
+  containedVolumePath,
+  ContainedDuMetricsProvider,
+  createDirectoryVolume,
+  deleteContainedVolume,
+  findRecords,
+  listDirectoryVolumes,
+  makeRecord,
+  MAX_DIRECTORY_BACKING_NAME,
+} from './directory-volume.js';
+
+export const HOST_PATH_PROVISIONER = 'kubernetes.io/host-path';
+export const HOST_PATH_PARAMETER_ROOT = 'root';
+const DIRECTORY_MODE = 0o777;
+
+export interface HostPathPluginOptions {
+  /** Absolute directories volumes may be created in and deleted from; never `/`. */
+  roots: string[];
+  /** When set, PVs are `local` volumes pinned to this node; otherwise `hostPath` volumes. */
+  nodeName?: string;
+  logger?: Logger;
+}
+
+function normaliseRoot(root: string): string {
+  if (typeof root !== 'string' || !root.startsWith('/') || posix.normalize(root) === '/') {
+    throw new PluginError('InvalidParameter', `host-path root "${root}" must be an absolute directory other than "/"`, false);
+  }
+  return posix.normalize(root).replace(/\/+$/, '');
+}
+
+export class HostPathPlugin implements VolumePlugin {
+  readonly name = HOST_PATH_PROVISIONER;
+  readonly maxBackingNameLength = MAX_DIRECTORY_BACKING_NAME;
+  private readonly roots: string[];
+  /** Configured roots plus their real paths at construction: what `handles` recognises in a PV. */
+  private readonly rootAliases: string[];
+  private readonly nodeName: string | undefined;
+  private readonly logger: Logger | undefined;
+
+  constructor(options: HostPathPluginOptions) {
+    if (options.roots.length === 0) throw new PluginError('InvalidParameter', 'host-path needs at least one root', false);
+    this.roots = options.roots.map(normaliseRoot);
+    this.rootAliases = [...new Set(this.roots.flatMap((root) => [root, realpathOrSelf(root)]))];
+    this.nodeName = options.nodeName;
+    this.logger = options.logger;
+  }
+
+  validateParameters(parameters: Record<string, string>): ParameterProblem[] {
+    const problems: ParameterProblem[] = [];
+    for (const [key, value] of Object.entries(parameters)) {
+      if (key !== HOST_PATH_PARAMETER_ROOT) {
+        problems.push({ parameter: key, message: `unknown parameter "${key}" for ${this.name}` });
+      } else if (!this.isConfiguredRoot(value)) {
+        problems.push({ parameter: key, message: `"${value}" is not a configured root (${this.roots.join(', ')})` });
+      }
+    }
+    return problems;
+  }
+
+  handles(pv: PersistentVolume): boolean {
+    const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
+    if (provisioner !== undefined) return provisioner === this.name;
+    const path = volumePath(pv);
+    return path !== undefined && this.rootAliases.some((root) => path.startsWith(`${root}/`));
+  }
+
+  async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+    req.signal?.throwIfAborted();
+    this.checkRequest(req);
+    const root = await this.rootFor(req);
+    const record = makeRecord({
+      plugin: this.name,
+      backingName: req.backingName,
+      clusterName: req.clusterName,
+      subPath: req.backingName,
+      pvName: req.pvName,
+      claimName: req.claim.name,
+      claimNamespace: req.claim.namespace,
+    });
+    const created = await createDirectoryVolume(root, record, DIRECTORY_MODE);
+    const path = posix.join(root, created.subPath);
+    this.logger?.info({ pv: req.pvName, path }, 'host-path volume directory ready');
+    return { source: this.sourceFor(path), capacity: formatBytes(req.requestBytes), ...this.affinity() };
+  }
+
+  async delete(req: DeleteRequest): Promise<void> {
+    req.signal?.throwIfAborted();
+    if (req.pv) {
+      const path = volumePath(req.pv);
+      if (path === undefined) {
+        throw new PluginError('InvalidParameter', `PV "${req.pv.metadata.name}" has no hostPath or local path`, false);
+      }
+      const contained = await containedVolumePath(this.roots, path, req.backingName, req.pv.metadata.name);
+      await deleteContainedVolume(contained, req.backingName, 'delete', req.signal);
+      this.logger?.info({ pv: req.pv.metadata.name, path: contained.path }, 'host-path volume deleted');
+      return;
+    }
+    assertBackingName(req.backingName);
+    for (const { root, record } of await findRecords(this.roots, req.backingName)) {
+      const path = posix.join(root, record.subPath);
+      const contained = await containedVolumePath(this.roots, path, req.backingName, undefined);
+      await deleteContainedVolume(contained, req.backingName, 'delete', req.signal);
+      this.logger?.info({ backingName: req.backingName, path }, 'host-path volume deleted (no PV)');
+    }
+  }
+
+  async recycle(pv: PersistentVolume, signal?: AbortSignal): Promise<void> {
+    const path = volumePath(pv);
+    if (path === undefined) throw new PluginError('InvalidParameter', `PV "${pv.metadata.name}" has no hostPath or local path`, false);
+    const backingName = posix.basename(path);
+    const contained = await containedVolumePath(this.roots, path, backingName, pv.metadata.name);
+    await emptyDirNoFollow(contained.root, contained.path, signal);
+    this.logger?.info({ pv: pv.metadata.name, path: contained.path }, 'host-path volume recycled');
+  }
+
+  metricsFor(pv: PersistentVolume): MetricsProvider {
+    return new ContainedDuMetricsProvider(() => this.roots, volumePath(pv), capacityOf(pv));
+  }
+
+  listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {
+    return listDirectoryVolumes(this.roots, clusterName, true);
+  }
+
+  private isConfiguredRoot(value: string): boolean {
+    return value.startsWith('/') && this.roots.includes(posix.normalize(value).replace(/(.)\/+$/, '$1'));
+  }
+
+  private checkRequest(req: ProvisionRequest): void {
+    assertBackingName(req.backingName);
+    if (req.volumeMode === 'Block') throw new PluginError('NotSupported', 'host-path volumes cannot be raw block devices', false);
+    const problems = this.validateParameters(req.parameters);
+    if (problems.length > 0) {
+      throw new PluginError('InvalidParameter', problems.map((p) => `${p.parameter}: ${p.message}`).join('; '), false);
+    }
+    if (this.nodeName !== undefined && req.selectedNode !== undefined && req.selectedNode !== this.nodeName) {
+      throw new PluginError(
+        'NotSupported',
+        `this host-path provisioner serves node "${this.nodeName}", not the selected node "${req.selectedNode}"`,
+        false,
+      );
+    }
+  }
+
+  /** The canonical root for a request: existing record, then parameter, then hash. */
+  private async rootFor(req: ProvisionRequest): Promise<string> {
+    const [existing] = await findRecords(this.roots, req.backingName);
+    if (existing) return existing.root;
+    const chosen = req.parameters[HOST_PATH_PARAMETER_ROOT] ?? this.hashedRoot(req.backingName);
+    try {
+      return await fs.realpath(chosen);
+    } catch (err) {
+      throw new PluginError('Backend', `host-path root "${chosen}" is not available: ${(err as Error).message}`, true, {
+        cause: err,
+      });
+    }
+  }
+
+  private hashedRoot(backingName: string): string {
+    const sorted = [...this.roots].sort();
+    const digest = createHash('sha256').update(backingName).digest();
+    return sorted[digest.readUInt32BE(0) % sorted.length];
+  }
+
+  private sourceFor(path: string): Partial<PersistentVolumeSpec> {
+    if (this.nodeName !== undefined) return { local: { path } };
+    return { hostPath: { path, type: 'DirectoryOrCreate' } };
+  }
+
+  private affinity(): { nodeAffinity?: VolumeNodeAffinity } {
+    if (this.nodeName === undefined) return {};
+    const term = { matchExpressions: [{ key: LABEL_HOSTNAME, operator: 'In' as const, values: [this.nodeName] }] };
+    return { nodeAffinity: { required: { nodeSelectorTerms: [term] } } };
+  }
+}
+
+/** The directory a host-path PV names: `spec.hostPath.path` or `spec.local.path`. */
+export function volumePath(pv: PersistentVolume): string | undefined {
+  return pv.spec.hostPath?.path ?? pv.spec.local?.path;
+}
+
+function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,0 +1,7 @@
+export {
+  HOST_PATH_PARAMETER_ROOT,
+  HOST_PATH_PROVISIONER,
+  HostPathPlugin,
+  volumePath,
+  type HostPathPluginOptions,
+} from './host-path-plugin.js';

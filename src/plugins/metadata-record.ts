@@ -1,0 +1,164 @@
+/**
+ * The mark a directory-backed volume carries: `<root>/.pv-controller/<backingName>.json`, beside
+ * the data (never inside the user's directory, which a pod can rewrite). It holds the same three
+ * tags cloud volumes get, the cluster name and the creation time, so `orphans` can map
+ * directories back to PVs. It is written atomically (temporary file, fsync, rename, fsync of the
+ * directory) before the volume directory is created: a crash never leaves an unmarked directory.
+ */
+import { constants as C, promises as fs } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
+import {
+  TAG_CREATED_FOR_PV_NAME,
+  TAG_CREATED_FOR_PVC_NAME,
+  TAG_CREATED_FOR_PVC_NAMESPACE,
+} from '../kube/annotations.js';
+import { PluginError } from './plugin.js';
+import { isErrno, isSafeComponent } from './safe-path.js';
+
+/** Directory, directly under a root, that holds the records. Never a volume. */
+export const RECORD_DIR = '.pv-controller';
+const RECORD_SUFFIX = '.json';
+
+export interface VolumeRecord {
+  version: 1;
+  /** Provisioner name of the plugin that made the volume. */
+  plugin: string;
+  backingName: string;
+  clusterName: string;
+  /** The volume's path relative to the root (`<backingName>` or `<rendered pattern>/<backingName>`). */
+  subPath: string;
+  tags: {
+    [TAG_CREATED_FOR_PVC_NAME]: string;
+    [TAG_CREATED_FOR_PVC_NAMESPACE]: string;
+    [TAG_CREATED_FOR_PV_NAME]: string;
+  };
+  createdAt: string;
+  /** NFS: what delete does (delete | retain | archive), as promised at provision time. */
+  onDelete?: string;
+}
+
+function recordDir(root: string): string {
+  return posix.join(root, RECORD_DIR);
+}
+
+function recordPath(root: string, backingName: string): string {
+  if (!isSafeComponent(backingName) || backingName.startsWith('.')) {
+    throw new PluginError('InvalidParameter', `backing name "${backingName}" is not a plain file name`, false);
+  }
+  return posix.join(recordDir(root), `${backingName}${RECORD_SUFFIX}`);
+}
+
+/** Makes sure `<root>/.pv-controller` is a real directory (not a symlink someone planted). */
+async function ensureRecordDir(root: string): Promise<void> {
+  const dir = recordDir(root);
+  await fs.mkdir(dir, { mode: 0o700 }).catch((err: unknown) => {
+    if (!isErrno(err, 'EEXIST')) throw err;
+  });
+  const st = await fs.lstat(dir);
+  if (!st.isDirectory()) {
+    throw new PluginError('Unsafe', `record directory "${dir}" is not a directory (symlink or file)`, false);
+  }
+}
+
+function isVolumeRecord(value: unknown): value is VolumeRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  const tags = r.tags as Record<string, unknown> | undefined;
+  return (
+    r.version === 1 &&
+    typeof r.backingName === 'string' &&
+    typeof r.clusterName === 'string' &&
+    typeof r.subPath === 'string' &&
+    typeof r.plugin === 'string' &&
+    typeof tags === 'object' &&
+    tags !== null &&
+    typeof tags[TAG_CREATED_FOR_PV_NAME] === 'string'
+  );
+}
+
+/** The record of `backingName` under `root`, or undefined when there is none. */
+export async function readRecord(root: string, backingName: string): Promise<VolumeRecord | undefined> {
+  const path = recordPath(root, backingName);
+  let text: string;
+  try {
+    const handle = await fs.open(path, C.O_RDONLY | C.O_NOFOLLOW);
+    try {
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return undefined;
+    if (isErrno(err, 'ELOOP')) throw new PluginError('Unsafe', `record "${path}" is a symbolic link`, false);
+    throw err;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!isVolumeRecord(parsed) || parsed.backingName !== backingName) {
+    throw new PluginError('Backend', `record "${path}" is not a valid volume record`, false);
+  }
+  return parsed;
+}
+
+/** Writes the record atomically: readers see the old one or the new one, never half of one. */
+export async function writeRecord(root: string, record: VolumeRecord): Promise<void> {
+  const path = recordPath(root, record.backingName);
+  await ensureRecordDir(root);
+  const tmp = `${path}.${randomBytes(4).toString('hex')}`;
+  const handle = await fs.open(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
+  try {
+    await handle.writeFile(`${JSON.stringify(record, null, 2)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, path);
+  } catch (err) {
+    await fs.unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  await syncDirectory(recordDir(root));
+}
+
+export async function removeRecord(root: string, backingName: string): Promise<void> {
+  try {
+    await fs.unlink(recordPath(root, backingName));
+  } catch (err) {
+    if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return;
+    throw err;
+  }
+  await syncDirectory(recordDir(root));
+}
+
+/** Every valid record under `root`; files that are not records are skipped. */
+export async function listRecords(root: string): Promise<VolumeRecord[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(recordDir(root));
+  } catch (err) {
+    if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return [];
+    throw err;
+  }
+  const records: VolumeRecord[] = [];
+  for (const name of names) {
+    if (!name.endsWith(RECORD_SUFFIX)) continue;
+    const record = await readRecord(root, name.slice(0, -RECORD_SUFFIX.length)).catch(() => undefined);
+    if (record) records.push(record);
+  }
+  return records;
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fs.open(dir, C.O_RDONLY | C.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
