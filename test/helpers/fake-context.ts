@@ -1,33 +1,21 @@
 /**
  * An in-memory ControllerContext for decision-code tests (binder, provisioner, reclaimer).
  *
- * Two layers, like a real controller: the *server* (what the API holds; every write is checked
- * against its resourceVersion and uid preconditions and answers 404/409 like kube-apiserver)
- * and the *cache* (what `ctx.volumes/claims/classes/pods` return; follows the server after each
- * successful write unless paused, and can be set to any older copy to simulate lag).
- * Every write attempt, read and event is recorded. Faults: fail the next N writes matching a
- * pattern, or hold a write in flight until the test releases it. Objects handed out are deep-
- * frozen copies, so code that mutates what it read fails loudly.
+ * Two layers, like a real controller: the *server* (fake-server.ts: what the API holds; every
+ * write is checked against its resourceVersion and uid preconditions and answers 404/409 like
+ * kube-apiserver) and the *cache* (what `ctx.volumes/claims/classes/pods` return; follows the
+ * server after each successful write unless paused, and can be set to any older copy to
+ * simulate lag). Every write attempt, live read, event and enqueue is recorded. Faults: fail
+ * the next N writes matching a pattern, or hold a write in flight until the test releases it.
+ * Objects handed out are deep-frozen copies, so code that mutates what it read fails loudly.
  */
-import { randomUUID } from 'node:crypto';
-import type {
-  KubeObject,
-  PersistentVolume,
-  PersistentVolumeClaim,
-  Pod,
-  StorageClass,
-} from '../../src/kube/types.js';
-import { ConflictError, InternalError, NotFoundError, AlreadyExistsError } from '../../src/kube/errors.js';
-import {
-  keyOf,
-  type ApiClient,
-  type ControllerContext,
-  type EventType,
-  type ObjectStore,
-} from '../../src/controller/context.js';
+import type { KubeObject, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../src/kube/types.js';
+import { ConflictError, InternalError, NotFoundError } from '../../src/kube/errors.js';
+import { keyOf, type ApiClient, type ControllerContext, type EventType, type ObjectStore } from '../../src/controller/context.js';
+import { FAKE_KINDS, FakeServer, deepFreeze, type FakeKind, type WriteVerb } from './fake-server.js';
 
-export type FakeKind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Pod';
-export type WriteVerb = 'create' | 'update' | 'updateStatus' | 'delete';
+export { deepFreeze, type FakeKind, type WriteVerb } from './fake-server.js';
+
 export type WriteOutcome = 'ok' | 'noop' | 'conflict' | 'notFound' | 'alreadyExists' | 'injected';
 
 export interface WriteRecord {
@@ -63,29 +51,7 @@ export interface WriteHold {
   release(): void;
 }
 
-type CacheListener = (kind: FakeKind, key: string, obj: KubeObject | undefined) => void;
-
-const API_VERSIONS: Record<FakeKind, string> = {
-  PersistentVolume: 'v1',
-  PersistentVolumeClaim: 'v1',
-  StorageClass: 'storage.k8s.io/v1',
-  Pod: 'v1',
-};
-
-const RESOURCES: Record<FakeKind, string> = {
-  PersistentVolume: 'persistentvolumes',
-  PersistentVolumeClaim: 'persistentvolumeclaims',
-  StorageClass: 'storageclasses',
-  Pod: 'pods',
-};
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
+export type CacheListener = (kind: FakeKind, key: string, obj: KubeObject | undefined) => void;
 
 function matches(m: WriteMatcher, r: WriteRecord): boolean {
   return (!m.kind || m.kind === r.kind) && (!m.verb || m.verb === r.verb) && (!m.key || m.key === r.key);
@@ -118,9 +84,8 @@ export class FakeCluster {
   readonly enqueuedVolumes: string[] = [];
   readonly ctx: ControllerContext;
 
-  private rv = 100;
-  private readonly server = new Map<FakeKind, Map<string, KubeObject>>();
-  private readonly cache = new Map<FakeKind, Map<string, KubeObject>>();
+  private readonly server: FakeServer;
+  private readonly cache = new Map<FakeKind, Map<string, KubeObject>>(FAKE_KINDS.map((k) => [k, new Map()]));
   private readonly pausedCache = new Set<FakeKind>();
   private readonly listeners: CacheListener[] = [];
   private readonly failures: { match: WriteMatcher; left: number; error: () => Error }[] = [];
@@ -128,10 +93,14 @@ export class FakeCluster {
 
   constructor(options: { clock?: FakeClock } = {}) {
     this.clock = options.clock ?? new FakeClock();
-    for (const kind of Object.keys(RESOURCES) as FakeKind[]) {
-      this.server.set(kind, new Map());
-      this.cache.set(kind, new Map());
-    }
+    this.server = new FakeServer(
+      () => this.clock.now(),
+      (kind, key, obj) => {
+        if (this.pausedCache.has(kind)) return;
+        if (obj) this.putCache(kind, obj);
+        else this.dropCached(kind, key);
+      },
+    );
     this.ctx = {
       volumes: this.store<PersistentVolume>('PersistentVolume'),
       claims: this.store<PersistentVolumeClaim>('PersistentVolumeClaim'),
@@ -145,7 +114,7 @@ export class FakeCluster {
     };
   }
 
-  // ---- seeding: objects created directly on the server and in the cache -------------------
+  // ---- seeding: objects created directly on the server (and so in the cache) ---------------
 
   addVolume(pv: PersistentVolume): PersistentVolume {
     return this.seed('PersistentVolume', pv);
@@ -159,23 +128,15 @@ export class FakeCluster {
   addPod(pod: Pod): Pod {
     return this.seed('Pod', pod);
   }
-
-  /** Stores `obj` as given (status included), assigning uid/resourceVersion/creationTimestamp if absent. */
+  /** Stores `obj` as given (status included); uid/creationTimestamp filled in if absent. */
   seed<T extends KubeObject>(kind: FakeKind, obj: T): T {
-    const copy = structuredClone(obj);
-    copy.kind ??= kind;
-    copy.apiVersion ??= API_VERSIONS[kind];
-    copy.metadata.uid ??= randomUUID();
-    copy.metadata.creationTimestamp ??= this.clock.now().toISOString();
-    copy.metadata.resourceVersion = String(++this.rv);
-    this.server.get(kind)!.set(keyOf(copy), copy);
-    this.putCache(kind, copy);
-    return deepFreeze(structuredClone(copy));
+    return deepFreeze(structuredClone(this.server.seed(kind, obj) as T));
   }
 
-  /** The server's copy (what a live GET returns), not recorded as a read. */
+  // ---- the server's state (what a live GET returns; not recorded as reads) ------------------
+
   serverCopy<T extends KubeObject>(kind: FakeKind, key: string): T | undefined {
-    const obj = this.server.get(kind)!.get(key);
+    const obj = this.server.get(kind, key);
     return obj ? deepFreeze(structuredClone(obj) as T) : undefined;
   }
   volume(name: string): PersistentVolume | undefined {
@@ -185,21 +146,21 @@ export class FakeCluster {
     return this.serverCopy('PersistentVolumeClaim', key);
   }
   serverList<T extends KubeObject>(kind: FakeKind): T[] {
-    return [...this.server.get(kind)!.values()].map((o) => deepFreeze(structuredClone(o) as T));
+    return this.server.list(kind).map((o) => deepFreeze(structuredClone(o) as T));
   }
 
   // ---- the cache ---------------------------------------------------------------------------
 
-  /** While paused, successful writes of these kinds (default all) do not reach the cache. */
+  /** While paused, server changes of these kinds (default: all) do not reach the cache. */
   pauseCache(...kinds: FakeKind[]): void {
-    for (const k of kinds.length > 0 ? kinds : (Object.keys(RESOURCES) as FakeKind[])) this.pausedCache.add(k);
+    for (const k of kinds.length > 0 ? kinds : FAKE_KINDS) this.pausedCache.add(k);
   }
-  /** Resumes and copies the server's state of the paused kinds into the cache. */
+  /** Resumes and brings the paused kinds' cache up to the server's state. */
   resumeCache(): void {
     for (const kind of this.pausedCache) {
       const cached = this.cache.get(kind)!;
-      for (const key of [...cached.keys()]) if (!this.server.get(kind)!.has(key)) this.dropCached(kind, key);
-      for (const obj of this.server.get(kind)!.values()) this.putCache(kind, obj, true);
+      for (const key of [...cached.keys()]) if (!this.server.get(kind, key)) this.dropCached(kind, key);
+      for (const obj of this.server.list(kind)) this.putCache(kind, obj, true);
     }
     this.pausedCache.clear();
   }
@@ -211,7 +172,7 @@ export class FakeCluster {
     this.cache.get(kind)!.delete(key);
     for (const l of this.listeners) l(kind, key, undefined);
   }
-  /** Called after every cache change (what the wiring feeds into indexes). */
+  /** Called after every cache change (what the controller's wiring feeds into its indexes). */
   onCacheChange(listener: CacheListener): void {
     this.listeners.push(listener);
   }
@@ -249,7 +210,6 @@ export class FakeCluster {
   // ---- internals ---------------------------------------------------------------------------
 
   private putCache(kind: FakeKind, obj: KubeObject, force = false): void {
-    if (!force && this.pausedCache.has(kind)) return;
     const key = keyOf(obj);
     const held = this.cache.get(kind)!.get(key);
     if (!force && held && rvNumber(held) > rvNumber(obj)) return;
@@ -275,7 +235,7 @@ export class FakeCluster {
     return this.serverCopy<T>(kind, key);
   }
 
-  private async write(kind: FakeKind, verb: WriteVerb, key: string, request: KubeObject | undefined, uid?: string): Promise<KubeObject | undefined> {
+  private async write(kind: FakeKind, verb: WriteVerb, key: string, request?: KubeObject, uid?: string): Promise<KubeObject | undefined> {
     const record: WriteRecord = { seq: this.writes.length + 1, kind, verb, key };
     if (request) record.request = deepFreeze(structuredClone(request));
     this.writes.push(record);
@@ -292,83 +252,14 @@ export class FakeCluster {
       throw failure.error();
     }
     try {
-      const result = this.apply(kind, verb, key, request, uid, record);
-      record.outcome ??= 'ok';
-      if (result) record.result = deepFreeze(structuredClone(result));
-      return result ? deepFreeze(structuredClone(result)) : undefined;
+      const { obj, noop } = this.server.apply(kind, verb, key, request, uid);
+      record.outcome = noop ? 'noop' : 'ok';
+      if (obj) record.result = deepFreeze(structuredClone(obj));
+      return obj ? deepFreeze(structuredClone(obj)) : undefined;
     } catch (err) {
-      record.outcome =
-        err instanceof ConflictError ? 'conflict' : err instanceof NotFoundError ? 'notFound' : 'alreadyExists';
+      record.outcome = err instanceof ConflictError ? 'conflict' : err instanceof NotFoundError ? 'notFound' : 'alreadyExists';
       throw err;
     }
-  }
-
-  private apply(kind: FakeKind, verb: WriteVerb, key: string, request: KubeObject | undefined, uid: string | undefined, record: WriteRecord): KubeObject | undefined {
-    const objects = this.server.get(kind)!;
-    const current = objects.get(key);
-    const id = { kind: RESOURCES[kind], name: key.split('/').pop() };
-    if (verb === 'create') {
-      if (current) throw new AlreadyExistsError(id);
-      const created = structuredClone(request!);
-      created.kind = kind;
-      created.apiVersion = API_VERSIONS[kind];
-      created.metadata = { ...created.metadata, uid: randomUUID(), creationTimestamp: this.clock.now().toISOString() };
-      delete created.metadata.deletionTimestamp;
-      // Like kube-apiserver, create ignores the status sent (PV and PVC start Pending).
-      if (kind === 'PersistentVolume' || kind === 'PersistentVolumeClaim') created.status = { phase: 'Pending' };
-      return this.commit(kind, created);
-    }
-    if (!current) throw new NotFoundError(id);
-    const wantUid = uid ?? request?.metadata.uid;
-    const wantRv = request?.metadata.resourceVersion;
-    if ((wantUid && wantUid !== current.metadata.uid) || (wantRv && wantRv !== current.metadata.resourceVersion)) {
-      throw new ConflictError(id);
-    }
-    if (verb === 'delete') return this.deleteOrMark(kind, current);
-    const next = structuredClone(current);
-    if (verb === 'updateStatus') {
-      next.status = structuredClone(request!.status);
-    } else {
-      const { labels, annotations, finalizers, ownerReferences } = request!.metadata;
-      next.metadata = { ...next.metadata, labels, annotations, finalizers, ownerReferences };
-      for (const field of Object.keys(request!)) {
-        if (!['metadata', 'status', 'kind', 'apiVersion'].includes(field)) next[field] = structuredClone(request![field]);
-      }
-    }
-    if (JSON.stringify(next) === JSON.stringify(current)) {
-      record.outcome = 'noop';
-      return current;
-    }
-    if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
-      objects.delete(key);
-      this.dropFromCache(kind, key);
-      return next;
-    }
-    return this.commit(kind, next);
-  }
-
-  private deleteOrMark(kind: FakeKind, current: KubeObject): KubeObject | undefined {
-    const key = keyOf(current);
-    if ((current.metadata.finalizers ?? []).length > 0) {
-      if (current.metadata.deletionTimestamp) return current;
-      const marked = structuredClone(current);
-      marked.metadata.deletionTimestamp = this.clock.now().toISOString();
-      return this.commit(kind, marked);
-    }
-    this.server.get(kind)!.delete(key);
-    this.dropFromCache(kind, key);
-    return undefined;
-  }
-
-  private dropFromCache(kind: FakeKind, key: string): void {
-    if (!this.pausedCache.has(kind)) this.dropCached(kind, key);
-  }
-
-  private commit(kind: FakeKind, obj: KubeObject): KubeObject {
-    obj.metadata.resourceVersion = String(++this.rv);
-    this.server.get(kind)!.set(keyOf(obj), obj);
-    this.putCache(kind, obj);
-    return obj;
   }
 
   private apiClient(): ApiClient {
