@@ -1,0 +1,109 @@
+/**
+ * One bind measurement: N Available PVs (untimed set-up), the controller started and proven
+ * live by a canary pair, then N claims created by the client loop while the controller binds.
+ * The clock runs from the first claim create to the last claim seen Bound; each claim's latency
+ * runs from its create request to its Bound event. API writes per bound claim come from the
+ * server's global resourceVersion (every successful write bumps it by one) minus the bench's own
+ * creates; the controller's peak RSS from /proc.
+ */
+import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import { connect, currentResourceVersion, type BenchClient } from '../client/kube-client.js';
+import { runPool } from '../client/pool.js';
+import { BENCH_NAMESPACE, claimFor, pairSpec } from '../fixtures.js';
+import { startProgress } from '../progress.js';
+import { logTail } from '../proc/child.js';
+import { startController, type RunningControllerProcess } from '../proc/controller.js';
+import type { BenchServer } from '../proc/servers.js';
+import type { BenchOptions } from '../scenario.js';
+import { trackBound, type BoundTracker } from './bound-watch.js';
+import { createAvailableVolumes, deleteRunObjects, ensureNamespaceAndClasses } from './setup.js';
+
+export interface BindSample {
+  bindMs: number;
+  /** Per-claim create → Bound, milliseconds. */
+  latenciesMs: number[];
+  /** Successful API writes during the window, other than the bench's claim creates. */
+  controllerWrites: number;
+  /** Distinct volumes the claims were bound to (should equal N). */
+  distinctVolumes: number;
+  controllerPeakRssBytes: number | null;
+}
+
+function controllerAlive(controller: RunningControllerProcess): () => void {
+  return () => {
+    const status = controller.child.exitStatus();
+    if (status !== undefined) throw new Error(`controller exited (${status}):\n${logTail(controller.child.logPath)}`);
+  };
+}
+
+async function bindCanary(client: BenchClient, runId: string, n: number, tracker: BoundTracker, alive: () => void): Promise<void> {
+  const canary = pairSpec(runId, n);
+  await client.core.createNamespacedPersistentVolumeClaim({ namespace: BENCH_NAMESPACE, body: claimFor(canary) as V1PersistentVolumeClaim });
+  await tracker.waitForBound(canary.claimName, 1, alive, 60_000);
+}
+
+async function createClaimsUntilBound(
+  opts: BenchOptions,
+  client: BenchClient,
+  runId: string,
+  n: number,
+  tracker: BoundTracker,
+  alive: () => void,
+): Promise<{ startedAt: number; createdAt: number[] }> {
+  const createdAt = new Array<number>(n);
+  const progress = startProgress(`bind ${n}: claims Bound`, n, 'claims');
+  const progressTimer = setInterval(() => progress.advance(tracker.boundAt.size - 1 - progress.done()), 200);
+  const startedAt = performance.now();
+  try {
+    await runPool(n, opts.concurrency, async (i) => {
+      createdAt[i] = performance.now();
+      await client.core.createNamespacedPersistentVolumeClaim({
+        namespace: BENCH_NAMESPACE,
+        body: claimFor(pairSpec(runId, i)) as V1PersistentVolumeClaim,
+      });
+    });
+    await tracker.waitForBound(`bench-${runId}-claim-`, n + 1, alive);
+  } finally {
+    clearInterval(progressTimer);
+    progress.advance(tracker.boundAt.size - 1 - progress.done());
+    progress.finish();
+  }
+  return { startedAt, createdAt };
+}
+
+export async function runBind(opts: BenchOptions, server: BenchServer, runId: string, n: number): Promise<BindSample> {
+  const client = await connect(server.kubeconfig);
+  let controller: RunningControllerProcess | undefined;
+  let tracker: BoundTracker | undefined;
+  try {
+    await ensureNamespaceAndClasses(client, runId);
+    await createAvailableVolumes(client, runId, n + 1, opts.concurrency, `bind ${n}`);
+    tracker = await trackBound(client, await currentResourceVersion(client));
+    controller = startController(opts, { kubeconfig: server.kubeconfig });
+    const alive = controllerAlive(controller);
+    await bindCanary(client, runId, n, tracker, alive);
+    const rvBefore = await currentResourceVersion(client);
+    const { startedAt, createdAt } = await createClaimsUntilBound(opts, client, runId, n, tracker, alive);
+    const rvAfter = await currentResourceVersion(client);
+    const latenciesMs: number[] = [];
+    let lastBound = startedAt;
+    for (let i = 0; i < n; i++) {
+      const at = tracker.boundAt.get(pairSpec(runId, i).claimName)!;
+      latenciesMs.push(Math.max(0, at - createdAt[i]));
+      lastBound = Math.max(lastBound, at);
+    }
+    const volumes = new Set([...tracker.volumeOf.values()].filter(Boolean));
+    return {
+      bindMs: lastBound - startedAt,
+      latenciesMs,
+      controllerWrites: rvAfter - rvBefore - n,
+      distinctVolumes: volumes.size - 1, // minus the canary's
+      controllerPeakRssBytes: controller.peakRss(),
+    };
+  } finally {
+    tracker?.stop();
+    await controller?.stop();
+    if (server.kind === 'cluster') await deleteRunObjects(client, runId, n + 1, opts.concurrency);
+    client.close();
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The write floor of binding: the writes that reach the API server during a bind run — the
+ * claim's create (the user's) and the binder's four (PV claimRef, PV status Bound, PVC
+ * volumeName, PVC status Bound) — issued by a bare client loop with the same client
+ * (client-node, TLS keep-alive) and the same concurrency, with no watching, caching or deciding.
+ * A perfect controller could not bind faster than this on the same server.
+ */
+import type {
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+} from '@kubernetes/client-node';
+import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_VALUE_YES } from '../../src/kube/annotations.js';
+import type { PersistentVolume } from '../../src/kube/types.js';
+import type { BenchClient } from '../client/kube-client.js';
+import { runPool } from '../client/pool.js';
+import { BENCH_NAMESPACE, claimFor, pairSpec } from '../fixtures.js';
+import { startProgress } from '../progress.js';
+
+/** Binds pair `index` by hand: the five writes, in the binder's order. */
+async function bindByHand(client: BenchClient, runId: string, index: number, volume: PersistentVolume): Promise<void> {
+  const pair = pairSpec(runId, index);
+  const namespace = BENCH_NAMESPACE;
+  const claim = await client.core.createNamespacedPersistentVolumeClaim({
+    namespace,
+    body: claimFor(pair) as V1PersistentVolumeClaim,
+  });
+  const pv = structuredClone(volume) as V1PersistentVolume;
+  pv.spec!.claimRef = {
+    kind: 'PersistentVolumeClaim',
+    apiVersion: 'v1',
+    namespace,
+    name: pair.claimName,
+    uid: claim.metadata!.uid,
+    resourceVersion: claim.metadata!.resourceVersion,
+  };
+  pv.metadata!.annotations = { ...pv.metadata!.annotations, [ANN_BOUND_BY_CONTROLLER]: ANN_VALUE_YES };
+  const withClaimRef = await client.core.replacePersistentVolume({ name: pair.pvName, body: pv });
+  withClaimRef.status = { ...withClaimRef.status, phase: 'Bound' };
+  await client.core.replacePersistentVolumeStatus({ name: pair.pvName, body: withClaimRef });
+  claim.spec!.volumeName = pair.pvName;
+  claim.metadata!.annotations = {
+    ...claim.metadata!.annotations,
+    [ANN_BIND_COMPLETED]: ANN_VALUE_YES,
+    [ANN_BOUND_BY_CONTROLLER]: ANN_VALUE_YES,
+  };
+  const withVolume = await client.core.replaceNamespacedPersistentVolumeClaim({ name: pair.claimName, namespace, body: claim });
+  withVolume.status = {
+    ...withVolume.status,
+    phase: 'Bound',
+    accessModes: volume.spec.accessModes,
+    capacity: volume.spec.capacity,
+  };
+  await client.core.replaceNamespacedPersistentVolumeClaimStatus({ name: pair.claimName, namespace, body: withVolume });
+}
+
+export const FLOOR_WRITES_PER_PAIR = 5;
+
+/** Times binding `volumes.length` pairs by hand; returns elapsed milliseconds. */
+export async function runWriteFloor(
+  client: BenchClient,
+  runId: string,
+  volumes: PersistentVolume[],
+  concurrency: number,
+  label: string,
+): Promise<number> {
+  const progress = startProgress(`${label} floor`, volumes.length, 'pairs');
+  try {
+    const result = await runPool(volumes.length, concurrency, (i) => bindByHand(client, runId, i, volumes[i]), progress);
+    return result.elapsedMs;
+  } finally {
+    progress.finish();
+  }
+}

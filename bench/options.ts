@@ -1,0 +1,77 @@
+/** `npm run bench -- [flags]`: flag parsing only. */
+import { join, resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { benchRoot } from './paths.js';
+import type { BenchOptions, StorageKind } from './scenario.js';
+
+function parseSizes(value: string): number[] {
+  const sizes = value.split(',').map((s) => Number(s.trim()));
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1)) {
+    throw new InvalidArgumentError('expected positive integers, comma-separated (e.g. 1000,10000)');
+  }
+  return sizes;
+}
+
+function parseStorage(value: string): StorageKind[] {
+  if (value === 'both') return ['memory', 'sqlite'];
+  if (value === 'memory' || value === 'sqlite') return [value];
+  throw new InvalidArgumentError('expected memory, sqlite or both');
+}
+
+function parsePositive(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+}
+
+export interface ParsedCommand {
+  /** Everything but the scratch directory, which main creates once it knows it will run. */
+  options: Omit<BenchOptions, 'workDir'>;
+  list: boolean;
+}
+
+/** Parses argv (process.argv form). Throws CommanderError on bad flags. */
+export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedCommand {
+  const program = new Command('bench')
+    .description('pv-controller benchmarks: throughput against the floor the API itself sets')
+    .option('--quick', 'one-minute smoke run: small sizes, 3 repetitions', false)
+    .option('--scenario <names>', `comma-separated: ${scenarioNames.join(', ')} (default: all)`)
+    .option('--n <sizes>', 'sizes for bind/provision, comma-separated (default 1000,10000; quick 200)', parseSizes)
+    .option('--storage <kind>', 'API server storage: memory, sqlite or both', parseStorage, ['memory', 'sqlite'])
+    .option('--kubeconfig <file>', 'run the client-side scenarios against this cluster')
+    .option('--repetitions <n>', 'repetitions per measurement (default 5; quick 3)', parsePositive)
+    .option('--writes <n>', 'measured writes per loop in the apiserver scenario (default 10000; quick 1000)', parsePositive)
+    .option('--concurrency <n>', 'in-flight requests per client loop and controller workers', parsePositive, 16)
+    .option('--cpu-prof', 'pass --cpu-prof to the child processes (profiles in the results dir)', false)
+    .option('--results-dir <dir>', 'where JSON records go', join(benchRoot(), 'results'))
+    .option('--list', 'list the scenarios and exit', false)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => process.stderr.write(s) });
+  program.parse(argv);
+  const o = program.opts<{
+    quick: boolean;
+    scenario?: string;
+    n?: number[];
+    storage: StorageKind[];
+    kubeconfig?: string;
+    repetitions?: number;
+    writes?: number;
+    concurrency: number;
+    cpuProf: boolean;
+    resultsDir: string;
+    list: boolean;
+  }>();
+  const options: Omit<BenchOptions, 'workDir'> = {
+    quick: o.quick,
+    scenarios: o.scenario ? o.scenario.split(',').map((s) => s.trim()).filter(Boolean) : [],
+    sizes: o.n,
+    storages: o.storage,
+    kubeconfig: o.kubeconfig ? resolve(o.kubeconfig) : undefined,
+    cpuProf: o.cpuProf,
+    repetitions: o.repetitions ?? (o.quick ? 3 : 5),
+    writes: o.writes,
+    concurrency: o.concurrency,
+    resultsDir: resolve(o.resultsDir),
+  };
+  return { options, list: o.list };
+}

@@ -1,0 +1,126 @@
+/**
+ * Child processes of the bench (API servers, the controller, watchers): spawned in their own
+ * process group so a stop reaches everything they started, with stdout/stderr captured to a log
+ * file for diagnosis, `--cpu-prof` passed through on request, and peak RSS read from /proc.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface ChildSpec {
+  /** Short name for logs and profile files, e.g. "apiserver-memory". */
+  label: string;
+  /** Script to run with `node`. */
+  script: string;
+  args: string[];
+  /** Directory for the log file (`<label>.log`). */
+  logDir: string;
+  /** Write a CPU profile into this directory when set. */
+  cpuProfDir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Open an IPC channel (process.send / 'message'). */
+  ipc?: boolean;
+}
+
+export interface RunningChild {
+  label: string;
+  pid: number;
+  process: ChildProcess;
+  logPath: string;
+  /** Resolves with the exit code (or signal name) once the child has exited. */
+  exited: Promise<number | string>;
+  /** The exit code (or signal name) if the child has exited already. */
+  exitStatus(): number | string | undefined;
+  /** SIGTERM to the process group, SIGKILL after the grace period; resolves once exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export function startChild(spec: ChildSpec): RunningChild {
+  mkdirSync(spec.logDir, { recursive: true });
+  const logPath = join(spec.logDir, `${spec.label}.log`);
+  const log = createWriteStream(logPath);
+  const nodeArgs: string[] = [];
+  if (spec.cpuProfDir) {
+    mkdirSync(spec.cpuProfDir, { recursive: true });
+    nodeArgs.push('--cpu-prof', '--cpu-prof-dir', spec.cpuProfDir, '--cpu-prof-name', `${spec.label}-${Date.now()}.cpuprofile`);
+  }
+  const child = spawn(process.execPath, [...nodeArgs, spec.script, ...spec.args], {
+    detached: true,
+    stdio: spec.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...spec.env },
+  });
+  if (child.pid === undefined) throw new Error(`cannot start ${spec.label}`);
+  const pid = child.pid;
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      log.end();
+      resolve(code ?? signal ?? 'unknown');
+    });
+  });
+  let status: number | string | undefined;
+  void exited.then((s) => (status = s));
+  const stop = async (graceMs = 5000): Promise<void> => {
+    if (status !== undefined) return;
+    signalGroup(pid, 'SIGTERM');
+    const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+    signalGroup(pid, 'SIGKILL'); // anything the child itself left behind in its group
+  };
+  return { label: spec.label, pid, process: child, logPath, exited, exitStatus: () => status, stop };
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/** Peak resident set size (VmHWM) of a live process, in bytes; null if unreadable. */
+export function peakRssBytes(pid: number): number | null {
+  return readStatusKb(pid, 'VmHWM');
+}
+
+/** Current resident set size (VmRSS) in bytes; null if unreadable. */
+export function currentRssBytes(pid: number): number | null {
+  return readStatusKb(pid, 'VmRSS');
+}
+
+function readStatusKb(pid: number, field: string): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Last lines of a child's log, for error messages. */
+export function logTail(path: string, lines = 15): string {
+  try {
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** Polls `check` until it returns a value (not undefined) or the deadline passes. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+  intervalMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The controller under test, in its own child process (`pv-controller controller --kubeconfig
+ * K`), so its CPU and memory are its own: the bench samples its peak RSS (VmHWM) from /proc.
+ * Optional flags are passed only when the controller's --help lists them.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { cliPath } from '../paths.js';
+import type { BenchOptions } from '../scenario.js';
+import { peakRssBytes, startChild, type RunningChild } from './child.js';
+
+const helpCache = new Map<string, string>();
+
+/** `pv-controller <command> --help` text ('' when unavailable). */
+export function commandHelp(command: string): string {
+  const cached = helpCache.get(command);
+  if (cached !== undefined) return cached;
+  let help = '';
+  try {
+    help = execFileSync(process.execPath, [cliPath(), command, '--help'], { encoding: 'utf8', timeout: 20_000 });
+  } catch {
+    help = '';
+  }
+  helpCache.set(command, help);
+  return help;
+}
+
+/** Whether `command --help` lists the flag (e.g. "--workers"). */
+export function hasFlag(command: string, flag: string): boolean {
+  return new RegExp(`(^|[\\s,])${flag}([\\s=<[]|$)`, 'm').test(commandHelp(command));
+}
+
+/** A flag passed only if the controller knows it: `flag` is looked up, `args` are passed. */
+export interface OptionalFlag {
+  flag: string;
+  args: string[];
+}
+
+export interface ControllerSpec {
+  kubeconfig: string;
+  /** Extra flags, e.g. the host-path plugin's root. */
+  flags?: OptionalFlag[];
+}
+
+export interface RunningControllerProcess {
+  child: RunningChild;
+  /** Peak RSS so far in bytes (VmHWM), null if it cannot be read. */
+  peakRss(): number | null;
+  stop(): Promise<void>;
+}
+
+export function controllerArgs(opts: BenchOptions, spec: ControllerSpec): string[] {
+  const wanted: OptionalFlag[] = [
+    { flag: '--workers', args: ['--workers', String(opts.concurrency)] },
+    { flag: '--leader-elect', args: ['--leader-elect=false'] },
+    { flag: '--log-level', args: ['--log-level', 'warn'] },
+    ...(spec.flags ?? []),
+  ];
+  const args = ['controller', '--kubeconfig', spec.kubeconfig];
+  for (const { flag, args: extra } of wanted) if (hasFlag('controller', flag)) args.push(...extra);
+  return args;
+}
+
+export function startController(opts: BenchOptions, spec: ControllerSpec): RunningControllerProcess {
+  mkdirSync(opts.workDir, { recursive: true });
+  const dir = mkdtempSync(join(opts.workDir, 'controller-'));
+  const child = startChild({
+    label: 'controller',
+    script: cliPath(),
+    args: controllerArgs(opts, spec),
+    logDir: dir,
+    cpuProfDir: opts.cpuProf ? join(opts.resultsDir, 'profiles') : undefined,
+  });
+  return { child, peakRss: () => peakRssBytes(child.pid), stop: () => child.stop() };
+}

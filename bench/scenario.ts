@@ -1,0 +1,82 @@
+/**
+ * The shapes every benchmark scenario shares. A scenario is a small module exporting a
+ * `Scenario`; the harness (main.ts) selects, runs and reports them, so the table, the JSON
+ * records and the progress lines look the same for all of them.
+ */
+
+export type StorageKind = 'memory' | 'sqlite';
+
+export interface BenchOptions {
+  /** One-minute smoke run: small sizes, few repetitions. */
+  quick: boolean;
+  /** Scenario names to run (empty: all). */
+  scenarios: string[];
+  /** Sizes for the size-dependent scenarios (bind, provision); undefined: the scenario's defaults. */
+  sizes: number[] | undefined;
+  storages: StorageKind[];
+  /** Run client-side scenarios against this cluster instead of a child API server. */
+  kubeconfig: string | undefined;
+  /** Pass `--cpu-prof` to every child process (profiles land in resultsDir). */
+  cpuProf: boolean;
+  /** How many times each measurement is repeated; the table reports medians. */
+  repetitions: number;
+  /** Measured writes per loop of the apiserver scenario; undefined: its default (quick 1000, else 10000). */
+  writes: number | undefined;
+  /** In-flight requests of every client loop (and the controller's worker count). */
+  concurrency: number;
+  /** Where result JSON files (and cpu profiles) are written. */
+  resultsDir: string;
+  /** Scratch space for data dirs of child servers; removed afterwards. */
+  workDir: string;
+}
+
+/** A target checked against a measured value: `pass` is null when the value is missing. */
+export interface TargetCheck {
+  /** Human-readable, e.g. "≥ 0.6× bare". */
+  text: string;
+  pass: boolean | null;
+}
+
+/** One line of the results table. */
+export interface ResultRow {
+  scenario: string;
+  /** What was measured, e.g. "memory, 0 watchers, client-node". */
+  label: string;
+  status: 'ok' | 'skipped' | 'failed';
+  /** The formatted measurement ("5,102 writes/s", "0.71× bare") or "skipped: <why>". */
+  measured: string;
+  target?: TargetCheck;
+}
+
+export interface ScenarioResult {
+  rows: ResultRow[];
+  /** Raw numbers for the JSON record: samples, medians, sizes, environment. */
+  details: Record<string, unknown>;
+}
+
+export interface Scenario {
+  name: string;
+  /** Other names `--scenario` accepts for this scenario. */
+  aliases: string[];
+  description: string;
+  run(opts: BenchOptions): Promise<ScenarioResult>;
+}
+
+export function skippedRow(scenario: string, label: string, why: string): ResultRow {
+  return { scenario, label, status: 'skipped', measured: `skipped: ${why}` };
+}
+
+export function failedRow(scenario: string, label: string, err: unknown): ResultRow {
+  const message = err instanceof Error ? err.message : String(err);
+  return { scenario, label, status: 'failed', measured: `failed: ${message.split('\n')[0]}` };
+}
+
+/** A target check: `atLeast` (≥) or `atMost` (≤, or < when strict). */
+export function checkAtLeast(value: number | null, min: number, text: string): TargetCheck {
+  return { text, pass: value === null || !Number.isFinite(value) ? null : value >= min };
+}
+
+export function checkAtMost(value: number | null, max: number, text: string, strict = false): TargetCheck {
+  if (value === null || !Number.isFinite(value)) return { text, pass: null };
+  return { text, pass: strict ? value < max : value <= max };
+}

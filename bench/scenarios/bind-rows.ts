@@ -1,0 +1,72 @@
+/** Table rows of the bind scenario, from the samples of one (storage, size). */
+import type { BindSample } from '../binding/bind-run.js';
+import { FLOOR_WRITES_PER_PAIR } from '../binding/floor.js';
+import { checkAtLeast, checkAtMost, skippedRow, type ResultRow } from '../scenario.js';
+import { formatNumber, formatRatio, median, medianOfRatios, percentile } from '../stats.js';
+
+export interface SizeSamples {
+  storage: string;
+  n: number;
+  floorMs: number[];
+  binds: BindSample[];
+}
+
+/** Targets on pairs/s, the floor ratio and RSS apply at 10,000 pairs (the issue's size). */
+const TARGET_SIZE = 10_000;
+const MB = 1024 * 1024;
+
+function row(scenario: string, label: string, measured: string, target?: ResultRow['target']): ResultRow {
+  return { scenario, label, status: 'ok', measured, target };
+}
+
+export function floorOnlyRows(scenario: string, where: string, s: SizeSamples, why: string): ResultRow[] {
+  const floorSeconds = (median(s.floorMs) ?? 0) / 1000;
+  return [
+    row(
+      scenario,
+      `write floor, ${where}, ${formatNumber(s.n)} pairs`,
+      `${floorSeconds.toFixed(2)} s = ${formatNumber(s.n / floorSeconds)} pairs/s (${FLOOR_WRITES_PER_PAIR} writes each)`,
+    ),
+    skippedRow(scenario, `bind ${formatNumber(s.n)} pairs, ${where}`, why),
+  ];
+}
+
+export function bindRows(scenario: string, where: string, s: SizeSamples): ResultRow[] {
+  const atTarget = s.n >= TARGET_SIZE;
+  const pairsPerSecond = s.binds.map((b) => (s.n * 1000) / b.bindMs);
+  const pps = median(pairsPerSecond);
+  const latencies = s.binds.flatMap((b) => b.latenciesMs);
+  const ratio = medianOfRatios(
+    s.binds.map((b) => b.bindMs),
+    s.floorMs.slice(0, s.binds.length),
+  );
+  const writes = median(s.binds.map((b) => b.controllerWrites / s.n));
+  const rss = median(s.binds.map((b) => b.controllerPeakRssBytes).filter((v): v is number => v !== null));
+  const misbound = s.binds.filter((b) => b.distinctVolumes !== s.n).length;
+  const size = formatNumber(s.n);
+  const rows = [
+    row(
+      scenario,
+      `bind ${size} pairs, ${where}`,
+      `${formatNumber(pps)} pairs/s; create→Bound p50 ${formatNumber(percentile(latencies, 50))} ms, p99 ${formatNumber(percentile(latencies, 99))} ms`,
+      atTarget ? checkAtLeast(pps, 500, '≥ 500 pairs/s') : undefined,
+    ),
+    row(
+      scenario,
+      `bind time / write floor, ${where}, ${size}`,
+      `${((median(s.binds.map((b) => b.bindMs)) ?? 0) / 1000).toFixed(2)} s / ${((median(s.floorMs) ?? 0) / 1000).toFixed(2)} s = ${formatRatio(ratio)}`,
+      atTarget ? checkAtMost(ratio, 1.3, '≤ 1.3× floor') : undefined,
+    ),
+    row(scenario, `API writes per bound claim, ${where}, ${size}`, formatNumber(writes, 2), checkAtMost(writes, 4.2, '≤ 4.2')),
+    row(
+      scenario,
+      `controller peak RSS, ${where}, ${size}+${size}`,
+      rss === null ? 'n/a' : `${formatNumber(rss / MB)} MB`,
+      atTarget ? checkAtMost(rss, 300 * MB, '< 300 MB', true) : undefined,
+    ),
+  ];
+  if (misbound > 0) {
+    rows.push({ scenario, label: `binding correctness, ${where}, ${size}`, status: 'failed', measured: `${misbound} run(s) bound claims to fewer than ${size} distinct volumes` });
+  }
+  return rows;
+}

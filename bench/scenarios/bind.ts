@@ -1,0 +1,92 @@
+/**
+ * Scenarios 1, 2, 5 and 6: bind N pre-created PV/PVC pairs with the controller in a child
+ * process, beside the write floor measured in the same repetition on a fresh server of the same
+ * kind (order alternates between repetitions so drift hits both alike). Reports pairs/s, p50/p99
+ * claim-create → Bound, the bind/floor time ratio, API writes per bound claim and the
+ * controller's peak RSS.
+ */
+import { connect } from '../client/kube-client.js';
+import { runBind, type BindSample } from '../binding/bind-run.js';
+import { runWriteFloor } from '../binding/floor.js';
+import { createAvailableVolumes, deleteRunObjects, ensureNamespaceAndClasses } from '../binding/setup.js';
+import { note } from '../progress.js';
+import { embeddedServerUnavailable, missingCommand, startApiServer } from '../proc/servers.js';
+import { failedRow, skippedRow, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult, type StorageKind } from '../scenario.js';
+import { bindRows, floorOnlyRows, type SizeSamples } from './bind-rows.js';
+
+const NAME = 'bind';
+
+let runCounter = 0;
+function newRunId(): string {
+  return `${Date.now().toString(36)}${(runCounter++).toString(36)}`;
+}
+
+async function measureFloor(opts: BenchOptions, storage: StorageKind, n: number): Promise<number> {
+  const server = await startApiServer(opts, storage);
+  const client = await connect(server.kubeconfig);
+  const runId = newRunId();
+  try {
+    await ensureNamespaceAndClasses(client, runId);
+    const volumes = await createAvailableVolumes(client, runId, n, opts.concurrency, `floor ${n}`);
+    return await runWriteFloor(client, runId, volumes, opts.concurrency, `${storage} ${n}`);
+  } finally {
+    if (server.kind === 'cluster') await deleteRunObjects(client, runId, n, opts.concurrency);
+    client.close();
+    await server.stop();
+  }
+}
+
+async function measureBind(opts: BenchOptions, storage: StorageKind, n: number): Promise<BindSample> {
+  const server = await startApiServer(opts, storage);
+  try {
+    return await runBind(opts, server, newRunId(), n);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function measureSize(opts: BenchOptions, storage: StorageKind, n: number, withController: boolean): Promise<SizeSamples> {
+  const samples: SizeSamples = { storage, n, floorMs: [], binds: [] };
+  const reps = Math.min(opts.repetitions, 3);
+  for (let rep = 0; rep < reps; rep++) {
+    note(`[${NAME}] ${storage} n=${n} repetition ${rep + 1}/${reps}`);
+    const floorFirst = rep % 2 === 1;
+    if (floorFirst) samples.floorMs.push(await measureFloor(opts, storage, n));
+    if (withController) samples.binds.push(await measureBind(opts, storage, n));
+    if (!floorFirst) samples.floorMs.push(await measureFloor(opts, storage, n));
+  }
+  return samples;
+}
+
+function defaultSizes(opts: BenchOptions): number[] {
+  return opts.sizes ?? (opts.quick ? [200] : [1000, 10_000]);
+}
+
+async function run(opts: BenchOptions): Promise<ScenarioResult> {
+  const noServer = await embeddedServerUnavailable(opts);
+  if (noServer) return { rows: [skippedRow(NAME, 'bind, floor, writes/claim, RSS', noServer)], details: { skipped: noServer } };
+  const noController = missingCommand('controller');
+  const storages: StorageKind[] = opts.kubeconfig ? ['memory'] : opts.storages;
+  const rows: ResultRow[] = [];
+  const details: SizeSamples[] = [];
+  for (const storage of storages) {
+    for (const n of defaultSizes(opts)) {
+      const where = opts.kubeconfig ? 'cluster' : storage;
+      try {
+        const samples = await measureSize(opts, storage, n, noController === undefined);
+        details.push(samples);
+        rows.push(...(noController ? floorOnlyRows(NAME, where, samples, noController) : bindRows(NAME, where, samples)));
+      } catch (err) {
+        rows.push(failedRow(NAME, `${where}, ${n} pairs`, err));
+      }
+    }
+  }
+  return { rows, details: { concurrency: opts.concurrency, sizes: details } };
+}
+
+export const bindScenario: Scenario = {
+  name: NAME,
+  aliases: ['floor', 'requests', 'conflicts', 'rss', '1', '2', '5', '6'],
+  description: 'bind N pre-created pairs vs the write floor; writes and conflicts per claim; controller peak RSS',
+  run,
+};

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CommanderError } from 'commander';
+import { parseBenchArgs } from '../../bench/options.js';
+import { SCENARIOS, selectScenarios } from '../../bench/scenarios/index.js';
+
+const argv = (...args: string[]): string[] => ['node', 'bench', ...args];
+const names = SCENARIOS.map((s) => s.name);
+
+describe('bench options', () => {
+  it('defaults: all scenarios, both storages, 5 repetitions; --quick lowers repetitions to 3', () => {
+    const { options } = parseBenchArgs(argv(), names);
+    assert.deepEqual(options.scenarios, []);
+    assert.deepEqual(options.storages, ['memory', 'sqlite']);
+    assert.equal(options.repetitions, 5);
+    assert.equal(parseBenchArgs(argv('--quick'), names).options.repetitions, 3);
+  });
+
+  it('parses scenario lists, sizes, storage, kubeconfig and cpu-prof', () => {
+    const { options } = parseBenchArgs(
+      argv('--scenario', 'bind,apiserver', '--n', '1000,10000', '--storage', 'sqlite', '--kubeconfig', 'kc.yaml', '--cpu-prof'),
+      names,
+    );
+    assert.deepEqual(options.scenarios, ['bind', 'apiserver']);
+    assert.deepEqual(options.sizes, [1000, 10000]);
+    assert.deepEqual(options.storages, ['sqlite']);
+    assert.match(options.kubeconfig ?? '', /\/kc\.yaml$/);
+    assert.equal(options.cpuProf, true);
+  });
+
+  it('rejects an unknown storage and a non-numeric size', () => {
+    assert.throws(() => parseBenchArgs(argv('--storage', 'etcd'), names), CommanderError);
+    assert.throws(() => parseBenchArgs(argv('--n', 'ten'), names), CommanderError);
+  });
+
+  it('scenario selection accepts aliases, keeps run order and rejects unknown names', () => {
+    assert.deepEqual(selectScenarios(['rss', 'matching', 'floor']).map((s) => s.name), ['matching', 'bind']);
+    assert.throws(() => selectScenarios(['nope']), /unknown scenario "nope"/);
+  });
+});
