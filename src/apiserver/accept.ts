@@ -1,0 +1,53 @@
+/**
+ * Content negotiation for responses: plain JSON or a meta.k8s.io Table. Protobuf is never
+ * served; clients that offer JSON as an alternative get JSON.
+ */
+import { ApiError } from '../kube/errors.js';
+
+export class NotAcceptableError extends ApiError {
+  constructor(message: string) {
+    super(406, 'NotAcceptable', message);
+  }
+}
+
+export type ResponseForm = { kind: 'json' } | { kind: 'table'; version: string };
+
+interface MediaRange {
+  type: string;
+  params: Record<string, string>;
+}
+
+function parseAccept(header: string): MediaRange[] {
+  return header
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      const [type, ...rest] = part.split(';').map((x) => x.trim());
+      const params: Record<string, string> = {};
+      for (const p of rest) {
+        const eq = p.indexOf('=');
+        if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim();
+      }
+      return { type: type.toLowerCase(), params };
+    });
+}
+
+const JSONISH = new Set(['application/json', '*/*', 'application/*', '']);
+
+/** Picks the first offer we can serve, in the client's order. */
+export function negotiateForm(accept: string | undefined): ResponseForm {
+  if (!accept) return { kind: 'json' };
+  const ranges = parseAccept(accept);
+  for (const r of ranges) {
+    if (!JSONISH.has(r.type)) continue;
+    const as = r.params.as;
+    if (as === undefined) return { kind: 'json' };
+    const isMeta = r.params.g === 'meta.k8s.io';
+    if (as === 'Table' && isMeta && (r.params.v === 'v1' || r.params.v === 'v1beta1')) {
+      return { kind: 'table', version: r.params.v };
+    }
+  }
+  // Nothing we serve was offered (protobuf only, PartialObjectMetadata...): JSON is the lenient answer.
+  return { kind: 'json' };
+}

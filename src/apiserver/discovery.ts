@@ -1,0 +1,92 @@
+/**
+ * Legacy discovery documents (/api, /apis, /api/v1, /apis/{g}, /apis/{g}/{v}) and /version,
+ * built from the strategies. kubectl resolves `pv`, `pvc`, `sc` through the shortNames here;
+ * it asks for aggregated discovery first and falls back to these when answered with plain JSON.
+ */
+import type { ResourceStrategy } from './resources/strategy.js';
+
+export const SERVER_VERSION = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0-pvcontroller',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-01-01T00:00:00Z',
+  goVersion: 'n/a',
+  compiler: 'node',
+  platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+};
+
+interface GroupVersion {
+  groupVersion: string;
+  version: string;
+}
+
+function groupVersionOf(s: ResourceStrategy): string {
+  return s.info.group ? `${s.info.group}/${s.info.version}` : s.info.version;
+}
+
+/** Non-core groups with their versions, in first-seen order. */
+function groups(strategies: ResourceStrategy[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const s of strategies) {
+    if (s.info.group === '') continue;
+    const versions = out.get(s.info.group) ?? [];
+    if (!versions.includes(s.info.version)) versions.push(s.info.version);
+    out.set(s.info.group, versions);
+  }
+  return out;
+}
+
+function apiGroup(name: string, versions: string[]): Record<string, unknown> {
+  const gvs: GroupVersion[] = versions.map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
+  return { name, versions: gvs, preferredVersion: gvs[0] };
+}
+
+export function apiVersions(serverAddress: string): Record<string, unknown> {
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+export function apiGroupList(strategies: ResourceStrategy[]): Record<string, unknown> {
+  const list = [...groups(strategies)].map(([name, versions]) => apiGroup(name, versions));
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: list };
+}
+
+/** `/apis/{group}`; undefined when the group is not served. */
+export function apiGroupDocument(strategies: ResourceStrategy[], group: string): Record<string, unknown> | undefined {
+  const versions = groups(strategies).get(group);
+  if (!versions) return undefined;
+  return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, versions) };
+}
+
+/** `/api/v1` or `/apis/{group}/{version}`; undefined when nothing is served there. */
+export function apiResourceList(
+  strategies: ResourceStrategy[],
+  group: string,
+  version: string,
+): Record<string, unknown> | undefined {
+  const served = strategies.filter((s) => s.info.group === group && s.info.version === version);
+  if (served.length === 0) return undefined;
+  const resources: Record<string, unknown>[] = [];
+  for (const s of served) {
+    const i = s.info;
+    const entry: Record<string, unknown> = {
+      name: i.plural,
+      singularName: i.singular,
+      namespaced: i.namespaced,
+      kind: i.kind,
+      verbs: i.verbs,
+    };
+    if (i.shortNames.length > 0) entry.shortNames = i.shortNames;
+    if (i.categories && i.categories.length > 0) entry.categories = i.categories;
+    resources.push(entry);
+    if (i.hasStatus) {
+      resources.push({ name: `${i.plural}/status`, singularName: '', namespaced: i.namespaced, kind: i.kind, verbs: ['get', 'patch', 'update'] });
+    }
+  }
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersionOf(served[0]), resources };
+}

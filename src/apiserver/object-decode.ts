@@ -1,0 +1,139 @@
+/**
+ * Turning a request body into an object the registry can work on, and the metadata rules every
+ * resource shares (what create resets, what an update may not change, omitempty normalisation).
+ */
+import { BadRequestError, ConflictError, type ResourceIdentity } from '../kube/errors.js';
+import type { KubeObject, ObjectMeta, StatusCause } from '../kube/types.js';
+import { enforceFieldValidation, type FieldValidation } from './field-validation.js';
+import { cloneObject, isPlainObject } from './object-utils.js';
+import type { ResourceInfo } from './resources/strategy.js';
+
+export function apiVersionOf(info: ResourceInfo): string {
+  return info.group ? `${info.group}/${info.version}` : info.version;
+}
+
+export function identityOf(info: ResourceInfo, name: string | undefined): ResourceIdentity {
+  return info.group ? { group: info.group, kind: info.plural, name } : { kind: info.plural, name };
+}
+
+/**
+ * Validates the shape of a create/update body and returns a private copy with kind, apiVersion
+ * and namespace set; unknown fields are dropped (or rejected under Strict) and reported back.
+ */
+export function decodeObject(
+  info: ResourceInfo,
+  body: unknown,
+  namespace: string,
+  fieldValidation: FieldValidation,
+): { object: KubeObject; warnings: string[] } {
+  if (!isPlainObject(body)) throw new BadRequestError(`Object '${info.kind}' is missing in the request body`);
+  const object = cloneObject(body) as KubeObject;
+  const apiVersion = apiVersionOf(info);
+  if (object.apiVersion !== undefined && object.apiVersion !== apiVersion) {
+    throw new BadRequestError(
+      `the API version in the data (${String(object.apiVersion)}) does not match the expected API version (${apiVersion})`,
+    );
+  }
+  if (object.kind !== undefined && object.kind !== info.kind) {
+    throw new BadRequestError(`the kind in the data (${String(object.kind)}) does not match the expected kind (${info.kind})`);
+  }
+  if (object.metadata === undefined || object.metadata === null) object.metadata = {};
+  if (!isPlainObject(object.metadata)) throw new BadRequestError('metadata must be an object');
+  const warnings = enforceFieldValidation(object, info.group, info.kind, fieldValidation);
+  setScope(info, object, namespace);
+  object.apiVersion = apiVersion;
+  object.kind = info.kind;
+  return { object, warnings };
+}
+
+/** Sets `kind`/`apiVersion`/namespace on an object that came out of a patch. */
+export function setScope(info: ResourceInfo, object: KubeObject, namespace: string): void {
+  const meta = object.metadata;
+  if (info.namespaced) {
+    if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
+      throw new BadRequestError('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    meta.namespace = namespace;
+  } else {
+    delete meta.namespace;
+  }
+  object.apiVersion = apiVersionOf(info);
+  object.kind = info.kind;
+}
+
+export function requireNameMatchesUrl(meta: ObjectMeta, urlName: string): void {
+  if (meta.name !== undefined && meta.name !== '' && meta.name !== urlName) {
+    throw new BadRequestError(`the name of the object (${meta.name}) does not match the name on the URL (${urlName})`);
+  }
+  meta.name = urlName;
+}
+
+/** Drops empty optional metadata so `[]` vs absent never makes a write look like a change. */
+export function normalizeMeta(meta: ObjectMeta): void {
+  for (const key of ['finalizers', 'ownerReferences', 'managedFields'] as const) {
+    const v = meta[key];
+    if (Array.isArray(v) && v.length === 0) delete meta[key];
+  }
+  for (const key of ['labels', 'annotations'] as const) {
+    const v = meta[key];
+    if (v && Object.keys(v).length === 0) delete meta[key];
+  }
+  delete meta.selfLink;
+  delete meta.managedFields;
+}
+
+/** What the server owns on create: identity, timestamps, generation; nothing of deletion. */
+export function resetMetaForCreate(meta: ObjectMeta, uid: string, now: string): void {
+  meta.uid = uid;
+  meta.creationTimestamp = now;
+  meta.generation = 1;
+  delete meta.resourceVersion;
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  normalizeMeta(meta);
+}
+
+/** Copies what an update may not change from the stored object. */
+export function carrySystemMeta(next: ObjectMeta, prev: ObjectMeta): void {
+  next.uid = prev.uid;
+  next.creationTimestamp = prev.creationTimestamp;
+  next.generation = prev.generation;
+  next.resourceVersion = prev.resourceVersion;
+  if (prev.deletionTimestamp !== undefined) next.deletionTimestamp = prev.deletionTimestamp;
+  else delete next.deletionTimestamp;
+  if (prev.deletionGracePeriodSeconds !== undefined) next.deletionGracePeriodSeconds = prev.deletionGracePeriodSeconds;
+  else delete next.deletionGracePeriodSeconds;
+  if (prev.generateName !== undefined && next.generateName === undefined) next.generateName = prev.generateName;
+  normalizeMeta(next);
+}
+
+/** 409 when the body names another uid than the stored object's (the uid precondition). */
+export function checkUidPrecondition(info: ResourceInfo, want: string | undefined, prev: KubeObject): void {
+  const have = prev.metadata.uid;
+  if (want === undefined || want === '' || want === have) return;
+  throw preconditionFailed(info, prev, `UID in precondition: ${want}, UID in object meta: ${have ?? ''}`);
+}
+
+export function preconditionFailed(info: ResourceInfo, obj: KubeObject, detail: string): ConflictError {
+  const id = identityOf(info, obj.metadata.name);
+  const qualified = info.group ? `${info.plural}.${info.group}` : info.plural;
+  return new ConflictError(
+    id,
+    `Operation cannot be fulfilled on ${qualified} "${obj.metadata.name ?? ''}": Precondition failed: ${detail}`,
+  );
+}
+
+/** ValidateObjectMetaUpdate's finalizer rule: none may be added once deletion started. */
+export function finalizerAdditionCauses(next: ObjectMeta, prev: ObjectMeta): StatusCause[] {
+  if (prev.deletionTimestamp === undefined) return [];
+  const before = new Set(prev.finalizers ?? []);
+  const added = (next.finalizers ?? []).some((f) => !before.has(f));
+  if (!added) return [];
+  return [
+    {
+      reason: 'FieldValueForbidden',
+      message: 'Forbidden: no new finalizers can be added if the object is being deleted',
+      field: 'metadata.finalizers',
+    },
+  ];
+}

@@ -1,0 +1,53 @@
+/** Small pure helpers the registry uses on stored objects. */
+import { randomInt } from 'node:crypto';
+import type { KubeObject } from '../kube/types.js';
+
+/** RFC 3339 with whole seconds, as metav1.Time serialises. */
+export function rfc3339Seconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Same alphabet as apimachinery's utilrand.String (no vowels, no confusable digits). */
+const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+const MAX_GENERATED_BASE = 58;
+
+/** `generateName` + 5 random characters, with the base cut as upstream (63 - 5). */
+export function generatedName(base: string): string {
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += NAME_ALPHABET[randomInt(NAME_ALPHABET.length)];
+  return base.slice(0, MAX_GENERATED_BASE) + suffix;
+}
+
+/** Deep equality for JSON values (key order ignored). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
+}
+
+/** A deep copy of a JSON object (what the registry mutates is never what storage holds). */
+export function cloneObject<T>(obj: T): T {
+  return structuredClone(obj);
+}
+
+/** Everything but metadata and status: what a generation bump is decided on. */
+export function specPart(obj: KubeObject): Record<string, unknown> {
+  const rest: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (k !== 'metadata' && k !== 'status' && k !== 'kind' && k !== 'apiVersion') rest[k] = v;
+  }
+  return rest;
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,149 @@
+/**
+ * `startApiServer`: the embedded Kubernetes-compatible API server over HTTPS with one bearer
+ * token, backed by memory or SQLite storage. The kubeconfig is written (atomically) only once
+ * the server accepts requests.
+ */
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { loadOrCreateToken } from './auth.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import { Registry } from './registry.js';
+import { createRequestHandler } from './request-handler.js';
+import type { ResourceStrategy } from './resources/strategy.js';
+import { RequestStats, type ApiStats, type RequestRecord } from './stats.js';
+import { openStorage } from './storage/index.js';
+import type { Storage } from './storage/storage.js';
+import { loadOrCreateTls } from './tls.js';
+import { WatchHub } from './watch.js';
+
+export interface ApiServerOptions {
+  dataDir: string;
+  storage?: 'sqlite' | 'memory';
+  /** host:port; default 127.0.0.1:0 (a free port). */
+  listen?: string;
+  logger?: Logger;
+  /** How often watches that asked for bookmarks get one (default 60 s). */
+  bookmarkIntervalMs?: number;
+  /** Queued bytes after which a slow watcher is cut off (default 32 MiB). */
+  watchHighWaterBytes?: number;
+  /** Changes kept for watch replay (older resourceVersions get 410 Expired); storage default when unset. */
+  retainChanges?: number;
+  /** Resources served (default: all built-in strategies). */
+  strategies?: ResourceStrategy[];
+}
+
+export interface RunningApiServer {
+  url: string;
+  port: number;
+  token: string;
+  caPem: string;
+  kubeconfigPath: string;
+  /** Request counters since start (or the last resetStats). */
+  stats(): ApiStats;
+  /** The last ≤1000 requests, oldest first. */
+  recentRequests(): RequestRecord[];
+  resetStats(): void;
+  stop(): Promise<void>;
+}
+
+/** Namespaces every cluster has. */
+const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export function parseListen(listen: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen);
+  if (!m) throw new Error(`--listen must be host:port, got "${listen}"`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new Error(`--listen port out of range: ${port}`);
+  return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+async function bootstrapNamespaces(registry: Registry): Promise<void> {
+  const ns = registry.strategyFor('', 'v1', 'namespaces');
+  if (!ns) return;
+  for (const name of BOOTSTRAP_NAMESPACES) {
+    if (!registry.storage.get({ resource: 'namespaces', namespace: '', name })) {
+      await registry.create(ns, '', { metadata: { name } });
+    }
+  }
+}
+
+function listenOn(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+async function openConfiguredStorage(opts: ApiServerOptions, logger: Logger): Promise<Storage> {
+  if (opts.storage === 'sqlite') {
+    const dir = join(opts.dataDir, 'db');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    return await openStorage({ kind: 'sqlite', dir, retainChanges: opts.retainChanges, logger });
+  }
+  return await openStorage({ kind: 'memory', retainChanges: opts.retainChanges, logger });
+}
+
+export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
+  const log = opts.logger ?? pino({ level: 'info' });
+  await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
+  const { host, port } = parseListen(opts.listen ?? '127.0.0.1:0');
+  const [tls, token] = await Promise.all([loadOrCreateTls(opts.dataDir, host), loadOrCreateToken(opts.dataDir)]);
+  const storage = await openConfiguredStorage(opts, log);
+  const strategies = opts.strategies ?? (await import('./resources/index.js')).strategies;
+  const registry = new Registry({ storage, strategies });
+  await bootstrapNamespaces(registry);
+  const hub = new WatchHub(storage, {
+    log,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs,
+    highWaterBytes: opts.watchHighWaterBytes,
+  });
+  const stats = new RequestStats();
+  let address = '';
+  const server = createServer({ key: tls.keyPem, cert: tls.certPem });
+  server.on('request', createRequestHandler({ registry, hub, stats, token, log, serverAddress: () => address }));
+  const bound = await listenOn(server, host, port);
+  address = `${urlHost(host)}:${bound.port}`;
+  const url = `https://${address}`;
+  const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
+  await writeKubeconfig(kubeconfigPath, url, tls.caPem, token);
+  log.info({ url, kubeconfig: kubeconfigPath, storage: opts.storage ?? 'memory' }, 'API server listening');
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= stopServer(server, hub, storage, log);
+    return stopping;
+  };
+  return {
+    url,
+    port: bound.port,
+    token,
+    caPem: tls.caPem,
+    kubeconfigPath,
+    stats: () => stats.snapshot(hub.activeWatches()),
+    recentRequests: () => stats.recent(),
+    resetStats: () => stats.reset(),
+    stop,
+  };
+}
+
+async function stopServer(server: Server, hub: WatchHub, storage: Storage, log: Logger): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  hub.close();
+  server.closeIdleConnections();
+  const force = setTimeout(() => server.closeAllConnections(), 2000);
+  await closed;
+  clearTimeout(force);
+  await storage.close();
+  log.info('API server stopped');
+}

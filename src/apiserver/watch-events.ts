@@ -1,0 +1,83 @@
+/**
+ * How one change becomes one watch event for one watcher (selector transitions), and the
+ * serialised lines, built once per change and output form and shared by every watcher.
+ */
+import type { KubeObject, Status } from '../kube/types.js';
+import { apiVersionOf } from './object-decode.js';
+import type { ResourceStrategy } from './resources/strategy.js';
+import { selectionMatches, type Selection } from './selection.js';
+import type { Change } from './storage/storage.js';
+import { buildTable, type TableForm } from './table.js';
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** Output form of a watch: plain objects or one-row Tables. */
+export type WatchForm = { kind: 'json' } | ({ kind: 'table' } & TableForm);
+
+export function formKey(form: WatchForm): string {
+  return form.kind === 'json' ? 'json' : `table/${form.version}/${form.includeObject}`;
+}
+
+/**
+ * The event a watcher with `sel` sees for `change`: objects entering the selection are ADDED,
+ * objects leaving it are DELETED (with their new state), like the watch cache does.
+ */
+export function eventTypeFor(
+  change: Pick<Change, 'type' | 'object' | 'prev'>,
+  sel: Selection,
+  s: ResourceStrategy,
+): EventType | undefined {
+  const now = selectionMatches(sel, change.object, s);
+  if (change.type === 'ADDED') return now ? 'ADDED' : undefined;
+  if (change.type === 'DELETED') return now ? 'DELETED' : undefined;
+  const was = change.prev ? selectionMatches(sel, change.prev, s) : now;
+  if (was && now) return 'MODIFIED';
+  if (now) return 'ADDED';
+  if (was) return 'DELETED';
+  return undefined;
+}
+
+export function eventLine(type: string, objectJson: string): string {
+  return `{"type":"${type}","object":${objectJson}}\n`;
+}
+
+/** The object part of an event in the watcher's form. */
+export function objectJsonFor(s: ResourceStrategy, obj: KubeObject, form: WatchForm, now: Date): string {
+  if (form.kind === 'json') return JSON.stringify(obj);
+  const table = buildTable(s, [obj], form, { resourceVersion: obj.metadata.resourceVersion }, now);
+  return JSON.stringify(table);
+}
+
+export function bookmarkLine(s: ResourceStrategy, rv: number, initialEventsEnd = false): string {
+  const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
+  if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+  return eventLine('BOOKMARK', JSON.stringify({ kind: s.info.kind, apiVersion: apiVersionOf(s.info), metadata }));
+}
+
+export function errorLine(status: Status): string {
+  return eventLine('ERROR', JSON.stringify(status));
+}
+
+/**
+ * Per-change memo of serialised objects keyed by form: with N watchers of the same form the
+ * object is stringified once, not N times.
+ */
+export class ChangeSerializer {
+  private readonly cache = new Map<string, string>();
+
+  constructor(
+    private readonly s: ResourceStrategy,
+    private readonly change: Change,
+    private readonly now: Date,
+  ) {}
+
+  line(type: EventType, form: WatchForm): string {
+    const key = formKey(form);
+    let json = this.cache.get(key);
+    if (json === undefined) {
+      json = objectJsonFor(this.s, this.change.object, form, this.now);
+      this.cache.set(key, json);
+    }
+    return eventLine(type, json);
+  }
+}

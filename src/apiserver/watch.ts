@@ -1,0 +1,215 @@
+/**
+ * Watch streams: chunked NDJSON over a long-lived response. One storage subscription feeds
+ * every watcher; each change is serialised once per output form. Slow watchers are cut off at
+ * a high-water mark rather than buffered without bound (the real server drops watchers whose
+ * buffer is full; clients re-watch from their last resourceVersion).
+ */
+import type { ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { ApiError, BadRequestError } from '../kube/errors.js';
+import type { ResourceStrategy } from './resources/strategy.js';
+import type { Selection } from './selection.js';
+import { selectionMatches } from './selection.js';
+import type { Change, Storage } from './storage/storage.js';
+import {
+  bookmarkLine,
+  ChangeSerializer,
+  errorLine,
+  eventLine,
+  eventTypeFor,
+  objectJsonFor,
+  type WatchForm,
+} from './watch-events.js';
+
+export interface WatchRequest {
+  strategy: ResourceStrategy;
+  /** Storage prefix of the resource. */
+  resource: string;
+  selection: Selection;
+  resourceVersion?: string;
+  sendInitialEvents?: boolean;
+  allowBookmarks: boolean;
+  timeoutSeconds?: number;
+  form: WatchForm;
+}
+
+export interface WatchHubOptions {
+  bookmarkIntervalMs?: number;
+  /** Bytes a watcher may have queued (beyond its initial burst) before it is cut off. */
+  highWaterBytes?: number;
+  now?: () => Date;
+  log: Logger;
+}
+
+interface Watcher {
+  req: WatchRequest;
+  res: ServerResponse;
+  /** Highest resourceVersion this watcher has been brought up to. */
+  lastRV: number;
+  queueLimit: number;
+  timer?: NodeJS.Timeout;
+  closed: boolean;
+}
+
+const DEFAULT_BOOKMARK_MS = 60_000;
+const DEFAULT_HIGH_WATER = 32 * 1024 * 1024;
+/** A cut-off watcher that still cannot drain its queue is destroyed after this. */
+const DRAIN_GRACE_MS = 30_000;
+
+function parseWatchRV(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '' || raw === '0') return undefined;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw new BadRequestError(`invalid resource version: ${raw}`);
+  return n;
+}
+
+/** Real servers end watches after a random 30–60 min unless told otherwise. */
+function defaultTimeoutSeconds(): number {
+  return 1800 + Math.floor(Math.random() * 1800);
+}
+
+export class WatchHub {
+  private readonly byResource = new Map<string, Set<Watcher>>();
+  private readonly unsubscribe: () => void;
+  private readonly bookmarkTimer: NodeJS.Timeout;
+  private lastDeliveredRV: number;
+  private readonly highWater: number;
+  private readonly now: () => Date;
+  private closed = false;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly opts: WatchHubOptions,
+  ) {
+    this.lastDeliveredRV = storage.currentRV();
+    this.highWater = opts.highWaterBytes ?? DEFAULT_HIGH_WATER;
+    this.now = opts.now ?? (() => new Date());
+    this.unsubscribe = storage.subscribe((change) => this.dispatch(change));
+    this.bookmarkTimer = setInterval(() => this.sendBookmarks(), opts.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_MS);
+    this.bookmarkTimer.unref();
+  }
+
+  activeWatches(): number {
+    let n = 0;
+    for (const set of this.byResource.values()) n += set.size;
+    return n;
+  }
+
+  /** Starts a watch on `res`. Throws (before any byte is written) only on bad parameters. */
+  serve(res: ServerResponse, req: WatchRequest): void {
+    if (this.closed) throw new ApiError(503, 'ServiceUnavailable', 'the server is shutting down');
+    const since = parseWatchRV(req.resourceVersion);
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    const w: Watcher = { req, res, lastRV: since ?? this.storage.currentRV(), queueLimit: this.highWater, closed: false };
+    const initial = since === undefined ? req.sendInitialEvents !== false : req.sendInitialEvents === true;
+    try {
+      if (initial) this.writeInitialState(w);
+      else if (since !== undefined) this.replay(w, since);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 410) {
+        res.end(errorLine(err.toStatus()));
+        return;
+      }
+      throw err;
+    }
+    if (initial && req.sendInitialEvents === true && req.allowBookmarks) {
+      res.write(bookmarkLine(req.strategy, w.lastRV, true));
+    }
+    w.queueLimit = res.writableLength + this.highWater;
+    this.register(w);
+  }
+
+  private writeInitialState(w: Watcher): void {
+    const { strategy, selection, form } = w.req;
+    const now = this.now();
+    const rv = this.storage.currentRV();
+    for (const obj of this.storage.list(w.req.resource, selection.namespace)) {
+      if (!selectionMatches(selection, obj, strategy)) continue;
+      w.res.write(eventLine('ADDED', objectJsonFor(strategy, obj, form, now)));
+    }
+    w.lastRV = Math.max(w.lastRV, rv);
+  }
+
+  /** Replays committed changes after `since` (throws ExpiredError when they are gone). */
+  private replay(w: Watcher, since: number): void {
+    const now = this.now();
+    for (const change of this.storage.changesSince(since, w.req.resource)) {
+      this.deliver(w, change, new ChangeSerializer(w.req.strategy, change, now));
+    }
+    w.lastRV = Math.max(w.lastRV, since);
+  }
+
+  private register(w: Watcher): void {
+    let set = this.byResource.get(w.req.resource);
+    if (!set) {
+      set = new Set();
+      this.byResource.set(w.req.resource, set);
+    }
+    set.add(w);
+    const timeout = w.req.timeoutSeconds ?? defaultTimeoutSeconds();
+    w.timer = setTimeout(() => this.finish(w, true), timeout * 1000);
+    w.res.on('close', () => this.forget(w));
+  }
+
+  private forget(w: Watcher): void {
+    w.closed = true;
+    if (w.timer) clearTimeout(w.timer);
+    this.byResource.get(w.req.resource)?.delete(w);
+  }
+
+  /** Ends a watch cleanly (a final bookmark first when the client wants them). */
+  private finish(w: Watcher, withBookmark: boolean): void {
+    if (w.closed) return;
+    if (withBookmark && w.req.allowBookmarks) w.res.write(bookmarkLine(w.req.strategy, this.bookmarkRV(w)));
+    this.forget(w);
+    w.res.end();
+  }
+
+  private bookmarkRV(w: Watcher): number {
+    return Math.max(w.lastRV, this.lastDeliveredRV);
+  }
+
+  private dispatch(change: Change): void {
+    this.lastDeliveredRV = Math.max(this.lastDeliveredRV, change.rv);
+    const watchers = this.byResource.get(change.key.resource);
+    if (!watchers || watchers.size === 0) return;
+    const serializer = new ChangeSerializer(watchers.values().next().value!.req.strategy, change, this.now());
+    for (const w of watchers) this.deliver(w, change, serializer);
+  }
+
+  private deliver(w: Watcher, change: Change, serializer: ChangeSerializer): void {
+    if (w.closed || change.rv <= w.lastRV) return;
+    w.lastRV = change.rv;
+    const type = eventTypeFor(change, w.req.selection, w.req.strategy);
+    if (type === undefined) return;
+    w.res.write(serializer.line(type, w.req.form));
+    if (w.res.writableLength > w.queueLimit) this.cutOff(w);
+  }
+
+  /** A watcher that cannot keep up: stop feeding it, end the stream, destroy if it never drains. */
+  private cutOff(w: Watcher): void {
+    this.opts.log.warn({ resource: w.req.resource, queued: w.res.writableLength }, 'closing a watch that is not keeping up');
+    this.finish(w, false);
+    const kill = setTimeout(() => w.res.destroy(), DRAIN_GRACE_MS);
+    kill.unref();
+    w.res.once('finish', () => clearTimeout(kill));
+  }
+
+  private sendBookmarks(): void {
+    for (const set of this.byResource.values()) {
+      for (const w of set) {
+        if (w.req.allowBookmarks) w.res.write(bookmarkLine(w.req.strategy, this.bookmarkRV(w)));
+      }
+    }
+  }
+
+  /** Ends every watch (server shutdown). */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.bookmarkTimer);
+    this.unsubscribe();
+    for (const set of this.byResource.values()) for (const w of [...set]) this.finish(w, false);
+    this.byResource.clear();
+  }
+}
