@@ -1,6 +1,7 @@
 /**
  * syncClaim: one step of a claim toward Bound (k8s-pv-spec.md §4.1–4.3). The branch is chosen
- * by the `bind-completed` annotation, never by the phase.
+ * by the `bind-completed` annotation, never by the phase. Events follow the write they explain,
+ * so a sync that loses a 409 race leaves no event behind.
  */
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE } from '../../kube/annotations.js';
@@ -69,13 +70,13 @@ async function syncUnboundClaim(s: BinderSession, claim: PersistentVolumeClaim, 
   }
   if (await assignDefaultClass(s, claim)) return DONE;
   if (delayBinding && !claim.metadata.annotations?.[ANN_SELECTED_NODE]) {
-    emitWaitingForConsumer(s, claim);
     await updateClaimStatus(s, claim, 'Pending', undefined);
+    emitWaitingForConsumer(s, claim);
     return DONE;
   }
   if (matchingClassOfClaim(claim) !== '') return routeToProvisioner(s, claim);
-  s.ctx.events.event(claim, 'Normal', REASON_FAILED_BINDING, MSG_NO_VOLUME_NO_CLASS);
   await updateClaimStatus(s, claim, 'Pending', undefined);
+  s.ctx.events.event(claim, 'Normal', REASON_FAILED_BINDING, MSG_NO_VOLUME_NO_CLASS);
   return DONE;
 }
 
@@ -89,8 +90,8 @@ async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeCl
   if (!pv.spec.claimRef) {
     const mismatch = checkVolumeSatisfyClaim(pv, claim);
     if (mismatch) {
-      s.ctx.events.event(claim, 'Warning', REASON_VOLUME_MISMATCH, msgVolumeMismatch(pvName, mismatch));
       await updateClaimStatus(s, claim, 'Pending', undefined);
+      s.ctx.events.event(claim, 'Warning', REASON_VOLUME_MISMATCH, msgVolumeMismatch(pvName, mismatch));
       return DONE;
     }
     await bind(s, pv, claim);
@@ -100,11 +101,12 @@ async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeCl
     await bind(s, pv, claim);
     return DONE;
   }
-  s.ctx.events.event(claim, 'Warning', REASON_FAILED_BINDING, msgAlreadyBoundElsewhere(pvName));
   if (!hasAnnotation(claim, ANN_BOUND_BY_CONTROLLER)) {
     await updateClaimStatus(s, claim, 'Pending', undefined);
+    s.ctx.events.event(claim, 'Warning', REASON_FAILED_BINDING, msgAlreadyBoundElsewhere(pvName));
     return DONE;
   }
+  s.ctx.events.event(claim, 'Warning', REASON_FAILED_BINDING, msgAlreadyBoundElsewhere(pvName));
   const owner = `${pv.spec.claimRef.namespace ?? ''}/${pv.spec.claimRef.name ?? ''}`;
   throw new BindingError(
     `invalid binding of claim "${claimKeyOf(claim)}" to volume "${pvName}": volume already claimed by "${owner}"`,

@@ -233,3 +233,14 @@ test('a served provisioner receives the claim through the hook, an unknown kuber
   assert.equal(h.fake.eventsFor('default/e')[0].message, 'storageclass.storage.k8s.io "missing" not found');
   assert.equal(h.fake.successfulWrites().length, 0);
 });
+
+test('a VolumeMismatch sync that loses a 409 race emits no event and retries', async () => {
+  const h = harness();
+  h.fake.addVolume(pv('named', '5Gi', { modes: [ROX] }));
+  h.fake.addClaim(pvc('c', '1Gi', { volumeName: 'named', modes: [RWO], phase: 'Bound' }));
+  const stale = h.fake.ctx.claims.get(KEY)!;
+  await h.fake.ctx.api.updateClaim({ ...structuredClone(stale), metadata: { ...structuredClone(stale.metadata), labels: { touched: 'yes' } } });
+  h.fake.setCached('PersistentVolumeClaim', stale);
+  assert.deepEqual(await syncClaim(h.fake.ctx, h.index, stale, h.hooks), { kind: 'retry', reason: 'conflict' });
+  assert.deepEqual(h.fake.events, []);
+});
