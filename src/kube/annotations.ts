@@ -60,3 +60,10 @@ export const TAG_AWS_NAME = 'Name';
 export const LABEL_FAILURE_DOMAIN_BETA_ZONE = 'failure-domain.beta.kubernetes.io/zone';
 /** Separator of several zones in one PV zone label (regional disks), as upstream. */
 export const ZONE_LABEL_MULTI_ZONE_DELIMITER = '__';
+
+/** Deprecated beta annotation carrying PV mount options (validated per volume type by the server). */
+export const ANN_MOUNT_OPTIONS = 'volume.beta.kubernetes.io/mount-options';
+/** Label kube-apiserver sets on every namespace (value = the namespace's name). */
+export const LABEL_NAMESPACE_NAME = 'kubernetes.io/metadata.name';
+/** Namespace spec finalizer that the namespace lifecycle removes after emptying it. */
+export const FINALIZER_NAMESPACE_KUBERNETES = 'kubernetes';
