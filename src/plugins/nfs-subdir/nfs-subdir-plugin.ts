@@ -1,0 +1,267 @@
+/**
+ * NFS sub-directory volumes: each volume is a directory inside an NFS export that is mounted
+ * into the controller at `mountPath`; the PV points pods at `<server>:<share>/<subPath>`.
+ *
+ * - Parameters: `server` and `share` pick a configured mount (optional when only one is
+ *   configured), `pathPattern` places the volume under a claim-derived parent (path-pattern.ts),
+ *   `onDelete` is delete | retain | archive (archive = rename to `archived-<name>` beside it).
+ * - onDelete is recorded at provision time; at delete the more conservative of the recorded
+ *   value and the class's current value wins (retain > archive > delete): data is never removed
+ *   because a class was re-created with a different setting.
+ * - A PV is mapped back to a mount by server and share prefix; its sub-path goes through
+ *   safe-path, so a PV naming `../` or a symlink can never reach outside the mounted share.
+ */
+import { promises as fs } from 'node:fs';
+import { posix } from 'node:path';
+import type { Logger } from 'pino';
+import { ANN_PROVISIONED_BY } from '../../kube/annotations.js';
+import { formatBytes } from '../../kube/quantity.js';
+import type { PersistentVolume } from '../../kube/types.js';
+import { MetricsError, type MetricsProvider } from '../../metrics/provider.js';
+import {
+  assertBackingName,
+  capacityOf,
+  ContainedDuMetricsProvider,
+  containedVolumePath,
+  createDirectoryVolume,
+  deleteContainedVolume,
+  findRecords,
+  listDirectoryVolumes,
+  makeRecord,
+  MAX_DIRECTORY_BACKING_NAME,
+  type OnDelete,
+} from '../host-path/directory-volume.js';
+import { readRecord } from '../metadata-record.js';
+import {
+  PluginError,
+  type BackingVolume,
+  type DeleteRequest,
+  type ParameterProblem,
+  type ProvisionedVolume,
+  type ProvisionRequest,
+  type VolumePlugin,
+} from '../plugin.js';
+import { emptyDirNoFollow, type ContainedPath } from '../safe-path.js';
+import { patternProblems, renderPattern } from './path-pattern.js';
+
+export const NFS_SUBDIR_PROVISIONER = 'pv-controller.io/nfs-subdir';
+const PARAMETERS = ['server', 'share', 'pathPattern', 'onDelete'] as const;
+const ON_DELETE: readonly OnDelete[] = ['delete', 'archive', 'retain'];
+const DIRECTORY_MODE = 0o777;
+
+export interface NfsMount {
+  server: string;
+  /** The exported path on the server, e.g. `/exports/k8s`. */
+  share: string;
+  /** Where that export is mounted in the controller's filesystem. */
+  mountPath: string;
+}
+
+export interface NfsSubdirPluginOptions {
+  mounts: NfsMount[];
+  logger?: Logger;
+}
+
+function normaliseAbsolute(what: string, value: string): string {
+  if (typeof value !== 'string' || !value.startsWith('/')) {
+    throw new PluginError('InvalidParameter', `nfs-subdir ${what} "${value}" must be an absolute path`, false);
+  }
+  return posix.normalize(value).replace(/(.)\/+$/, '$1');
+}
+
+function normaliseMount(mount: NfsMount): NfsMount {
+  if (!mount.server) throw new PluginError('InvalidParameter', 'nfs-subdir mount needs a server', false);
+  const mountPath = normaliseAbsolute('mountPath', mount.mountPath);
+  if (mountPath === '/') throw new PluginError('InvalidParameter', 'nfs-subdir mountPath cannot be "/"', false);
+  return { server: mount.server, share: normaliseAbsolute('share', mount.share), mountPath };
+}
+
+/** The most conservative of the given onDelete values (retain > archive > delete). */
+export function conservativeOnDelete(...values: Array<string | undefined>): OnDelete {
+  if (values.includes('retain')) return 'retain';
+  if (values.includes('archive')) return 'archive';
+  return 'delete';
+}
+
+export class NfsSubdirPlugin implements VolumePlugin {
+  readonly name = NFS_SUBDIR_PROVISIONER;
+  readonly maxBackingNameLength = MAX_DIRECTORY_BACKING_NAME;
+  private readonly mounts: NfsMount[];
+  private readonly logger: Logger | undefined;
+
+  constructor(options: NfsSubdirPluginOptions) {
+    if (options.mounts.length === 0) throw new PluginError('InvalidParameter', 'nfs-subdir needs at least one mount', false);
+    this.mounts = options.mounts.map(normaliseMount);
+    this.logger = options.logger;
+  }
+
+  validateParameters(parameters: Record<string, string>): ParameterProblem[] {
+    const problems: ParameterProblem[] = [];
+    for (const key of Object.keys(parameters)) {
+      if (!(PARAMETERS as readonly string[]).includes(key)) {
+        problems.push({ parameter: key, message: `unknown parameter "${key}" for ${this.name}` });
+      }
+    }
+    problems.push(...this.mountProblems(parameters));
+    if (parameters.pathPattern !== undefined) {
+      for (const message of patternProblems(parameters.pathPattern)) problems.push({ parameter: 'pathPattern', message });
+    }
+    const onDelete = parameters.onDelete;
+    if (onDelete !== undefined && !(ON_DELETE as readonly string[]).includes(onDelete)) {
+      problems.push({ parameter: 'onDelete', message: `"${onDelete}" is not one of ${ON_DELETE.join(', ')}` });
+    }
+    return problems;
+  }
+
+  handles(pv: PersistentVolume): boolean {
+    const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
+    if (provisioner !== undefined) return provisioner === this.name;
+    return this.locate(pv) !== undefined;
+  }
+
+  async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+    req.signal?.throwIfAborted();
+    this.checkRequest(req);
+    const mount = this.mountFor(req.parameters)!;
+    const root = await realRoot(mount);
+    const pattern = req.parameters.pathPattern;
+    const parent = pattern === undefined ? undefined : renderPattern(pattern, req.claim);
+    const record = makeRecord({
+      plugin: this.name,
+      backingName: req.backingName,
+      clusterName: req.clusterName,
+      subPath: parent === undefined ? req.backingName : `${parent}/${req.backingName}`,
+      pvName: req.pvName,
+      claimName: req.claim.name,
+      claimNamespace: req.claim.namespace,
+      onDelete: conservativeOnDelete(req.parameters.onDelete),
+    });
+    const created = await createDirectoryVolume(root, record, DIRECTORY_MODE);
+    this.logger?.info({ pv: req.pvName, server: mount.server, subPath: created.subPath }, 'nfs-subdir volume ready');
+    return {
+      source: { nfs: { server: mount.server, path: posix.join(mount.share, created.subPath) } },
+      capacity: formatBytes(req.requestBytes),
+    };
+  }
+
+  async delete(req: DeleteRequest): Promise<void> {
+    req.signal?.throwIfAborted();
+    if (req.pv) {
+      const contained = await this.containedFor(req.pv, req.backingName);
+      await this.deleteContained(contained, req.backingName, req.parameters?.onDelete, req.signal);
+      return;
+    }
+    assertBackingName(req.backingName);
+    for (const mount of this.mounts) {
+      for (const { root, record } of await findRecords([mount.mountPath], req.backingName)) {
+        const contained = await containedVolumePath([mount.mountPath], `${root}/${record.subPath}`, req.backingName, undefined);
+        await this.deleteContained(contained, req.backingName, req.parameters?.onDelete, req.signal);
+      }
+    }
+  }
+
+  async recycle(pv: PersistentVolume, signal?: AbortSignal): Promise<void> {
+    const contained = await this.containedFor(pv, undefined);
+    await emptyDirNoFollow(contained.root, contained.path, signal);
+    this.logger?.info({ pv: pv.metadata.name, path: contained.path }, 'nfs-subdir volume recycled');
+  }
+
+  metricsFor(pv: PersistentVolume): MetricsProvider {
+    const located = this.locate(pv);
+    if (!located) {
+      const what = `PV "${pv.metadata.name}": its NFS export is not a configured mount`;
+      return { getMetrics: () => Promise.reject(new MetricsError(`cannot measure ${what}`)) };
+    }
+    return new ContainedDuMetricsProvider(() => [located.mount.mountPath], located.localPath, capacityOf(pv));
+  }
+
+  listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {
+    return listDirectoryVolumes(
+      this.mounts.map((m) => m.mountPath),
+      clusterName,
+      false,
+    );
+  }
+
+  private async deleteContained(
+    contained: ContainedPath,
+    backingName: string,
+    classOnDelete: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const record = await readRecord(contained.root, backingName).catch(() => undefined);
+    const onDelete = conservativeOnDelete(record?.onDelete, classOnDelete);
+    await deleteContainedVolume(contained, backingName, onDelete, signal);
+    this.logger?.info({ backingName, path: contained.path, onDelete }, 'nfs-subdir volume deleted');
+  }
+
+  /** Maps a PV back to a mount and checks its directory is safely inside it. */
+  private async containedFor(pv: PersistentVolume, backingName: string | undefined): Promise<ContainedPath> {
+    const located = this.locate(pv);
+    if (!located) {
+      const nfs = pv.spec.nfs;
+      const where = nfs ? `${nfs.server}:${nfs.path}` : 'no nfs source';
+      throw new PluginError('Unsafe', `refusing PV "${pv.metadata.name}" (${where}): not inside a configured NFS mount`, false);
+    }
+    const name = backingName ?? posix.basename(located.localPath);
+    return containedVolumePath([located.mount.mountPath], located.localPath, name, pv.metadata.name);
+  }
+
+  /** The mount a PV's NFS source lies in and the local path it maps to (not yet checked on disk). */
+  private locate(pv: PersistentVolume): { mount: NfsMount; localPath: string } | undefined {
+    const nfs = pv.spec.nfs;
+    if (!nfs || typeof nfs.path !== 'string') return undefined;
+    for (const mount of this.mounts) {
+      const prefix = mount.share === '/' ? '/' : `${mount.share}/`;
+      if (nfs.server === mount.server && nfs.path.startsWith(prefix) && nfs.path.length > prefix.length) {
+        // Joined as text, not normalised: safe-path must see (and refuse) any `..` the PV carries.
+        return { mount, localPath: `${mount.mountPath}/${nfs.path.slice(prefix.length)}` };
+      }
+    }
+    return undefined;
+  }
+
+  private checkRequest(req: ProvisionRequest): void {
+    assertBackingName(req.backingName);
+    if (req.volumeMode === 'Block') throw new PluginError('NotSupported', 'nfs-subdir volumes cannot be raw block devices', false);
+    const problems = this.validateParameters(req.parameters);
+    if (problems.length > 0) {
+      throw new PluginError('InvalidParameter', problems.map((p) => `${p.parameter}: ${p.message}`).join('; '), false);
+    }
+  }
+
+  private mountProblems(parameters: Record<string, string>): ParameterProblem[] {
+    const { server, share } = parameters;
+    const candidates = this.candidates(parameters);
+    if (candidates.length === 1) return [];
+    if (candidates.length === 0) {
+      const parameter = share !== undefined ? 'share' : 'server';
+      const value = share !== undefined ? `${server ?? '*'}:${share}` : server;
+      return [{ parameter, message: `"${value}" does not match a configured NFS mount` }];
+    }
+    const parameter = server === undefined ? 'server' : 'share';
+    return [{ parameter, message: `required: ${candidates.length} configured NFS mounts match` }];
+  }
+
+  private candidates(parameters: Record<string, string>): NfsMount[] {
+    const share = parameters.share === undefined ? undefined : posix.normalize(parameters.share).replace(/(.)\/+$/, '$1');
+    return this.mounts.filter(
+      (m) => (parameters.server === undefined || m.server === parameters.server) && (share === undefined || m.share === share),
+    );
+  }
+
+  private mountFor(parameters: Record<string, string>): NfsMount | undefined {
+    const candidates = this.candidates(parameters);
+    return candidates.length === 1 ? candidates[0] : undefined;
+  }
+}
+
+async function realRoot(mount: NfsMount): Promise<string> {
+  try {
+    return await fs.realpath(mount.mountPath);
+  } catch (err) {
+    throw new PluginError('Backend', `NFS mount "${mount.mountPath}" is not available: ${(err as Error).message}`, true, {
+      cause: err,
+    });
+  }
+}
