@@ -1,0 +1,47 @@
+/**
+ * The volume plugins this controller runs, by provisioner name. Picking the plugin for a PV
+ * follows upstream's findDeletablePlugin: the `pv.kubernetes.io/provisioned-by` annotation
+ * first; a provisioner we do not run that is not in-tree (`kubernetes.io/...`) belongs to an
+ * external provisioner, so no plugin of ours touches it; otherwise the first plugin whose
+ * `handles(pv)` recognises the volume source.
+ */
+import { ANN_PROVISIONED_BY } from '../kube/annotations.js';
+import type { PersistentVolume } from '../kube/types.js';
+import type { VolumePlugin } from './plugin.js';
+
+const IN_TREE_PREFIX = 'kubernetes.io/';
+
+export class PluginRegistry {
+  private readonly plugins = new Map<string, VolumePlugin>();
+
+  constructor(plugins: Iterable<VolumePlugin> = []) {
+    for (const plugin of plugins) this.register(plugin);
+  }
+
+  /** Adds a plugin; a second plugin with the same provisioner name is a programming error. */
+  register(plugin: VolumePlugin): void {
+    if (this.plugins.has(plugin.name)) throw new Error(`volume plugin "${plugin.name}" is already registered`);
+    this.plugins.set(plugin.name, plugin);
+  }
+
+  byProvisioner(name: string): VolumePlugin | undefined {
+    return this.plugins.get(name);
+  }
+
+  /** The plugin that owns a PV (to delete, recycle or measure it), or undefined. */
+  forVolume(pv: PersistentVolume): VolumePlugin | undefined {
+    const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
+    if (provisioner !== undefined) {
+      const named = this.plugins.get(provisioner);
+      if (named) return named;
+      if (!provisioner.startsWith(IN_TREE_PREFIX)) return undefined;
+    }
+    for (const plugin of this.plugins.values()) if (plugin.handles(pv)) return plugin;
+    return undefined;
+  }
+
+  /** Every registered plugin, in registration order. */
+  all(): VolumePlugin[] {
+    return [...this.plugins.values()];
+  }
+}

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ANN_PROVISIONED_BY } from '../../src/kube/annotations.js';
+import type { PersistentVolume } from '../../src/kube/types.js';
+import { NilMetricsProvider } from '../../src/metrics/nil.js';
+import type { VolumePlugin } from '../../src/plugins/plugin.js';
+import { PluginRegistry } from '../../src/plugins/registry.js';
+
+/** A plugin that recognises PVs whose hostPath starts with `prefix`. */
+function fakePlugin(name: string, prefix: string): VolumePlugin {
+  return {
+    name,
+    maxBackingNameLength: 63,
+    validateParameters: () => [],
+    handles: (pv) => pv.spec.hostPath?.path.startsWith(prefix) ?? false,
+    provision: () => Promise.reject(new Error('not used')),
+    delete: () => Promise.resolve(),
+    metricsFor: () => new NilMetricsProvider(name),
+  };
+}
+
+function pv(path: string, provisionedBy?: string): PersistentVolume {
+  return {
+    metadata: { name: 'pv1', ...(provisionedBy ? { annotations: { [ANN_PROVISIONED_BY]: provisionedBy } } : {}) },
+    spec: { hostPath: { path } },
+  };
+}
+
+const a = fakePlugin('kubernetes.io/a', '/a/');
+const b = fakePlugin('example.com/b', '/b/');
+
+test('plugins are found by provisioner name and listed in registration order', () => {
+  const registry = new PluginRegistry([a, b]);
+  assert.equal(registry.byProvisioner('kubernetes.io/a'), a);
+  assert.equal(registry.byProvisioner('example.com/b'), b);
+  assert.equal(registry.byProvisioner('kubernetes.io/none'), undefined);
+  assert.deepEqual(registry.all(), [a, b]);
+});
+
+test('registering two plugins with one provisioner name is refused', () => {
+  const registry = new PluginRegistry([a]);
+  assert.throws(() => registry.register(fakePlugin('kubernetes.io/a', '/x/')), /already registered/);
+});
+
+test('the provisioned-by annotation picks the plugin before the volume source does', () => {
+  const registry = new PluginRegistry([a, b]);
+  assert.equal(registry.forVolume(pv('/a/vol', 'example.com/b')), b);
+});
+
+test('a PV of an external provisioner we do not run gets no plugin, even if a source matches', () => {
+  const registry = new PluginRegistry([a, b]);
+  assert.equal(registry.forVolume(pv('/a/vol', 'csi.example.com')), undefined);
+});
+
+test('an unknown in-tree provisioner or no annotation falls back to handles()', () => {
+  const registry = new PluginRegistry([a, b]);
+  assert.equal(registry.forVolume(pv('/b/vol', 'kubernetes.io/legacy')), b);
+  assert.equal(registry.forVolume(pv('/a/vol')), a);
+  assert.equal(registry.forVolume(pv('/c/vol')), undefined);
+});
