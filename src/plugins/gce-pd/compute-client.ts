@@ -1,0 +1,190 @@
+/**
+ * The Compute Engine v1 disk calls the plugin makes: plain `fetch` to the REST API with the
+ * Authorization header google-auth-library computes. Each method is one attempt bounded by its
+ * signal; the plugin retries them through cloud-common.
+ */
+import { asRecord, asString, CloudHttpError, classifyHttpError, requestJson } from '../cloud-common/http.js';
+import type { ErrorVerdict } from '../cloud-common/retry.js';
+
+export const DEFAULT_COMPUTE_ENDPOINT = 'https://compute.googleapis.com/compute/v1';
+
+/** Anything that yields request headers: a google-auth-library AuthClient or GoogleAuth. */
+export interface GceAuth {
+  getRequestHeaders(url?: string): Promise<Headers>;
+}
+
+/** A zone (zonal disks) or a region (regional disks). */
+export interface GceLocation {
+  scope: 'zones' | 'regions';
+  name: string;
+}
+
+export interface GceDisk {
+  name: string;
+  location: GceLocation;
+  sizeGb: number;
+  /** CREATING | RESTORING | FAILED | READY | DELETING */
+  status: string;
+  description?: string;
+  labels: Record<string, string>;
+  /** Instances the disk is attached to. */
+  users: string[];
+  /** The zones the disk lives in (its zone, or a regional disk's replica zones). */
+  zones: string[];
+}
+
+export interface GceOperation {
+  name: string;
+  status: string;
+  location: GceLocation;
+  errorCodes: string[];
+  errorMessage?: string;
+}
+
+export interface NewGceDisk {
+  name: string;
+  sizeGb: number;
+  type: string;
+  description: string;
+  labels: Record<string, string>;
+  /** Regional disks only: the two zones. */
+  replicaZones?: string[];
+}
+
+const THROTTLE_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded']);
+
+/** Throttling (429, 403 rateLimitExceeded), 5xx and broken connections are retried. */
+export function classifyGceError(err: unknown): ErrorVerdict {
+  if (err instanceof CloudHttpError && err.reason !== undefined && THROTTLE_REASONS.has(err.reason)) return 'retry';
+  return classifyHttpError()(err);
+}
+
+function describeGceError(_status: number, body: unknown): { message: string; reason?: string } {
+  const error = asRecord(asRecord(body)?.error);
+  const first = Array.isArray(error?.errors) ? asRecord(error.errors[0]) : undefined;
+  return { message: asString(error?.message) ?? 'no message', reason: asString(first?.reason) };
+}
+
+function lastSegment(url: unknown): string {
+  const text = asString(url) ?? '';
+  return text.slice(text.lastIndexOf('/') + 1);
+}
+
+function toDisk(raw: unknown): GceDisk {
+  const disk = asRecord(raw) ?? {};
+  const zone = asString(disk.zone);
+  const replicaZones = Array.isArray(disk.replicaZones) ? disk.replicaZones.map(lastSegment) : [];
+  const location: GceLocation = zone
+    ? { scope: 'zones', name: lastSegment(zone) }
+    : { scope: 'regions', name: lastSegment(disk.region) };
+  const labels: Record<string, string> = {};
+  for (const [key, value] of Object.entries(asRecord(disk.labels) ?? {})) {
+    if (typeof value === 'string') labels[key] = value;
+  }
+  return {
+    name: asString(disk.name) ?? '',
+    location,
+    sizeGb: Number(disk.sizeGb ?? 0),
+    status: asString(disk.status) ?? 'UNKNOWN',
+    description: asString(disk.description),
+    labels,
+    users: Array.isArray(disk.users) ? disk.users.map((user) => String(user)) : [],
+    zones: zone ? [location.name] : replicaZones,
+  };
+}
+
+function toOperation(raw: unknown, location: GceLocation): GceOperation {
+  const op = asRecord(raw) ?? {};
+  const errors = asRecord(op.error)?.errors;
+  const list = Array.isArray(errors) ? errors.map((e) => asRecord(e) ?? {}) : [];
+  return {
+    name: asString(op.name) ?? '',
+    status: asString(op.status) ?? 'UNKNOWN',
+    location,
+    errorCodes: list.map((e) => asString(e.code) ?? 'UNKNOWN'),
+    errorMessage: list.length > 0 ? list.map((e) => asString(e.message) ?? '').join('; ') : undefined,
+  };
+}
+
+export class ComputeClient {
+  constructor(
+    private readonly endpoint: string,
+    private readonly auth: GceAuth,
+  ) {}
+
+  private async call(method: string, path: string, signal: AbortSignal, body?: unknown): Promise<unknown> {
+    const url = `${this.endpoint.replace(/\/$/, '')}${path}`;
+    const authHeaders = await this.auth.getRequestHeaders(url);
+    const headers: Record<string, string> = {};
+    authHeaders.forEach((value, key) => (headers[key] = value));
+    const response = await requestJson(url, { method, headers, body, signal }, describeGceError);
+    return response.body;
+  }
+
+  private base(project: string, location: GceLocation): string {
+    return `/projects/${encodeURIComponent(project)}/${location.scope}/${encodeURIComponent(location.name)}`;
+  }
+
+  async getDisk(project: string, location: GceLocation, name: string, signal: AbortSignal): Promise<GceDisk | undefined> {
+    try {
+      return toDisk(await this.call('GET', `${this.base(project, location)}/disks/${encodeURIComponent(name)}`, signal));
+    } catch (err) {
+      if (err instanceof CloudHttpError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async insertDisk(
+    project: string,
+    location: GceLocation,
+    disk: NewGceDisk,
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<GceOperation> {
+    const typePath = `${location.scope}/${location.name}/diskTypes/${disk.type}`;
+    const body: Record<string, unknown> = {
+      name: disk.name,
+      sizeGb: String(disk.sizeGb),
+      type: `projects/${project}/${typePath}`,
+      description: disk.description,
+      labels: disk.labels,
+    };
+    if (disk.replicaZones) body.replicaZones = disk.replicaZones.map((zone) => `projects/${project}/zones/${zone}`);
+    const path = `${this.base(project, location)}/disks?requestId=${encodeURIComponent(requestId)}`;
+    return toOperation(await this.call('POST', path, signal, body), location);
+  }
+
+  /** Starts deleting a disk; undefined when it does not exist. */
+  async deleteDisk(project: string, location: GceLocation, name: string, signal: AbortSignal): Promise<GceOperation | undefined> {
+    try {
+      const raw = await this.call('DELETE', `${this.base(project, location)}/disks/${encodeURIComponent(name)}`, signal);
+      return toOperation(raw, location);
+    } catch (err) {
+      if (err instanceof CloudHttpError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async getOperation(project: string, op: GceOperation, signal: AbortSignal): Promise<GceOperation> {
+    const path = `${this.base(project, op.location)}/operations/${encodeURIComponent(op.name)}`;
+    return toOperation(await this.call('GET', path, signal), op.location);
+  }
+
+  /** Disks in every zone and region of the project matching a list filter, following pages. */
+  async aggregatedDisks(project: string, filter: string | undefined, signal: AbortSignal): Promise<GceDisk[]> {
+    const disks: GceDisk[] = [];
+    let pageToken: string | undefined;
+    do {
+      const query = new URLSearchParams({ maxResults: '500' });
+      if (filter) query.set('filter', filter);
+      if (pageToken) query.set('pageToken', pageToken);
+      const page = asRecord(await this.call('GET', `/projects/${encodeURIComponent(project)}/aggregated/disks?${query}`, signal));
+      for (const scoped of Object.values(asRecord(page?.items) ?? {})) {
+        const list = asRecord(scoped)?.disks;
+        if (Array.isArray(list)) disks.push(...list.map(toDisk));
+      }
+      pageToken = asString(page?.nextPageToken);
+    } while (pageToken);
+    return disks;
+  }
+}

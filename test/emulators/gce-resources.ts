@@ -1,0 +1,58 @@
+/** Compute Engine JSON shapes of the GCE emulator: disks, errors, and the list filter. */
+
+export interface GceDiskRecord {
+  name: string;
+  scope: 'zones' | 'regions';
+  /** The zone, or the region of a regional disk. */
+  location: string;
+  sizeGb: number;
+  type: string;
+  description?: string;
+  labels: Record<string, string>;
+  /** CREATING | READY | FAILED | DELETING */
+  status: string;
+  /** Instances the disk is attached to. */
+  users: string[];
+  replicaZones?: string[];
+  id: string;
+}
+
+export function diskJson(disk: GceDiskRecord, project: string): Record<string, unknown> {
+  const base = `https://www.googleapis.com/compute/v1/projects/${project}`;
+  const where = `${base}/${disk.scope}/${disk.location}`;
+  const json: Record<string, unknown> = {
+    kind: 'compute#disk',
+    id: disk.id,
+    name: disk.name,
+    sizeGb: String(disk.sizeGb),
+    status: disk.status,
+    type: `${where}/diskTypes/${disk.type}`,
+    labels: disk.labels,
+    selfLink: `${where}/disks/${disk.name}`,
+  };
+  json[disk.scope === 'zones' ? 'zone' : 'region'] = where;
+  if (disk.description !== undefined) json.description = disk.description;
+  if (disk.users.length > 0) json.users = disk.users.map((user) => `https://www.googleapis.com/compute/v1/${user}`);
+  if (disk.replicaZones) json.replicaZones = disk.replicaZones.map((zone) => `${base}/zones/${zone}`);
+  return json;
+}
+
+export function gceError(code: number, reason: string, message: string): unknown {
+  return { error: { code, message, errors: [{ message, domain: 'global', reason }] } };
+}
+
+/**
+ * The subset of the list filter grammar the plugin uses: `field = "value"` clauses (also `!=`),
+ * optionally parenthesised, joined by spaces or AND. Fields: name, status, labels.<key>.
+ */
+export function matchesFilter(disk: GceDiskRecord, filter: string): boolean {
+  const clause = /\(?\s*([A-Za-z0-9_.-]+)\s*(=|!=|eq|ne)\s*"?([^")\s]*)"?\s*\)?/g;
+  for (const match of filter.matchAll(clause)) {
+    const [, field, operator, value] = match;
+    if (field.toUpperCase() === 'AND') continue;
+    const actual = field.startsWith('labels.') ? disk.labels[field.slice(7)] : field === 'name' ? disk.name : field === 'status' ? disk.status : undefined;
+    const equal = actual === value;
+    if ((operator === '=' || operator === 'eq') !== equal) return false;
+  }
+  return true;
+}
