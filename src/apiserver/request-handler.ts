@@ -31,6 +31,16 @@ function sendText(res: ServerResponse, code: number, text: string): void {
   res.end(text);
 }
 
+/** Request counters over HTTP (for a server in another process): GET reads, DELETE resets. */
+export const STATS_PATH = '/debug/api-stats';
+
+function serveStats(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse): true {
+  if (req.method === 'DELETE') deps.stats.reset();
+  else if (req.method !== 'GET') throw new MethodNotAllowedError(req.method ?? '');
+  sendJson(res, 200, deps.stats.snapshot(deps.hub.activeWatches()));
+  return true;
+}
+
 /** Health, version, discovery and OpenAPI. Returns false when the path is none of them. */
 function serveNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, path: string): boolean {
   const strategies = deps.registry.strategies;
@@ -46,6 +56,7 @@ function serveNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerRe
     res.end(OPENAPI_V2_STUB);
     return true;
   }
+  if (path === STATS_PATH) return serveStats(deps, req, res);
   if (path === '/version') body = SERVER_VERSION;
   else if (path === '/api') body = apiVersions(deps.serverAddress());
   else if (path === '/apis') body = apiGroupList(strategies);

@@ -186,3 +186,15 @@ test('the kubeconfig, CA and token are written once and reused by a restart on t
     await first.stop();
   }
 });
+
+test('request counters are readable and resettable over HTTP for a server in another process', () =>
+  withServer(async ({ server }) => {
+    await api(server, 'GET', '/api/v1/namespaces');
+    await api(server, 'GET', '/api/v1/namespaces/default');
+    const stats = await api(server, 'GET', '/debug/api-stats');
+    assert.equal(stats.json.byVerb.list, 1);
+    assert.equal(stats.json.byVerbResource['get namespaces'], 1);
+    assert.equal((await api(server, 'GET', '/debug/api-stats', { token: null })).status, 401);
+    await api(server, 'DELETE', '/debug/api-stats');
+    assert.deepEqual(server.stats().byVerb, {});
+  }));
