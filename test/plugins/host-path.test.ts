@@ -118,6 +118,17 @@ describe('host-path refuses to delete or recycle anything a hostile PV points at
     assert.equal(await fs.readFile(join(victimPath, 'data'), 'utf8'), 'victim data');
   });
 
+  test('a PV naming a directory inside another PV\'s volume is refused', async () => {
+    const req = conformanceRequest(plugin, { clusterName: 'kubernetes' });
+    const victimPath = (await plugin.provision(req)).source.hostPath!.path;
+    await fs.mkdir(join(victimPath, 'db'));
+    await fs.writeFile(join(victimPath, 'db', 'rows'), 'victim rows');
+    const intruder = hostilePv(join(victimPath, 'db'), 'pv-intruder');
+    await assert.rejects(plugin.delete({ backingName: 'kubernetes-dynamic-pv-intruder', pv: intruder }), /inside the volume of PV/);
+    await assert.rejects(plugin.recycle(intruder), /inside the volume of PV/);
+    assert.equal(await fs.readFile(join(victimPath, 'db', 'rows'), 'utf8'), 'victim rows');
+  });
+
   test('the literal "/" and "/etc" are refused before any filesystem change, whatever the roots', async () => {
     const before = await fs.readdir(root);
     for (const path of ['/', '/etc']) {

@@ -171,6 +171,17 @@ describe('nfs-subdir provisioning and deletion', () => {
     });
   }
 
+  test('a PV naming a namespace directory that holds other PVs\' volumes is refused', async () => {
+    const req = conformanceRequest(plugin, { parameters: { pathPattern: '${.PVC.namespace}' } });
+    await plugin.provision(req);
+    const victim = join(mountPath, req.claim.namespace, req.backingName);
+    await fs.writeFile(join(victim, 'data'), 'victim data');
+    const intruder = nfsPv(`/exports/k8s/${req.claim.namespace}`, 'nfs.example', 'pv-intruder');
+    await assert.rejects(plugin.delete({ backingName: 'k-dynamic-pv-intruder', pv: intruder }), /contains the volume of PV/);
+    await assert.rejects(plugin.recycle(intruder), /contains the volume of PV/);
+    assert.equal(await fs.readFile(join(victim, 'data'), 'utf8'), 'victim data');
+  });
+
   test('onDelete archive renames the directory to archived-<name> beside it', async () => {
     const req = conformanceRequest(plugin, { parameters: { onDelete: 'archive', pathPattern: '${.PVC.namespace}' } });
     const pv = conformanceVolume(plugin, req, await plugin.provision(req));

@@ -88,7 +88,11 @@ export async function createDirectoryVolume(root: string, record: VolumeRecord, 
   return chosen;
 }
 
-/** Checks a PV's path may be acted on for this PV: contained, not the record directory, not another PV's. */
+/**
+ * Checks a path may be acted on for this PV: contained in a root (safe-path), not the record
+ * directory, and not overlapping any *other* recorded volume: not another PV's directory, not a
+ * parent holding one (an NFS namespace directory), not a directory inside one.
+ */
 export async function containedVolumePath(
   roots: string[],
   path: string,
@@ -98,17 +102,24 @@ export async function containedVolumePath(
   const contained = await resolveInsideRoot(roots, path);
   const rel = posix.relative(contained.root, contained.path);
   if (rel.split('/')[0] === RECORD_DIR) throw unsafe(path, roots, `"${RECORD_DIR}" holds volume records, not volumes`);
-  const leaf = posix.basename(rel);
-  const leafRecord = leaf.startsWith('.') ? undefined : await readRecord(contained.root, leaf);
-  const leafOwner = leafRecord?.tags[TAG_CREATED_FOR_PV_NAME];
-  if (pvName !== undefined && leafOwner !== undefined && leafOwner !== pvName) {
-    throw unsafe(path, roots, `the directory belongs to PV "${leafOwner}", not "${pvName}"`);
-  }
-  const ownRecord = await readRecord(contained.root, backingName).catch(() => undefined);
-  if (pvName !== undefined && ownRecord && ownRecord.subPath !== rel) {
-    throw unsafe(path, roots, `the record of "${backingName}" places it at "${ownRecord.subPath}", not here`);
+  for (const record of await listRecords(contained.root)) {
+    const problem = overlapProblem(record, rel, backingName, pvName);
+    if (problem) throw unsafe(path, roots, problem);
   }
   return contained;
+}
+
+/** Why acting on `rel` for (backingName, pvName) would touch the volume `record` wrongly, if it would. */
+function overlapProblem(record: VolumeRecord, rel: string, backingName: string, pvName: string | undefined): string | undefined {
+  const owner = record.tags[TAG_CREATED_FOR_PV_NAME];
+  const ownsRecord = pvName === undefined ? record.backingName === backingName : owner === pvName;
+  if (record.subPath === rel) return ownsRecord ? undefined : `the directory belongs to PV "${owner}", not "${pvName}"`;
+  if (record.subPath.startsWith(`${rel}/`)) return `the directory contains the volume of PV "${owner}"`;
+  if (rel.startsWith(`${record.subPath}/`) && !ownsRecord) return `the directory is inside the volume of PV "${owner}"`;
+  if (pvName !== undefined && record.backingName === backingName) {
+    return `the record of "${backingName}" places it at "${record.subPath}", not here`;
+  }
+  return undefined;
 }
 
 /** Applies onDelete to a contained volume path, then drops its record. Gone already ⇒ success. */
