@@ -6,8 +6,7 @@
  * server's global resourceVersion (every successful write bumps it by one) minus the bench's own
  * creates; the controller's peak RSS from /proc.
  */
-import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import { connect, currentResourceVersion, type BenchClient } from '../client/kube-client.js';
+import { connect, currentResourceVersion, expectOk, type BenchClient } from '../client/kube-client.js';
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, claimFor, pairSpec } from '../fixtures.js';
 import { startProgress } from '../progress.js';
@@ -24,6 +23,10 @@ export interface BindSample {
   latenciesMs: number[];
   /** Successful API writes during the window, other than the bench's claim creates. */
   controllerWrites: number;
+  /** Requests the server answered in the window, other than the bench's claim creates; null without server counters. */
+  controllerRequests: number | null;
+  /** 409 Conflict responses in the window; null without server counters. */
+  conflicts: number | null;
   /** Distinct volumes the claims were bound to (should equal N). */
   distinctVolumes: number;
   controllerPeakRssBytes: number | null;
@@ -36,10 +39,15 @@ function controllerAlive(controller: RunningControllerProcess): () => void {
   };
 }
 
+/** Creates pair `index`'s claim with the same client as the floor's creates. */
+async function createClaim(client: BenchClient, runId: string, index: number): Promise<void> {
+  const body = JSON.stringify(claimFor(pairSpec(runId, index)));
+  expectOk(await client.raw('POST', `/api/v1/namespaces/${BENCH_NAMESPACE}/persistentvolumeclaims`, body), 'create claim');
+}
+
 async function bindCanary(client: BenchClient, runId: string, n: number, tracker: BoundTracker, alive: () => void): Promise<void> {
-  const canary = pairSpec(runId, n);
-  await client.core.createNamespacedPersistentVolumeClaim({ namespace: BENCH_NAMESPACE, body: claimFor(canary) as V1PersistentVolumeClaim });
-  await tracker.waitForBound(canary.claimName, 1, alive, 60_000);
+  await createClaim(client, runId, n);
+  await tracker.waitForBound(pairSpec(runId, n).claimName, 1, alive, 60_000);
 }
 
 async function createClaimsUntilBound(
@@ -57,10 +65,7 @@ async function createClaimsUntilBound(
   try {
     await runPool(n, opts.concurrency, async (i) => {
       createdAt[i] = performance.now();
-      await client.core.createNamespacedPersistentVolumeClaim({
-        namespace: BENCH_NAMESPACE,
-        body: claimFor(pairSpec(runId, i)) as V1PersistentVolumeClaim,
-      });
+      await createClaim(client, runId, i);
     });
     await tracker.waitForBound(`bench-${runId}-claim-`, n + 1, alive);
   } finally {
@@ -83,7 +88,9 @@ export async function runBind(opts: BenchOptions, server: BenchServer, runId: st
     const alive = controllerAlive(controller);
     await bindCanary(client, runId, n, tracker, alive);
     const rvBefore = await currentResourceVersion(client);
+    const statsBefore = await server.stats();
     const { startedAt, createdAt } = await createClaimsUntilBound(opts, client, runId, n, tracker, alive);
+    const statsAfter = await server.stats();
     const rvAfter = await currentResourceVersion(client);
     const latenciesMs: number[] = [];
     let lastBound = startedAt;
@@ -97,6 +104,8 @@ export async function runBind(opts: BenchOptions, server: BenchServer, runId: st
       bindMs: lastBound - startedAt,
       latenciesMs,
       controllerWrites: rvAfter - rvBefore - n,
+      controllerRequests: statsBefore && statsAfter ? statsAfter.requests - statsBefore.requests - n : null,
+      conflicts: statsBefore && statsAfter ? statsAfter.conflicts - statsBefore.conflicts : null,
       distinctVolumes: volumes.size - 1, // minus the canary's
       controllerPeakRssBytes: controller.peakRss(),
     };

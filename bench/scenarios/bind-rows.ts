@@ -41,6 +41,9 @@ export function bindRows(scenario: string, where: string, s: SizeSamples): Resul
     s.floorMs.slice(0, s.binds.length),
   );
   const writes = median(s.binds.map((b) => b.controllerWrites / s.n));
+  const counted = s.binds.filter((b) => b.controllerRequests !== null && b.conflicts !== null);
+  const requests = median(counted.map((b) => b.controllerRequests! / s.n));
+  const conflicts = median(counted.map((b) => b.conflicts! / s.n));
   const rss = median(s.binds.map((b) => b.controllerPeakRssBytes).filter((v): v is number => v !== null));
   const misbound = s.binds.filter((b) => b.distinctVolumes !== s.n).length;
   const size = formatNumber(s.n);
@@ -58,6 +61,10 @@ export function bindRows(scenario: string, where: string, s: SizeSamples): Resul
       atTarget ? checkAtMost(ratio, 1.3, '≤ 1.3× floor') : undefined,
     ),
     row(scenario, `API writes per bound claim, ${where}, ${size}`, formatNumber(writes, 2), checkAtMost(writes, 4.2, '≤ 4.2')),
+    counted.length > 0
+      ? row(scenario, `API requests per bound claim, ${where}, ${size}`, formatNumber(requests, 2))
+      : skippedRow(scenario, `API requests per bound claim, ${where}, ${size}`, 'the server exposes no request counters'),
+    row(scenario, `409 conflicts per bound claim, ${where}, ${size}`, counted.length > 0 ? formatNumber(conflicts, 3) : 'n/a (no server counters)', checkAtMost(conflicts, 0.05, '≤ 0.05')),
     row(
       scenario,
       `controller peak RSS, ${where}, ${size}+${size}`,
