@@ -285,6 +285,20 @@ describe('host-path provisioning, deletion and recycling', () => {
     assert.deepEqual(await plugin.listBackingVolumes('staging'), []);
   });
 
+  test('a filesystem failure surfaces as a retryable PluginError naming the step', async () => {
+    const fileRoot = join(base, 'not-a-directory');
+    await fs.writeFile(fileRoot, 'x');
+    const plugin = new HostPathPlugin({ roots: [fileRoot] });
+    const req = conformanceRequest(plugin);
+    await assert.rejects(plugin.provision(req), (err: unknown) => {
+      assert.ok(err instanceof PluginError);
+      assert.equal(err.code, 'Backend');
+      assert.equal(err.retryable, true);
+      assert.ok(err.message.startsWith(`provisioning "${req.backingName}"`), err.message);
+      return true;
+    });
+  });
+
   test('a configured root of "/" is rejected at construction', () => {
     assert.throws(() => new HostPathPlugin({ roots: ['/'] }), { code: 'InvalidParameter' });
     assert.throws(() => new HostPathPlugin({ roots: ['relative'] }), { code: 'InvalidParameter' });

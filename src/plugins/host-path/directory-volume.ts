@@ -27,6 +27,21 @@ export const MAX_DIRECTORY_BACKING_NAME = 230;
 
 export type OnDelete = 'delete' | 'retain' | 'archive';
 
+/**
+ * Runs a plugin operation so that every failure is a PluginError: filesystem errors (EACCES,
+ * EIO, ENOSPC, EMFILE on a very deep tree, ...) become retryable Backend errors naming the step.
+ */
+export async function withPluginErrors<T>(what: string, operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (err) {
+    if (err instanceof PluginError) throw err;
+    if (err instanceof Error && err.name === 'AbortError') throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    throw new PluginError('Backend', `${what}: ${message}`, true, { cause: err });
+  }
+}
+
 /** A backing name must be one plain, visible file name (it becomes a directory and a record). */
 export function assertBackingName(backingName: string): void {
   if (!isSafeComponent(backingName) || backingName.startsWith('.') || backingName.length > MAX_DIRECTORY_BACKING_NAME) {

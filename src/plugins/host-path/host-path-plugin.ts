@@ -41,6 +41,7 @@ import {
   listDirectoryVolumes,
   makeRecord,
   MAX_DIRECTORY_BACKING_NAME,
+  withPluginErrors,
 } from './directory-volume.js';
 
 export const HOST_PATH_PROVISIONER = 'kubernetes.io/host-path';
@@ -98,7 +99,11 @@ export class HostPathPlugin implements VolumePlugin {
     return path !== undefined && this.rootAliases.some((root) => path.startsWith(`${root}/`));
   }
 
-  async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+  provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+    return withPluginErrors(`provisioning "${req.backingName}"`, () => this.provisionVolume(req));
+  }
+
+  private async provisionVolume(req: ProvisionRequest): Promise<ProvisionedVolume> {
     req.signal?.throwIfAborted();
     this.checkRequest(req);
     const root = await this.rootFor(req);
@@ -117,7 +122,11 @@ export class HostPathPlugin implements VolumePlugin {
     return { source: this.sourceFor(path), capacity: formatBytes(req.requestBytes), ...this.affinity() };
   }
 
-  async delete(req: DeleteRequest): Promise<void> {
+  delete(req: DeleteRequest): Promise<void> {
+    return withPluginErrors(`deleting "${req.backingName}"`, () => this.deleteVolume(req));
+  }
+
+  private async deleteVolume(req: DeleteRequest): Promise<void> {
     req.signal?.throwIfAborted();
     if (req.pv) {
       const path = volumePath(req.pv);
@@ -138,7 +147,11 @@ export class HostPathPlugin implements VolumePlugin {
     }
   }
 
-  async recycle(pv: PersistentVolume, signal?: AbortSignal): Promise<void> {
+  recycle(pv: PersistentVolume, signal?: AbortSignal): Promise<void> {
+    return withPluginErrors(`recycling PV "${pv.metadata.name}"`, () => this.recycleVolume(pv, signal));
+  }
+
+  private async recycleVolume(pv: PersistentVolume, signal?: AbortSignal): Promise<void> {
     const path = volumePath(pv);
     if (path === undefined) throw new PluginError('InvalidParameter', `PV "${pv.metadata.name}" has no hostPath or local path`, false);
     const backingName = posix.basename(path);

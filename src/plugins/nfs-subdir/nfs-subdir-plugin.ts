@@ -29,6 +29,7 @@ import {
   listDirectoryVolumes,
   makeRecord,
   MAX_DIRECTORY_BACKING_NAME,
+  withPluginErrors,
   type OnDelete,
 } from '../host-path/directory-volume.js';
 import { readRecord } from '../metadata-record.js';
@@ -119,7 +120,11 @@ export class NfsSubdirPlugin implements VolumePlugin {
     return this.locate(pv) !== undefined;
   }
 
-  async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+  provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+    return withPluginErrors(`provisioning "${req.backingName}"`, () => this.provisionVolume(req));
+  }
+
+  private async provisionVolume(req: ProvisionRequest): Promise<ProvisionedVolume> {
     req.signal?.throwIfAborted();
     this.checkRequest(req);
     const mount = this.mountFor(req.parameters)!;
@@ -144,7 +149,11 @@ export class NfsSubdirPlugin implements VolumePlugin {
     };
   }
 
-  async delete(req: DeleteRequest): Promise<void> {
+  delete(req: DeleteRequest): Promise<void> {
+    return withPluginErrors(`deleting "${req.backingName}"`, () => this.deleteVolume(req));
+  }
+
+  private async deleteVolume(req: DeleteRequest): Promise<void> {
     req.signal?.throwIfAborted();
     if (req.pv) {
       const contained = await this.containedFor(req.pv, req.backingName);
@@ -160,7 +169,11 @@ export class NfsSubdirPlugin implements VolumePlugin {
     }
   }
 
-  async recycle(pv: PersistentVolume, signal?: AbortSignal): Promise<void> {
+  recycle(pv: PersistentVolume, signal?: AbortSignal): Promise<void> {
+    return withPluginErrors(`recycling PV "${pv.metadata.name}"`, () => this.recycleVolume(pv, signal));
+  }
+
+  private async recycleVolume(pv: PersistentVolume, signal?: AbortSignal): Promise<void> {
     const contained = await this.containedFor(pv, undefined);
     await emptyDirNoFollow(contained.root, contained.path, signal);
     this.logger?.info({ pv: pv.metadata.name, path: contained.path }, 'nfs-subdir volume recycled');
