@@ -1,0 +1,106 @@
+/**
+ * events.k8s.io/v1 Event: the strict validation of the new API (eventTime required, type
+ * Normal|Warning, deprecated fields unset) on top of the legacy rules; fields under the new
+ * names (`regarding.*`, `reportingController`, `deprecatedSource`).
+ */
+import type { KubeObject, ObjectReference, StatusCause } from '../../kube/types.js';
+import { requireMicroTime, resourceInfo } from './common.js';
+import { EVENT_COLUMNS, eventRow, legacyEventCauses } from './events.js';
+import { invalid, required } from './field-errors.js';
+import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import type { ResourceStrategy } from './strategy.js';
+
+interface EventV1 extends KubeObject {
+  eventTime?: string | null;
+  series?: { count?: number; lastObservedTime?: string };
+  reportingController?: string;
+  reportingInstance?: string;
+  action?: string;
+  reason?: string;
+  regarding?: ObjectReference;
+  related?: ObjectReference;
+  note?: string;
+  type?: string;
+  deprecatedSource?: { component?: string; host?: string };
+  deprecatedFirstTimestamp?: string | null;
+  deprecatedLastTimestamp?: string | null;
+  deprecatedCount?: number;
+}
+
+function strictCauses(ev: EventV1): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (ev.series) {
+    if ((ev.series.count ?? 0) < 2) causes.push(invalid('series.count', '', 'should be at least 2'));
+    if (!ev.series.lastObservedTime) causes.push(required('series.lastObservedTime'));
+  }
+  if (!ev.eventTime) causes.push(required('eventTime'));
+  if (ev.type !== 'Normal' && ev.type !== 'Warning') causes.push(invalid('type', '', `has invalid value: ${ev.type ?? ''}`));
+  if (ev.deprecatedFirstTimestamp) causes.push(invalid('deprecatedFirstTimestamp', '', 'needs to be unset'));
+  if (ev.deprecatedLastTimestamp) causes.push(invalid('deprecatedLastTimestamp', '', 'needs to be unset'));
+  if (ev.deprecatedCount) causes.push(invalid('deprecatedCount', '', 'needs to be unset'));
+  if (ev.deprecatedSource?.component || ev.deprecatedSource?.host) causes.push(invalid('deprecatedSource', '', 'needs to be unset'));
+  return causes;
+}
+
+function validateEventV1(obj: KubeObject): StatusCause[] {
+  const ev = obj as EventV1;
+  const legacy = legacyEventCauses({
+    namespace: ev.metadata.namespace ?? '',
+    involvedNamespace: ev.regarding?.namespace ?? '',
+    eventTime: ev.eventTime,
+    reportingController: ev.reportingController ?? '',
+    reportingInstance: ev.reportingInstance ?? '',
+    action: ev.action ?? '',
+    reason: ev.reason ?? '',
+    message: ev.note ?? '',
+  }, 'reportingController');
+  return [...legacy, ...validateObjectMeta(ev.metadata, true, nameIsDNSSubdomain), ...strictCauses(ev)];
+}
+
+export const eventsV1Strategy: ResourceStrategy = {
+  info: resourceInfo({ group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true,
+    shortNames: ['ev'], hasStatus: false }),
+
+  defaults(obj) {
+    const ev = obj as EventV1;
+    requireMicroTime(ev.eventTime, 'Event', 'events.k8s.io/v1');
+    requireMicroTime(ev.series?.lastObservedTime, 'Event', 'events.k8s.io/v1');
+  },
+  prepareForCreate() {},
+  validateCreate: validateEventV1,
+  prepareForUpdate() {},
+  validateUpdate(next, prev) {
+    return [...validateEventV1(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata)];
+  },
+
+  fields(obj) {
+    const ev = obj as EventV1;
+    const r = ev.regarding ?? {};
+    return {
+      'regarding.kind': r.kind ?? '',
+      'regarding.namespace': r.namespace ?? '',
+      'regarding.name': r.name ?? '',
+      'regarding.uid': r.uid ?? '',
+      'regarding.apiVersion': r.apiVersion ?? '',
+      'regarding.resourceVersion': r.resourceVersion ?? '',
+      'regarding.fieldPath': r.fieldPath ?? '',
+      reason: ev.reason ?? '',
+      reportingController: ev.reportingController ?? '',
+      deprecatedSource: ev.deprecatedSource?.component || ev.reportingController || '',
+      type: ev.type ?? '',
+    };
+  },
+
+  tableColumns: EVENT_COLUMNS,
+
+  tableRow(obj, now) {
+    const ev = obj as EventV1;
+    return eventRow({
+      first: ev.deprecatedFirstTimestamp, eventTime: ev.eventTime, last: ev.deprecatedLastTimestamp,
+      seriesLast: ev.series?.lastObservedTime, seriesCount: ev.series?.count, count: ev.deprecatedCount, type: ev.type,
+      reason: ev.reason, kind: ev.regarding?.kind, name: ev.regarding?.name, fieldPath: ev.regarding?.fieldPath,
+      component: ev.deprecatedSource?.component || ev.reportingController,
+      host: ev.deprecatedSource?.host || ev.reportingInstance, message: ev.note,
+    }, ev.metadata.name ?? '', now);
+  },
+};

@@ -1,0 +1,58 @@
+/**
+ * field.Error builders (k8s.io/apimachinery/pkg/util/validation/field) producing the StatusCauses
+ * kube-apiserver returns: `reason` is the cause type, `message` the error body, `field` the path.
+ */
+import type { StatusCause } from '../../kube/types.js';
+
+/** How Go's ErrorBody prints a bad value: %q for strings, %v for scalars, %#v-like for string slices. */
+export function formatBadValue(value: unknown): string {
+  if (value === undefined || value === null) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+    return `[]string{${value.map((v) => JSON.stringify(v)).join(', ')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+const withDetail = (body: string, detail?: string): string => (detail ? `${body}: ${detail}` : body);
+
+export function required(field: string, detail?: string): StatusCause {
+  return { reason: 'FieldValueRequired', message: withDetail('Required value', detail), field };
+}
+
+export function invalid(field: string, value: unknown, detail?: string): StatusCause {
+  return { reason: 'FieldValueInvalid', message: withDetail(`Invalid value: ${formatBadValue(value)}`, detail), field };
+}
+
+export function notSupported(field: string, value: unknown, supported: readonly string[]): StatusCause {
+  const list = supported.map((s) => JSON.stringify(s)).join(', ');
+  const detail = supported.length ? `supported values: ${list}` : undefined;
+  return { reason: 'FieldValueNotSupported', message: withDetail(`Unsupported value: ${formatBadValue(value)}`, detail), field };
+}
+
+export function forbidden(field: string, detail: string): StatusCause {
+  return { reason: 'FieldValueForbidden', message: withDetail('Forbidden', detail), field };
+}
+
+export function duplicate(field: string, value: unknown): StatusCause {
+  return { reason: 'FieldValueDuplicate', message: `Duplicate value: ${formatBadValue(value)}`, field };
+}
+
+export function tooLong(field: string, maxLength: number): StatusCause {
+  return { reason: 'FieldValueTooLong', message: `Too long: may not be more than ${maxLength} bytes`, field };
+}
+
+export function tooMany(field: string, actual: number, max: number): StatusCause {
+  return { reason: 'FieldValueTooMany', message: `Too many: ${actual}: must have at most ${max} items`, field };
+}
+
+/** `field is immutable`, as ValidateImmutableField reports it. */
+export function immutable(field: string, value: unknown): StatusCause {
+  return invalid(field, value, 'field is immutable');
+}
+
+/** One Invalid cause per message of a name-validation function, as upstream loops over them. */
+export function invalidEach(field: string, value: unknown, messages: string[]): StatusCause[] {
+  return messages.map((m) => invalid(field, value, m));
+}

@@ -1,0 +1,39 @@
+/** Every resource the embedded API server serves, and lookup by group/version/plural. */
+import { coreEventStrategy } from './events.js';
+import { eventsV1Strategy } from './events-v1.js';
+import { leaseStrategy } from './leases.js';
+import { namespaceStrategy } from './namespaces.js';
+import { nodeStrategy } from './nodes.js';
+import { persistentVolumeClaimStrategy } from './persistentvolumeclaims.js';
+import { persistentVolumeStrategy } from './persistentvolumes.js';
+import { podStrategy } from './pods.js';
+import { storageClassStrategy } from './storageclasses.js';
+import type { ResourceStrategy } from './strategy.js';
+
+export const strategies: ResourceStrategy[] = [
+  namespaceStrategy,
+  persistentVolumeStrategy,
+  persistentVolumeClaimStrategy,
+  podStrategy,
+  nodeStrategy,
+  coreEventStrategy,
+  storageClassStrategy,
+  eventsV1Strategy,
+  leaseStrategy,
+];
+
+export function findStrategy(group: string, version: string, plural: string): ResourceStrategy | undefined {
+  return strategies.find((s) => s.info.group === group && s.info.version === version && s.info.plural === plural);
+}
+
+export {
+  coreEventStrategy,
+  eventsV1Strategy,
+  leaseStrategy,
+  namespaceStrategy,
+  nodeStrategy,
+  persistentVolumeClaimStrategy,
+  persistentVolumeStrategy,
+  podStrategy,
+  storageClassStrategy,
+};

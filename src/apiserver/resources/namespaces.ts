@@ -1,0 +1,89 @@
+/** Namespace (core/v1): Active on create, spec/status kept on update, `status.phase` selectable. */
+import { FINALIZER_NAMESPACE_KUBERNETES, LABEL_NAMESPACE_NAME } from '../../kube/annotations.js';
+import { isQualifiedName } from '../../kube/name-validation.js';
+import type { KubeObject, Namespace, StatusCause } from '../../kube/types.js';
+import { resourceInfo } from './common.js';
+import { invalid, invalidEach } from './field-errors.js';
+import { nameIsDNSLabel, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
+import type { ResourceStrategy } from './strategy.js';
+
+const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
+
+const asNamespace = (obj: KubeObject): Namespace => obj as Namespace;
+
+/** validateFinalizerName for spec.finalizers: qualified, and unprefixed only if standard. */
+function validateSpecFinalizers(ns: Namespace): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const f of ns.spec?.finalizers ?? []) {
+    const errs = isQualifiedName(String(f));
+    if (errs.length) causes.push(...invalidEach('spec.finalizers', f, errs));
+    else if (!String(f).includes('/') && !STANDARD_FINALIZERS.includes(f)) {
+      causes.push(invalid('spec.finalizers', f, 'name is neither a standard finalizer name nor is it fully qualified'));
+    }
+  }
+  return causes;
+}
+
+function validateNamespace(obj: KubeObject): StatusCause[] {
+  const ns = asNamespace(obj);
+  return [...validateObjectMeta(ns.metadata, false, nameIsDNSLabel), ...validateSpecFinalizers(ns)];
+}
+
+export const namespaceStrategy: ResourceStrategy = {
+  info: resourceInfo({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false,
+    shortNames: ['ns'], hasStatus: true, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] }),
+
+  defaults(obj) {
+    const ns = asNamespace(obj);
+    if (ns.metadata.name) ns.metadata.labels = { ...(ns.metadata.labels ?? {}), [LABEL_NAMESPACE_NAME]: ns.metadata.name };
+    if (typeof ns.status !== 'object' || ns.status === null) ns.status = {};
+    if (!ns.status.phase) ns.status.phase = 'Active';
+  },
+
+  prepareForCreate(obj) {
+    const ns = asNamespace(obj);
+    ns.status = { phase: 'Active' };
+    const finalizers = ns.spec?.finalizers ?? [];
+    if (!finalizers.includes(FINALIZER_NAMESPACE_KUBERNETES)) {
+      ns.spec = { ...(ns.spec ?? {}), finalizers: [...finalizers, FINALIZER_NAMESPACE_KUBERNETES] };
+    }
+  },
+
+  validateCreate: validateNamespace,
+
+  prepareForUpdate(next, prev) {
+    const old = asNamespace(prev);
+    const ns = asNamespace(next);
+    if (old.spec === undefined) delete ns.spec;
+    else ns.spec = structuredClone(old.spec);
+    if (old.status === undefined) delete ns.status;
+    else ns.status = structuredClone(old.status);
+  },
+
+  validateUpdate(next, prev) {
+    return [...validateNamespace(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata)];
+  },
+
+  prepareForStatusUpdate(next, prev) {
+    const old = asNamespace(prev);
+    if (old.spec === undefined) delete next.spec;
+    else next.spec = structuredClone(old.spec);
+    resetObjectMetaForStatus(next, prev);
+  },
+
+  validateStatusUpdate(next, prev) {
+    return validateObjectMetaUpdate(next.metadata, prev.metadata);
+  },
+
+  fields(obj) {
+    return { 'status.phase': String(asNamespace(obj).status?.phase ?? ''), name: obj.metadata.name ?? '' };
+  },
+
+  tableColumns: [NAME_COLUMN, column('Status', 'The status of the namespace'), AGE_COLUMN],
+
+  tableRow(obj, now) {
+    const ns = asNamespace(obj);
+    return [ns.metadata.name ?? '', ns.status?.phase ?? '', age(ns.metadata.creationTimestamp, now)];
+  },
+};

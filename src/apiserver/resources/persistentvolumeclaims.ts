@@ -1,0 +1,139 @@
+/**
+ * PersistentVolumeClaim (core/v1): defaulting, validation, create/update/status strategies,
+ * the DefaultStorageClass and StorageObjectInUseProtection admission, `kubectl get pvc` columns.
+ */
+import { FINALIZER_PVC_PROTECTION } from '../../kube/annotations.js';
+import type { KubeObject, PersistentVolumeClaim, StatusCause, StorageClass } from '../../kube/types.js';
+import { accessModesKey, defaultStorageClass, storageClassOfClaim } from '../../kube/volume-helpers.js';
+import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
+import { canonicalizeQuantities, ensureFinalizer, recordAt, resourceInfo } from './common.js';
+import { required } from './field-errors.js';
+import { nameIsDNSSubdomain, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
+import type { AdmissionContext, ResourceStrategy } from './strategy.js';
+import { validateNonNegativeQuantity } from './volume-validation.js';
+
+const asPVC = (obj: KubeObject): PersistentVolumeClaim => {
+  const pvc = obj as PersistentVolumeClaim;
+  if (typeof pvc.spec !== 'object' || pvc.spec === null) pvc.spec = {};
+  return pvc;
+};
+
+function canonicalizeClaimQuantities(pvc: PersistentVolumeClaim): void {
+  const resources = recordAt(pvc.spec, 'resources');
+  canonicalizeQuantities(recordAt(resources, 'requests'), 'PersistentVolumeClaim', 'v1');
+  canonicalizeQuantities(recordAt(resources, 'limits'), 'PersistentVolumeClaim', 'v1');
+  canonicalizeQuantities(recordAt(pvc.status, 'capacity'), 'PersistentVolumeClaim', 'v1');
+  canonicalizeQuantities(recordAt(pvc.status, 'allocatedResources'), 'PersistentVolumeClaim', 'v1');
+}
+
+/** NormalizeDataSources: when only one of dataSource/dataSourceRef is set, mirror it. */
+function normalizeDataSources(pvc: PersistentVolumeClaim): void {
+  const { dataSource, dataSourceRef } = pvc.spec;
+  if (dataSource && !dataSourceRef) {
+    pvc.spec.dataSourceRef = { ...structuredClone(dataSource) };
+  } else if (dataSourceRef && !dataSource && !dataSourceRef.namespace) {
+    const copy: PersistentVolumeClaim['spec']['dataSource'] = { kind: dataSourceRef.kind, name: dataSourceRef.name };
+    if (dataSourceRef.apiGroup !== undefined) copy.apiGroup = dataSourceRef.apiGroup;
+    pvc.spec.dataSource = copy;
+  }
+}
+
+/** DefaultStorageClass admission: a claim with no class at all gets the (newest) default class. */
+function admitDefaultStorageClass(pvc: PersistentVolumeClaim, ctx: AdmissionContext): void {
+  if (storageClassOfClaim(pvc) !== undefined) return;
+  const classes = ctx.list('storage.k8s.io', 'storageclasses') as StorageClass[];
+  const chosen = defaultStorageClass(classes);
+  if (chosen?.metadata.name) pvc.spec.storageClassName = chosen.metadata.name;
+}
+
+function validatePVC(obj: KubeObject): StatusCause[] {
+  const pvc = asPVC(obj);
+  return [...validateObjectMeta(pvc.metadata, true, nameIsDNSSubdomain), ...validateClaimSpec(pvc.spec)];
+}
+
+function validatePVCStatus(next: PersistentVolumeClaim, prev: PersistentVolumeClaim): StatusCause[] {
+  const causes = validateObjectMetaUpdate(next.metadata, prev.metadata);
+  if (!Array.isArray(next.spec.accessModes) || next.spec.accessModes.length === 0) causes.push(required('Spec.accessModes'));
+  for (const [name, value] of Object.entries(next.status?.capacity ?? {})) {
+    causes.push(...validateNonNegativeQuantity(value, `status.capacity[${name}]`));
+  }
+  return causes;
+}
+
+export const persistentVolumeClaimStrategy: ResourceStrategy = {
+  info: resourceInfo({ group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim',
+    namespaced: true, shortNames: ['pvc'], hasStatus: true }),
+
+  defaults(obj) {
+    const pvc = asPVC(obj);
+    canonicalizeClaimQuantities(pvc);
+    if (pvc.spec.volumeMode === undefined || pvc.spec.volumeMode === null) pvc.spec.volumeMode = 'Filesystem';
+    if (typeof pvc.status !== 'object' || pvc.status === null) pvc.status = {};
+    if (!pvc.status.phase) pvc.status.phase = 'Pending';
+  },
+
+  prepareForCreate(obj, ctx) {
+    const pvc = asPVC(obj);
+    pvc.status = { phase: 'Pending' };
+    normalizeDataSources(pvc);
+    admitDefaultStorageClass(pvc, ctx);
+    ensureFinalizer(pvc, FINALIZER_PVC_PROTECTION);
+  },
+
+  validateCreate: validatePVC,
+
+  prepareForUpdate(next, prev) {
+    const status = (prev as PersistentVolumeClaim).status;
+    if (status === undefined) delete next.status;
+    else next.status = structuredClone(status);
+  },
+
+  validateUpdate(next, prev) {
+    const pvc = asPVC(next);
+    const old = asPVC(prev);
+    return [...validateObjectMetaUpdate(pvc.metadata, old.metadata), ...validatePVC(pvc), ...validateClaimUpdate(pvc, old)];
+  },
+
+  prepareForStatusUpdate(next, prev) {
+    next.spec = structuredClone((prev as PersistentVolumeClaim).spec);
+    resetObjectMetaForStatus(next, prev);
+  },
+
+  validateStatusUpdate(next, prev) {
+    return validatePVCStatus(asPVC(next), asPVC(prev));
+  },
+
+  fields(obj) {
+    return { name: obj.metadata.name ?? '' };
+  },
+
+  tableColumns: [
+    NAME_COLUMN,
+    column('Status', 'phase represents the current phase of PersistentVolumeClaim.'),
+    column('Volume', 'volumeName is the binding reference to the PersistentVolume backing this claim.'),
+    column('Capacity', 'capacity represents the actual resources of the underlying volume.'),
+    column('Access Modes', 'accessModes contains the actual access modes the volume backing the PVC has.'),
+    column('StorageClass', 'storageClassName is the name of the StorageClass required by the claim.'),
+    column('VolumeAttributesClass', 'volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim.'),
+    AGE_COLUMN,
+    column('VolumeMode', 'volumeMode defines what type of volume is required by the claim.', { priority: 1 }),
+  ],
+
+  tableRow(obj, now) {
+    const pvc = asPVC(obj);
+    const phase = pvc.metadata.deletionTimestamp ? 'Terminating' : (pvc.status?.phase ?? '');
+    const bound = Boolean(pvc.spec.volumeName);
+    return [
+      pvc.metadata.name ?? '',
+      phase,
+      pvc.spec.volumeName ?? '',
+      bound ? canonicalQuantity(pvc.status?.capacity?.storage) : '',
+      bound ? accessModesKey(pvc.status?.accessModes) : '',
+      storageClassOfClaim(pvc) ?? '',
+      pvc.spec.volumeAttributesClassName || '<unset>',
+      age(pvc.metadata.creationTimestamp, now),
+      pvc.spec.volumeMode ?? '<unset>',
+    ];
+  },
+};

@@ -1,0 +1,134 @@
+/**
+ * StorageClass (storage.k8s.io/v1): defaulting (reclaimPolicy Delete, volumeBindingMode
+ * Immediate), ValidateStorageClass / ValidateStorageClassUpdate, `kubectl get sc` columns.
+ */
+import { isQualifiedName } from '../../kube/name-validation.js';
+import type { KubeObject, StatusCause, StorageClass, TopologySelectorTerm } from '../../kube/types.js';
+import { isDefaultStorageClass } from '../../kube/volume-helpers.js';
+import { jsonEqual, resourceInfo } from './common.js';
+import { duplicate, forbidden, immutable, invalid, invalidEach, notSupported, required, tooLong } from './field-errors.js';
+import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { AGE_COLUMN, age, column } from './printing.js';
+import type { ResourceStrategy } from './strategy.js';
+
+const SC_RECLAIM_POLICIES = ['Delete', 'Retain'];
+const BINDING_MODES = ['Immediate', 'WaitForFirstConsumer'];
+const MAX_PARAMETERS = 512;
+const MAX_PARAMETERS_SIZE = 256 * 1024;
+
+const asSC = (obj: KubeObject): StorageClass => obj as StorageClass;
+
+function validateProvisioner(provisioner: unknown): StatusCause[] {
+  if (typeof provisioner !== 'string' || provisioner.length === 0) return [required('provisioner')];
+  const lower = provisioner.toLowerCase();
+  return invalidEach('provisioner', lower, isQualifiedName(lower));
+}
+
+function validateParameters(params: Record<string, string> | undefined): StatusCause[] {
+  const entries = Object.entries(params ?? {});
+  if (entries.length > MAX_PARAMETERS) return [tooLong('parameters', MAX_PARAMETERS)];
+  const causes: StatusCause[] = [];
+  let size = 0;
+  for (const [k, v] of entries) {
+    if (k.length < 1) causes.push(invalid('parameters', k, 'field can not be empty.'));
+    size += Buffer.byteLength(k) + Buffer.byteLength(String(v));
+  }
+  if (size > MAX_PARAMETERS_SIZE) causes.push(tooLong('parameters', MAX_PARAMETERS_SIZE));
+  return causes;
+}
+
+function validateTopologyTerm(term: TopologySelectorTerm | undefined, at: string): { causes: StatusCause[]; normalized: unknown } {
+  const causes: StatusCause[] = [];
+  const byKey = new Map<string, string[]>();
+  (term?.matchLabelExpressions ?? []).forEach((req, i) => {
+    const reqAt = `${at}.matchLabelExpressions[${i}]`;
+    const values = Array.isArray(req.values) ? req.values : [];
+    if (values.length === 0) causes.push(required(`${reqAt}.values`));
+    const seen = new Set<string>();
+    values.forEach((v, j) => {
+      if (seen.has(v)) causes.push(duplicate(`${reqAt}.values[${j}]`, v));
+      seen.add(v);
+    });
+    causes.push(...invalidEach(`${reqAt}.key`, req.key, isQualifiedName(String(req.key ?? ''))));
+    if (byKey.has(req.key)) causes.push(duplicate(`${reqAt}.key`, req.key));
+    byKey.set(req.key, [...seen].sort());
+  });
+  return { causes, normalized: [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) };
+}
+
+function validateAllowedTopologies(terms: StorageClass['allowedTopologies']): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const seen: unknown[] = [];
+  (terms ?? []).forEach((term, i) => {
+    const { causes: termCauses, normalized } = validateTopologyTerm(term, `allowedTopologies[${i}]`);
+    causes.push(...termCauses);
+    if (seen.some((s) => jsonEqual(s, normalized))) causes.push(duplicate(`allowedTopologies[${i}].matchLabelExpressions`, ''));
+    seen.push(normalized);
+  });
+  return causes;
+}
+
+function validateSC(obj: KubeObject): StatusCause[] {
+  const sc = asSC(obj);
+  const causes = validateObjectMeta(sc.metadata, false, nameIsDNSSubdomain);
+  causes.push(...validateProvisioner(sc.provisioner));
+  causes.push(...validateParameters(sc.parameters));
+  if (sc.reclaimPolicy && !SC_RECLAIM_POLICIES.includes(sc.reclaimPolicy)) {
+    causes.push(notSupported('reclaimPolicy', sc.reclaimPolicy, SC_RECLAIM_POLICIES));
+  }
+  if (sc.volumeBindingMode === undefined || sc.volumeBindingMode === null) causes.push(required('volumeBindingMode'));
+  else if (!BINDING_MODES.includes(sc.volumeBindingMode)) causes.push(notSupported('volumeBindingMode', sc.volumeBindingMode, BINDING_MODES));
+  causes.push(...validateAllowedTopologies(sc.allowedTopologies));
+  return causes;
+}
+
+function validateSCUpdate(next: StorageClass, prev: StorageClass): StatusCause[] {
+  const causes = validateObjectMetaUpdate(next.metadata, prev.metadata);
+  if (!jsonEqual(next.parameters ?? {}, prev.parameters ?? {})) causes.push(forbidden('parameters', 'updates to parameters are forbidden.'));
+  if (next.provisioner !== prev.provisioner) causes.push(forbidden('provisioner', 'updates to provisioner are forbidden.'));
+  if (next.reclaimPolicy !== prev.reclaimPolicy) causes.push(forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
+  if (next.volumeBindingMode !== prev.volumeBindingMode) causes.push(immutable('volumeBindingMode', next.volumeBindingMode));
+  return causes;
+}
+
+export const storageClassStrategy: ResourceStrategy = {
+  info: resourceInfo({ group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses', kind: 'StorageClass',
+    namespaced: false, shortNames: ['sc'], hasStatus: false }),
+
+  defaults(obj) {
+    const sc = asSC(obj);
+    if (sc.reclaimPolicy === undefined || sc.reclaimPolicy === null) sc.reclaimPolicy = 'Delete';
+    if (sc.volumeBindingMode === undefined || sc.volumeBindingMode === null) sc.volumeBindingMode = 'Immediate';
+  },
+  prepareForCreate() {},
+  validateCreate: validateSC,
+  prepareForUpdate() {},
+  validateUpdate(next, prev) {
+    return [...validateSC(next), ...validateSCUpdate(asSC(next), asSC(prev))];
+  },
+  fields() {
+    return {};
+  },
+
+  tableColumns: [
+    column('Name', 'Name must be unique within a namespace. Cannot be updated.', { format: 'name' }),
+    column('Provisioner', 'provisioner indicates the type of the provisioner.'),
+    column('ReclaimPolicy', 'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class.'),
+    column('VolumeBindingMode', 'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.'),
+    column('AllowVolumeExpansion', 'allowVolumeExpansion shows whether the storage class allow volume expand.', { type: 'boolean' }),
+    AGE_COLUMN,
+  ],
+
+  tableRow(obj, now) {
+    const sc = asSC(obj);
+    const name = (sc.metadata.name ?? '') + (isDefaultStorageClass(sc) ? ' (default)' : '');
+    return [
+      name,
+      sc.provisioner ?? '',
+      sc.reclaimPolicy ?? 'Delete',
+      sc.volumeBindingMode ?? 'Immediate',
+      sc.allowVolumeExpansion === true,
+      age(sc.metadata.creationTimestamp, now),
+    ];
+  },
+};

@@ -1,0 +1,75 @@
+/** Shared fixtures for the strategy tests: run a strategy the way the registry does. */
+import assert from 'node:assert/strict';
+import type { KubeObject, StatusCause } from '../../../src/kube/types.js';
+import type { AdmissionContext, ResourceStrategy } from '../../../src/apiserver/resources/strategy.js';
+
+export const NOW = '2024-05-01T10:00:00Z';
+
+export function emptyAdmission(objects: Record<string, KubeObject[]> = {}): AdmissionContext {
+  return {
+    list: (group, plural) => objects[`${group}/${plural}`] ?? [],
+    get: (group, plural, _ns, name) => (objects[`${group}/${plural}`] ?? []).find((o) => o.metadata.name === name),
+  };
+}
+
+/** Create as the registry does: defaults, admission/prepare, validate. */
+export function create(s: ResourceStrategy, body: KubeObject, ctx = emptyAdmission()): { obj: KubeObject; causes: StatusCause[] } {
+  const obj = structuredClone(body);
+  obj.metadata.creationTimestamp ??= NOW;
+  obj.metadata.uid ??= 'uid-1';
+  s.defaults(obj);
+  s.prepareForCreate(obj, ctx);
+  return { obj, causes: s.validateCreate(obj) };
+}
+
+export function update(s: ResourceStrategy, next: KubeObject, prev: KubeObject): { obj: KubeObject; causes: StatusCause[] } {
+  const obj = structuredClone(next);
+  s.defaults(obj);
+  s.prepareForUpdate(obj, prev);
+  return { obj, causes: s.validateUpdate(obj, prev) };
+}
+
+export function statusUpdate(s: ResourceStrategy, next: KubeObject, prev: KubeObject, now = NOW): { obj: KubeObject; causes: StatusCause[] } {
+  const obj = structuredClone(next);
+  s.defaults(obj);
+  s.prepareForStatusUpdate?.(obj, prev, now);
+  return { obj, causes: s.validateStatusUpdate?.(obj, prev) ?? [] };
+}
+
+/** Asserts exactly one cause at `field` with `reason`, and (optionally) the message. */
+export function assertCause(causes: StatusCause[], field: string, reason: string, message?: string | RegExp): void {
+  const at = causes.filter((c) => c.field === field);
+  assert.ok(at.length > 0, `expected a cause at ${field}, got ${JSON.stringify(causes)}`);
+  const match = at.find((c) => c.reason === reason);
+  assert.ok(match, `expected ${reason} at ${field}, got ${JSON.stringify(at)}`);
+  if (typeof message === 'string') assert.equal(match.message, message);
+  else if (message) assert.match(match.message ?? '', message);
+}
+
+/** Sets a value at a dotted path (creating objects), or deletes it for `undefined`. */
+export function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let cur = obj;
+  for (const p of parts.slice(0, -1)) {
+    if (typeof cur[p] !== 'object' || cur[p] === null) cur[p] = {};
+    cur = cur[p] as Record<string, unknown>;
+  }
+  const last = parts[parts.length - 1];
+  if (value === undefined) delete cur[last];
+  else cur[last] = value;
+}
+
+export interface RuleCase {
+  name: string;
+  /** dotted path ⇒ value (undefined deletes) applied to the valid object. */
+  set: Record<string, unknown>;
+  field: string;
+  reason: string;
+  message?: string | RegExp;
+}
+
+export function withChanges(base: KubeObject, set: Record<string, unknown>): KubeObject {
+  const obj = structuredClone(base) as unknown as Record<string, unknown>;
+  for (const [path, value] of Object.entries(set)) setPath(obj, path, value);
+  return obj as unknown as KubeObject;
+}
