@@ -1,0 +1,76 @@
+/**
+ * Delete (k8s-pv-spec.md §9.1): the plugin deletes the backing volume, then our deletion
+ * finalizer is removed and the PV object deleted (uid precondition). The plugin re-checks the
+ * PV's location against its *current* roots at this moment (safe-path.ts); a PV pointing
+ * anywhere else is refused before anything is touched, and that refusal is a failed attempt.
+ */
+import type { PersistentVolume } from '../../kube/types.js';
+import { ANN_PROVISIONED_BY, FINALIZER_PV_CONTROLLER } from '../../kube/annotations.js';
+import { isNotFound } from '../../kube/errors.js';
+import { storageClassOfVolume } from '../../kube/volume-helpers.js';
+import { backingName } from '../../plugins/naming.js';
+import type { VolumePlugin } from '../../plugins/plugin.js';
+import { hasFinalizer, withoutFinalizer } from './finalizers.js';
+import { recordFailedAttempt } from './outcome.js';
+import { updateFresh, type ReclaimSession } from './session.js';
+
+const IN_TREE_PREFIX = 'kubernetes.io/';
+
+/**
+ * True when the PV belongs to a deleter outside this process (upstream's external deleter): it
+ * was provisioned by a provisioner we do not serve whose name is not in-tree, or it is CSI.
+ */
+export function hasExternalDeleter(s: ReclaimSession, pv: PersistentVolume): boolean {
+  if (pv.spec.csi !== undefined) return true;
+  const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
+  return provisioner !== undefined && !s.plugins.byProvisioner(provisioner) && !provisioner.startsWith(IN_TREE_PREFIX);
+}
+
+/** Removes our finalizer (if still there) and deletes the PV object; already gone ⇒ done. */
+export async function finishDeletion(s: ReclaimSession, pv: PersistentVolume): Promise<void> {
+  const name = pv.metadata.name ?? '';
+  const uid = pv.metadata.uid;
+  if (hasFinalizer(pv, FINALIZER_PV_CONTROLLER) || pv.metadata.deletionTimestamp) {
+    await updateFresh(s, pv, 'spec', (fresh) =>
+      hasFinalizer(fresh, FINALIZER_PV_CONTROLLER) ? withoutFinalizer(fresh, FINALIZER_PV_CONTROLLER) : undefined,
+    );
+  }
+  try {
+    await s.ctx.api.deleteVolume(name, uid);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  if (uid) s.backingDeleted.delete(uid);
+  s.log.info({ pv: name, why: 'reclaim policy Delete' }, 'volume deleted');
+}
+
+function classParameters(s: ReclaimSession, pv: PersistentVolume): Record<string, string> | undefined {
+  const className = storageClassOfVolume(pv);
+  return className === '' ? undefined : s.ctx.classes.get(className)?.parameters;
+}
+
+/** The operation: attempt number `count` is already charged on `pv`. */
+export async function runDelete(
+  s: ReclaimSession,
+  plugin: VolumePlugin,
+  pv: PersistentVolume,
+  count: number,
+  signal: AbortSignal,
+): Promise<void> {
+  const name = pv.metadata.name ?? '';
+  try {
+    await plugin.delete({
+      backingName: backingName(s.clusterName, name, plugin.maxBackingNameLength),
+      pv,
+      parameters: classParameters(s, pv),
+      signal,
+    });
+  } catch (err) {
+    if (signal.aborted) return;
+    await recordFailedAttempt(s, pv, 'delete', count, err);
+    return;
+  }
+  if (pv.metadata.uid) s.backingDeleted.add(pv.metadata.uid);
+  s.log.info({ pv: name, plugin: plugin.name }, 'backing volume deleted');
+  await finishDeletion(s, pv);
+}

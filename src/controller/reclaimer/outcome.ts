@@ -1,0 +1,96 @@
+/**
+ * What a failed reclaim attempt leaves behind. The attempt was already counted when it started
+ * (attempts.ts); here it is reported:
+ * - "in use" (PluginError InUse): not a failure. The charge is taken back (count - 1, the time
+ *   kept so the next try waits one interval) and a Normal event says why;
+ * - retryable, attempts left: the PV stays as it is, a Warning event names the attempt;
+ * - not retryable (unsafe path, no plugin, not supported) or attempts used up: phase Failed with
+ *   the error in `status.message` and a Warning event. A Failed PV waits for an operator
+ *   (docs/operations.md, "Reclaim").
+ */
+import type { PersistentVolume } from '../../kube/types.js';
+import { ANN_RECLAIM_FAILED_ATTEMPTS } from '../../kube/annotations.js';
+import { PluginError } from '../../plugins/plugin.js';
+import { readAttempts, withAttempts } from './attempts.js';
+import {
+  REASON_VOLUME_DELETE,
+  REASON_VOLUME_FAILED_DELETE,
+  REASON_VOLUME_FAILED_RECYCLE,
+  msgRecycleFailed,
+} from './events.js';
+import { updateFresh, withPhase, type ReclaimSession } from './session.js';
+
+export type ReclaimKind = 'delete' | 'recycle';
+
+function failureReason(kind: ReclaimKind): string {
+  return kind === 'delete' ? REASON_VOLUME_FAILED_DELETE : REASON_VOLUME_FAILED_RECYCLE;
+}
+
+function failureText(kind: ReclaimKind, err: unknown): string {
+  const detail = err instanceof Error ? err.message : String(err);
+  return kind === 'delete' ? detail : msgRecycleFailed(detail);
+}
+
+export function isInUse(err: unknown): boolean {
+  return err instanceof PluginError && err.code === 'InUse';
+}
+
+function isRetryable(err: unknown): boolean {
+  return !(err instanceof PluginError) || err.retryable;
+}
+
+/** Phase Failed with `message`, then the Warning event (only after the write succeeded). */
+export async function markFailed(
+  s: ReclaimSession,
+  pv: PersistentVolume,
+  reason: string,
+  message: string,
+  eventMessage = message,
+): Promise<void> {
+  const uid = pv.spec.claimRef?.uid;
+  const saved = await updateFresh(s, pv, 'status', (fresh) => {
+    if (fresh.spec.claimRef?.uid !== uid) return undefined;
+    if (fresh.status?.phase === 'Failed' && fresh.status.message === message) return undefined;
+    return withPhase(fresh, 'Failed', message);
+  });
+  if (!saved) return;
+  s.ctx.events.event(saved, 'Warning', reason, eventMessage);
+  s.log.info({ pv: pv.metadata.name, from: pv.status?.phase ?? '', to: 'Failed', why: message }, 'volume phase changed');
+}
+
+async function takeBackCharge(s: ReclaimSession, pv: PersistentVolume, count: number): Promise<void> {
+  await updateFresh(s, pv, 'spec', (fresh) => {
+    const attempts = readAttempts(fresh);
+    if (attempts.failed !== count) return undefined;
+    return withAttempts(fresh, count - 1, attempts.lastAttempt ?? s.ctx.now());
+  });
+}
+
+/** Reports attempt number `count` (already charged on `pv`), which failed with `err`. */
+export async function recordFailedAttempt(
+  s: ReclaimSession,
+  pv: PersistentVolume,
+  kind: ReclaimKind,
+  count: number,
+  err: unknown,
+): Promise<void> {
+  const text = failureText(kind, err);
+  const name = pv.metadata.name;
+  if (isInUse(err)) {
+    await takeBackCharge(s, pv, count);
+    const reason = kind === 'delete' ? REASON_VOLUME_DELETE : REASON_VOLUME_FAILED_RECYCLE;
+    s.ctx.events.event(pv, 'Normal', reason, text);
+    s.log.info({ pv: name, err: text }, 'volume still in use; will retry without counting it');
+    return;
+  }
+  const { maxAttempts, intervalMs } = s.policy;
+  if (isRetryable(err) && count < maxAttempts) {
+    const next = new Date(s.ctx.now().getTime() + intervalMs).toISOString();
+    s.ctx.events.event(pv, 'Warning', failureReason(kind), `${text} (attempt ${count} of ${maxAttempts}; next attempt not before ${next})`);
+    s.log.warn({ pv: name, attempt: count, maxAttempts, err: text }, `${kind} attempt failed; will retry`);
+    return;
+  }
+  const why = count >= maxAttempts ? `${count} of ${maxAttempts} attempts failed` : `not retryable (attempt ${count})`;
+  s.log.warn({ pv: name, attempt: count, err: text, why }, `${kind} failed; volume marked Failed`);
+  await markFailed(s, pv, failureReason(kind), text, `${text} (${why}; remove annotation ${ANN_RECLAIM_FAILED_ATTEMPTS} to retry)`);
+}

@@ -1,0 +1,249 @@
+/**
+ * The reclaimer: what happens to a volume once its claim is gone (k8s-pv-spec.md §9), with
+ * bounded retries that survive restarts (attempts.ts), and finalizer annealing (finalizers.ts).
+ *
+ * It plugs into the controller in two places:
+ * - `reclaimVolume(pv)` is the binder's hook, called on every sync of a Released or Failed PV;
+ * - `syncVolume(pv)` runs before the binder's syncVolume: it anneals the deletion finalizer and
+ *   deletes the backing volume of an unbound PV that is being deleted while it carries our
+ *   finalizer (the PV object was deleted first; policy Delete is still honoured).
+ * Plugin calls run in the background (operations.ts); their end enqueues the PV again.
+ */
+import { pino, type Logger } from 'pino';
+import type { PersistentVolume } from '../../kube/types.js';
+import { ANN_MIGRATED_TO, FINALIZER_PV_CONTROLLER } from '../../kube/annotations.js';
+import { isConflict, isNotFound } from '../../kube/errors.js';
+import { hasAnnotation } from '../../kube/volume-helpers.js';
+import { PluginError, type VolumePlugin } from '../../plugins/plugin.js';
+import type { PluginRegistry } from '../../plugins/registry.js';
+import { DONE, type ControllerContext, type SyncResult } from '../context.js';
+import { chargedAttempts, msUntilNextAttempt, readAttempts, withAttempts, type RetryPolicy } from './attempts.js';
+import { finishDeletion, hasExternalDeleter, runDelete } from './delete.js';
+import {
+  MSG_NO_RECYCLER,
+  MSG_UNKNOWN_RECLAIM_POLICY,
+  REASON_UNKNOWN_RECLAIM_POLICY,
+  REASON_VOLUME_FAILED_DELETE,
+  REASON_VOLUME_FAILED_RECYCLE,
+  msgNoDeleter,
+  msgUsedByPods,
+} from './events.js';
+import { annealDeletionFinalizer, hasFinalizer } from './finalizers.js';
+import { OperationRunner } from './operations.js';
+import { markFailed, recordFailedAttempt, type ReclaimKind } from './outcome.js';
+import { podsUsingReleasedClaim, runRecycle } from './recycle.js';
+import { withPhase, type ReclaimSession } from './session.js';
+
+export const DEFAULT_MAX_RECLAIM_ATTEMPTS = 3;
+export const DEFAULT_RECLAIM_INTERVAL_MS = 15_000;
+export const DEFAULT_RECLAIM_CONCURRENCY = 4;
+
+export interface ReclaimerOptions {
+  ctx: ControllerContext;
+  plugins: PluginRegistry;
+  /** `--cluster-name`: backing names are `<cluster>-dynamic-<pv>`. Default "kubernetes". */
+  clusterName?: string;
+  /** `--pv-recycler-maximum-retry` (default 3). */
+  maxAttempts?: number;
+  /** `--pvclaimbinder-sync-period` in ms (default 15 s): least time between two attempts. */
+  retryIntervalMs?: number;
+  /** Plugin calls running at once (default 4). */
+  concurrency?: number;
+  logger?: Logger;
+}
+
+type Trigger = 'released' | 'pv-deleted';
+
+export class Reclaimer {
+  private readonly s: ReclaimSession;
+
+  constructor(options: ReclaimerOptions) {
+    const policy: RetryPolicy = {
+      maxAttempts: options.maxAttempts ?? DEFAULT_MAX_RECLAIM_ATTEMPTS,
+      intervalMs: options.retryIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS,
+    };
+    if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
+      throw new RangeError(`maximum reclaim attempts must be a positive integer, got ${policy.maxAttempts}`);
+    }
+    if (!(policy.intervalMs >= 0)) throw new RangeError(`reclaim retry interval must be ≥ 0, got ${policy.intervalMs}`);
+    this.s = {
+      ctx: options.ctx,
+      plugins: options.plugins,
+      policy,
+      clusterName: options.clusterName ?? 'kubernetes',
+      ops: new OperationRunner(options.concurrency ?? DEFAULT_RECLAIM_CONCURRENCY),
+      log: options.logger ?? pino({ name: 'reclaimer', level: process.env.LOG_LEVEL ?? 'info' }),
+      backingDeleted: new Set(),
+    };
+  }
+
+  /** Whether a provisioner name is one of our plugins (finalizer annealing applies to its PVs). */
+  servesProvisioner(name: string): boolean {
+    return this.s.plugins.byProvisioner(name) !== undefined;
+  }
+
+  /** The binder's hook for a Released or Failed PV. */
+  reclaimVolume(pv: PersistentVolume): Promise<SyncResult> {
+    return this.guarded(pv, () => this.reclaim(pv));
+  }
+
+  /** Before the binder: anneal the finalizer; delete an unbound PV being deleted. undefined ⇒ go on. */
+  syncVolume(pv: PersistentVolume): Promise<SyncResult | undefined> {
+    return this.guarded(pv, async () => {
+      const annealed = annealDeletionFinalizer(pv, (name) => this.servesProvisioner(name));
+      let current = pv;
+      if (annealed) {
+        current = await this.s.ctx.api.updateVolume(annealed);
+        const added = hasFinalizer(current, FINALIZER_PV_CONTROLLER);
+        this.s.log.info({ pv: pv.metadata.name, finalizer: FINALIZER_PV_CONTROLLER, added }, 'deletion finalizer annealed');
+      }
+      if (!isUnboundAndBeingDeleted(current)) return undefined;
+      return this.attempt(current, 'delete', 'pv-deleted');
+    });
+  }
+
+  /** Resolves when no plugin call is running (tests, shutdown). */
+  settled(): Promise<void> {
+    return this.s.ops.settled();
+  }
+
+  /** Aborts running plugin calls (their attempts stay counted) and waits for them. */
+  close(): Promise<void> {
+    return this.s.ops.close();
+  }
+
+  private async reclaim(pv: PersistentVolume): Promise<SyncResult> {
+    if (hasAnnotation(pv, ANN_MIGRATED_TO)) return DONE;
+    const policy = pv.spec.persistentVolumeReclaimPolicy;
+    if (policy === 'Retain') return DONE;
+    if (policy === 'Delete') return this.attempt(pv, 'delete', 'released');
+    if (policy === 'Recycle') return this.attempt(pv, 'recycle', 'released');
+    await markFailed(this.s, pv, REASON_UNKNOWN_RECLAIM_POLICY, MSG_UNKNOWN_RECLAIM_POLICY);
+    return DONE;
+  }
+
+  private async attempt(pv: PersistentVolume, kind: ReclaimKind, trigger: Trigger): Promise<SyncResult> {
+    const { s } = this;
+    const opKey = `${kind}-${pv.metadata.name ?? ''}[${pv.metadata.uid ?? ''}]`;
+    if (s.ops.isRunning(opKey)) return DONE;
+    if (kind === 'delete' && hasExternalDeleter(s, pv)) {
+      s.log.debug({ pv: pv.metadata.name }, 'volume is deleted by an external deleter; leaving it alone');
+      return DONE;
+    }
+    if (kind === 'delete' && pv.metadata.uid && s.backingDeleted.has(pv.metadata.uid)) {
+      await finishDeletion(s, pv);
+      return DONE;
+    }
+    const ready = await this.readyForAttempt(pv, kind);
+    if (ready.kind !== 'go') return ready.result;
+    const current = ready.pv;
+    if (trigger === 'released' && !(await isStillReleased(s, current))) return DONE;
+    if (kind === 'recycle') {
+      const users = await podsUsingReleasedClaim(s, current);
+      if (users.length > 0) {
+        s.ctx.events.event(current, 'Normal', REASON_VOLUME_FAILED_RECYCLE, msgUsedByPods(users));
+        return { kind: 'requeueAfter', ms: Math.max(s.policy.intervalMs, 1) };
+      }
+    }
+    return this.chargeAndStart(current, kind, opKey);
+  }
+
+  /**
+   * Failed PVs wait for an operator unless the attempts annotation was removed (then they are
+   * Released again with a fresh set of attempts); used-up attempts ⇒ Failed; too early ⇒ wait.
+   */
+  private async readyForAttempt(
+    pv: PersistentVolume,
+    kind: ReclaimKind,
+  ): Promise<{ kind: 'go'; pv: PersistentVolume } | { kind: 'stop'; result: SyncResult }> {
+    const { s } = this;
+    const attempts = readAttempts(pv);
+    let current = pv;
+    if (pv.status?.phase === 'Failed') {
+      if (attempts.failed !== undefined || attempts.malformed) return { kind: 'stop', result: DONE };
+      const saved = await s.ctx.api.updateVolumeStatus(withPhase(pv, 'Released', ''));
+      s.log.info({ pv: pv.metadata.name, from: 'Failed', to: 'Released', why: 'attempts annotation removed: retry' }, 'volume phase changed');
+      current = saved;
+    }
+    const charged = chargedAttempts(attempts, s.policy);
+    if (charged >= s.policy.maxAttempts) {
+      const why = attempts.malformed
+        ? 'the reclaim attempts annotation is not a number'
+        : `${charged} of ${s.policy.maxAttempts} reclaim attempts failed`;
+      await markFailed(s, current, failureReasonOf(kind), why);
+      return { kind: 'stop', result: DONE };
+    }
+    const wait = msUntilNextAttempt(attempts, s.policy, s.ctx.now());
+    if (wait > 0) return { kind: 'stop', result: { kind: 'requeueAfter', ms: wait } };
+    return { kind: 'go', pv: current };
+  }
+
+  private async chargeAndStart(pv: PersistentVolume, kind: ReclaimKind, opKey: string): Promise<SyncResult> {
+    const { s } = this;
+    const count = chargedAttempts(readAttempts(pv), s.policy) + 1;
+    const plugin = s.plugins.forVolume(pv);
+    const charged = await s.ctx.api.updateVolume(withAttempts(pv, count, s.ctx.now()));
+    s.log.info({ pv: pv.metadata.name, attempt: count, maxAttempts: s.policy.maxAttempts, plugin: plugin?.name }, `${kind} attempt`);
+    const missing = missingPluginError(plugin, kind, pv);
+    if (missing) {
+      await recordFailedAttempt(s, charged, kind, count, missing);
+      return DONE;
+    }
+    const run = kind === 'delete' ? runDelete : runRecycle;
+    s.ops.start(opKey, async (signal) => {
+      try {
+        await run(s, plugin!, charged, count, signal);
+      } catch (err) {
+        s.log.warn({ pv: pv.metadata.name, err: (err as Error).message }, `${kind}: writing the outcome failed`);
+      } finally {
+        s.ctx.enqueueVolume(pv.metadata.name ?? '');
+      }
+    });
+    return DONE;
+  }
+
+  private async guarded<T>(pv: PersistentVolume, body: () => Promise<T>): Promise<T | SyncResult> {
+    try {
+      return await body();
+    } catch (err) {
+      if (isConflict(err) || isNotFound(err)) return { kind: 'retry', reason: isConflict(err) ? 'conflict' : 'not found' };
+      const message = err instanceof Error ? err.message : String(err);
+      this.s.log.warn({ pv: pv.metadata.name, err: message }, 'reclaim sync failed');
+      return { kind: 'retry', reason: message };
+    }
+  }
+}
+
+function failureReasonOf(kind: ReclaimKind): string {
+  return kind === 'delete' ? REASON_VOLUME_FAILED_DELETE : REASON_VOLUME_FAILED_RECYCLE;
+}
+
+function missingPluginError(plugin: VolumePlugin | undefined, kind: ReclaimKind, pv: PersistentVolume): PluginError | undefined {
+  if (kind === 'delete' && !plugin) return new PluginError('NotSupported', msgNoDeleter(pv.metadata.name ?? ''), false);
+  if (kind === 'recycle' && !plugin?.recycle) return new PluginError('NotSupported', MSG_NO_RECYCLER, false);
+  return undefined;
+}
+
+/** Policy Delete, our finalizer, a deletionTimestamp, and no claim bound (claimRef absent or uid-less). */
+function isUnboundAndBeingDeleted(pv: PersistentVolume): boolean {
+  return (
+    pv.metadata.deletionTimestamp !== undefined &&
+    hasFinalizer(pv, FINALIZER_PV_CONTROLLER) &&
+    pv.spec.persistentVolumeReclaimPolicy === 'Delete' &&
+    !pv.spec.claimRef?.uid
+  );
+}
+
+/**
+ * Upstream's `isVolumeReleased`, with a live GET of the claim: released when the claim named by
+ * claimRef is gone, is another object (uid), or is bound to another volume.
+ */
+async function isStillReleased(s: ReclaimSession, pv: PersistentVolume): Promise<boolean> {
+  const ref = pv.spec.claimRef;
+  if (!ref?.uid) return false;
+  const claim = await s.ctx.api.getClaim(ref.namespace ?? '', ref.name ?? '');
+  if (!claim || claim.metadata.uid !== ref.uid) return true;
+  const volumeName = claim.spec.volumeName;
+  return volumeName !== undefined && volumeName !== '' && volumeName !== pv.metadata.name;
+}
+

@@ -1,0 +1,82 @@
+/**
+ * Recycle (k8s-pv-spec.md §9.2): the plugin scrubs the volume's contents (never following a
+ * symlink out of it), then the PV is unbound and becomes Available again. A PV the controller
+ * bound loses its whole claimRef; one a user pre-bound keeps the claim's name (uid cleared), so
+ * it stays reserved for that claim name.
+ */
+import type { PersistentVolume, Pod } from '../../kube/types.js';
+import { ANN_BOUND_BY_CONTROLLER } from '../../kube/annotations.js';
+import { hasAnnotation } from '../../kube/volume-helpers.js';
+import type { VolumePlugin } from '../../plugins/plugin.js';
+import { withoutAttempts } from './attempts.js';
+import { MSG_RECYCLED, REASON_VOLUME_RECYCLED } from './events.js';
+import { recordFailedAttempt } from './outcome.js';
+import { updateFresh, withPhase, type ReclaimSession } from './session.js';
+
+function isTerminated(pod: Pod): boolean {
+  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+}
+
+/**
+ * Pods (`namespace/name`) that still use the claim the PV was released from. When a new claim
+ * with that name exists, the pods are taken to use the new one (as upstream) and none is named.
+ */
+export async function podsUsingReleasedClaim(s: ReclaimSession, pv: PersistentVolume): Promise<string[]> {
+  const ref = pv.spec.claimRef;
+  if (!ref?.name) return [];
+  const namespace = ref.namespace ?? '';
+  if (s.ctx.claims.get(`${namespace}/${ref.name}`)) return [];
+  const pods = await s.ctx.api.listPods(namespace);
+  return pods
+    .filter((p) => !isTerminated(p) && (p.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === ref.name))
+    .map((p) => `${namespace}/${p.metadata.name ?? ''}`)
+    .sort();
+}
+
+/** The PV's spec after a recycle: claimRef gone or reduced to the name, retry marks removed. */
+function unboundSpec(pv: PersistentVolume): PersistentVolume {
+  const next = withoutAttempts(pv);
+  if (hasAnnotation(pv, ANN_BOUND_BY_CONTROLLER)) {
+    delete next.spec.claimRef;
+    const annotations = { ...next.metadata.annotations };
+    delete annotations[ANN_BOUND_BY_CONTROLLER];
+    if (Object.keys(annotations).length === 0) delete next.metadata.annotations;
+    else next.metadata.annotations = annotations;
+  } else if (next.spec.claimRef) {
+    next.spec.claimRef = { ...next.spec.claimRef, uid: '' };
+  }
+  return next;
+}
+
+async function makeAvailable(s: ReclaimSession, pv: PersistentVolume): Promise<void> {
+  const releasedFrom = pv.spec.claimRef?.uid;
+  const unbound = await updateFresh(s, pv, 'spec', (fresh) =>
+    fresh.spec.claimRef?.uid === releasedFrom ? unboundSpec(fresh) : undefined,
+  );
+  if (!unbound) return;
+  await updateFresh(s, unbound, 'status', (fresh) =>
+    fresh.status?.phase === 'Available' ? undefined : withPhase(fresh, 'Available', ''),
+  );
+  s.log.info({ pv: pv.metadata.name, from: pv.status?.phase ?? '', to: 'Available', why: 'recycled' }, 'volume phase changed');
+}
+
+/** The operation: attempt number `count` is already charged on `pv`. */
+export async function runRecycle(
+  s: ReclaimSession,
+  plugin: VolumePlugin,
+  pv: PersistentVolume,
+  count: number,
+  signal: AbortSignal,
+): Promise<void> {
+  try {
+    if (!plugin.recycle) throw new Error(`plugin ${plugin.name} cannot recycle`);
+    await plugin.recycle(pv, signal);
+  } catch (err) {
+    if (signal.aborted) return;
+    await recordFailedAttempt(s, pv, 'recycle', count, err);
+    return;
+  }
+  s.ctx.events.event(pv, 'Normal', REASON_VOLUME_RECYCLED, MSG_RECYCLED);
+  s.log.info({ pv: pv.metadata.name, plugin: plugin.name }, 'volume recycled');
+  await makeAvailable(s, pv);
+}

@@ -1,0 +1,217 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  ANN_RECLAIM_FAILED_ATTEMPTS,
+  ANN_RECLAIM_LAST_ATTEMPT,
+  FINALIZER_PV_CONTROLLER,
+  FINALIZER_PV_PROTECTION,
+} from '../../../src/kube/annotations.js';
+import { PluginError } from '../../../src/plugins/plugin.js';
+import { claim, FAKE_PROVISIONER, INTERVAL, rig, volume } from './fixtures.js';
+
+const attemptsOf = (r: ReturnType<typeof rig>, name = 'v') => r.fake.volume(name)?.metadata.annotations?.[ANN_RECLAIM_FAILED_ATTEMPTS];
+
+test('Retain does nothing: no write, no plugin call, the PV stays Released with its claimRef', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { policy: 'Retain' }));
+  assert.deepEqual(await r.reclaim(), { kind: 'done' });
+  assert.equal(r.fake.successfulWrites().length, 0);
+  assert.deepEqual(r.plugin.calls, []);
+  assert.equal(r.fake.volume('v')!.spec.claimRef?.name, 'c');
+});
+
+test('Delete charges the attempt before calling the plugin, then deletes the PV object', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v'));
+  assert.deepEqual(await r.reclaim(), { kind: 'done' });
+  assert.deepEqual(r.plugin.calls, [{ op: 'delete', pv: 'v', backingName: 'kubernetes-dynamic-v', attemptsOnServer: '1' }]);
+  assert.equal(r.fake.volume('v'), undefined);
+  assert.deepEqual(r.fake.enqueuedVolumes, ['v'], 'the end of the operation enqueues the PV');
+});
+
+test('Delete removes our finalizer, so a PV carrying only it disappears; pv-protection is left to its controller', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('a', { provisionedBy: FAKE_PROVISIONER, finalizers: [FINALIZER_PV_CONTROLLER] }));
+  r.fake.addVolume(volume('b', { provisionedBy: FAKE_PROVISIONER, finalizers: [FINALIZER_PV_PROTECTION, FINALIZER_PV_CONTROLLER] }));
+  await r.reclaim('a');
+  await r.reclaim('b');
+  assert.equal(r.fake.volume('a'), undefined);
+  const b = r.fake.volume('b')!;
+  assert.deepEqual(b.metadata.finalizers, [FINALIZER_PV_PROTECTION]);
+  assert.ok(b.metadata.deletionTimestamp, 'delete was requested');
+});
+
+test('a deleter that fails twice then succeeds: attempts counted in annotations, spaced by the interval, then deleted', async () => {
+  const r = rig();
+  r.plugin.outcomes.push(new PluginError('Transient', 'backend busy', true), new Error('socket hang up'));
+  r.fake.addVolume(volume('v'));
+  await r.reclaim();
+  assert.equal(attemptsOf(r), '1');
+  assert.equal(r.fake.volume('v')!.metadata.annotations?.[ANN_RECLAIM_LAST_ATTEMPT], r.fake.clock.now().toISOString());
+  assert.equal(r.fake.volume('v')!.status?.phase, 'Released');
+  r.fake.clock.advance(INTERVAL / 4);
+  assert.deepEqual(await r.reclaim(), { kind: 'requeueAfter', ms: (INTERVAL * 3) / 4 }, 'not before the interval');
+  assert.equal(r.plugin.calls.length, 1);
+  r.fake.clock.advance((INTERVAL * 3) / 4);
+  await r.reclaim();
+  assert.equal(attemptsOf(r), '2');
+  r.fake.clock.advance(INTERVAL);
+  await r.reclaim();
+  assert.equal(r.plugin.calls.length, 3);
+  assert.equal(r.fake.volume('v'), undefined);
+  const warnings = r.fake.eventsFor('v').filter((e) => e.type === 'Warning');
+  assert.deepEqual(warnings.map((e) => e.reason), ['VolumeFailedDelete', 'VolumeFailedDelete']);
+  assert.match(warnings[0].message, /backend busy \(attempt 1 of 3/);
+});
+
+test('a deleter that always fails gets exactly the configured attempts, then the PV is Failed with the error and a Warning', async () => {
+  const r = rig({ maxAttempts: 2 });
+  for (let i = 0; i < 5; i++) r.plugin.outcomes.push(new Error(`disk error ${i + 1}`));
+  r.fake.addVolume(volume('v'));
+  for (let i = 0; i < 5; i++) {
+    await r.reclaim();
+    r.fake.clock.advance(INTERVAL);
+  }
+  assert.equal(r.plugin.calls.length, 2);
+  const pv = r.fake.volume('v')!;
+  assert.equal(pv.status?.phase, 'Failed');
+  assert.equal(pv.status?.message, 'disk error 2');
+  assert.equal(attemptsOf(r), '2');
+  const last = r.fake.eventsFor('v').at(-1)!;
+  assert.equal(last.reason, 'VolumeFailedDelete');
+  assert.equal(last.type, 'Warning');
+  assert.match(last.message, /remove annotation pv-controller\.io\/reclaim-failed-attempts to retry/);
+});
+
+test('a refusal that is not retryable (unsafe path) fails at once, counted as one attempt', async () => {
+  const r = rig();
+  r.plugin.outcomes.push(new PluginError('Unsafe', 'refusing path "/etc": not inside any configured root', false));
+  r.fake.addVolume(volume('v'));
+  await r.reclaim();
+  const pv = r.fake.volume('v')!;
+  assert.equal(pv.status?.phase, 'Failed');
+  assert.match(pv.status?.message ?? '', /refusing path/);
+  assert.equal(attemptsOf(r), '1');
+  r.fake.clock.advance(INTERVAL * 10);
+  await r.reclaim();
+  assert.equal(r.plugin.calls.length, 1, 'a Failed PV waits for the operator');
+});
+
+test('"in use" is retried without counting: Normal VolumeDelete, never Failed', async () => {
+  const r = rig({ maxAttempts: 2 });
+  for (let i = 0; i < 4; i++) r.plugin.outcomes.push(new PluginError('InUse', 'volume is attached to node-1', true));
+  r.fake.addVolume(volume('v'));
+  for (let i = 0; i < 4; i++) {
+    await r.reclaim();
+    assert.deepEqual(await r.reclaim(), { kind: 'requeueAfter', ms: INTERVAL }, 'the next try still waits an interval');
+    r.fake.clock.advance(INTERVAL);
+  }
+  assert.equal(r.fake.volume('v')!.status?.phase, 'Released');
+  assert.equal(attemptsOf(r), '0');
+  assert.ok(r.fake.eventsFor('v').every((e) => e.type === 'Normal' && e.reason === 'VolumeDelete'));
+  await r.reclaim();
+  assert.equal(r.fake.volume('v'), undefined, 'deleted once no longer in use');
+});
+
+test('a Failed PV whose attempts annotation was removed goes back to Released and gets a fresh set of attempts', async () => {
+  const r = rig();
+  const failed = volume('v', { phase: 'Failed', annotations: { [ANN_RECLAIM_LAST_ATTEMPT]: '2023-12-31T00:00:00Z' } });
+  failed.status!.message = 'old error';
+  r.fake.addVolume(failed);
+  r.plugin.outcomes.push(new Error('still broken'));
+  await r.reclaim();
+  const pv = r.fake.volume('v')!;
+  assert.equal(pv.status?.phase, 'Released');
+  assert.equal(attemptsOf(r), '1');
+  assert.equal(r.plugin.calls.length, 1);
+});
+
+test('a count at the limit without a finished attempt (crash after charging) ends Failed without another plugin call', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { annotations: { [ANN_RECLAIM_FAILED_ATTEMPTS]: '3', [ANN_RECLAIM_LAST_ATTEMPT]: '2023-01-01T00:00:00Z' } }));
+  await r.reclaim();
+  assert.deepEqual(r.plugin.calls, []);
+  assert.equal(r.fake.volume('v')!.status?.phase, 'Failed');
+  assert.match(r.fake.volume('v')!.status?.message ?? '', /3 of 3 reclaim attempts failed/);
+});
+
+test('a malformed attempts annotation is treated as exhausted, never as zero', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { annotations: { [ANN_RECLAIM_FAILED_ATTEMPTS]: 'many' } }));
+  await r.reclaim();
+  assert.deepEqual(r.plugin.calls, []);
+  assert.equal(r.fake.volume('v')!.status?.phase, 'Failed');
+});
+
+test('a PV of a provisioner we do not serve is left to that external deleter', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { provisionedBy: 'example.com/csi-driver' }));
+  await r.reclaim();
+  assert.deepEqual(r.plugin.calls, []);
+  assert.equal(r.fake.successfulWrites().length, 0);
+});
+
+test('no plugin for the volume: Failed with VolumeFailedDelete after one counted attempt', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { path: '/elsewhere/v' }));
+  await r.reclaim();
+  const pv = r.fake.volume('v')!;
+  assert.equal(pv.status?.phase, 'Failed');
+  assert.equal(pv.status?.message, 'error getting deleter volume plugin for volume "v": no volume plugin matched');
+  assert.deepEqual(r.fake.eventReasons('v'), ['VolumeFailedDelete']);
+  assert.equal(attemptsOf(r), '1');
+});
+
+test('an unknown reclaim policy: Failed and VolumeUnknownReclaimPolicy once, nothing deleted', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { policy: 'Shred' }));
+  await r.reclaim();
+  await r.reclaim();
+  assert.equal(r.fake.volume('v')!.status?.phase, 'Failed');
+  assert.equal(r.fake.volume('v')!.status?.message, 'Volume has unrecognized PersistentVolumeReclaimPolicy');
+  assert.deepEqual(r.fake.eventReasons('v'), ['VolumeUnknownReclaimPolicy']);
+  assert.deepEqual(r.plugin.calls, []);
+});
+
+test('a claim the cache lost but the server still has (same uid, bound to this PV) stops the deletion', async () => {
+  const r = rig();
+  const c = claim('c');
+  c.spec.volumeName = 'v';
+  r.fake.addClaim(c);
+  r.fake.dropCached('PersistentVolumeClaim', 'default/c');
+  r.fake.addVolume(volume('v', { claim: r.fake.claim('default/c')! }));
+  await r.reclaim();
+  assert.deepEqual(r.plugin.calls, []);
+  assert.ok(r.fake.volume('v'));
+});
+
+test('a stale PV copy loses the charging write (409) and nothing is called', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v'));
+  const stale = r.fake.ctx.volumes.get('v')!;
+  const newer = structuredClone(stale);
+  newer.metadata.labels = { touched: 'yes' };
+  await r.fake.ctx.api.updateVolume(newer);
+  const result = await r.reclaimer.reclaimVolume(stale);
+  await r.reclaimer.settled();
+  assert.deepEqual(result, { kind: 'retry', reason: 'conflict' });
+  assert.deepEqual(r.plugin.calls, []);
+});
+
+test('a second sync while the plugin call is running starts nothing', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v'));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const original = r.plugin.delete.bind(r.plugin);
+  r.plugin.delete = async (req) => {
+    await gate;
+    return original(req);
+  };
+  await r.reclaimer.reclaimVolume(r.fake.ctx.volumes.get('v')!);
+  assert.deepEqual(await r.reclaimer.reclaimVolume(r.fake.ctx.volumes.get('v')!), { kind: 'done' });
+  release();
+  await r.reclaimer.settled();
+  assert.equal(r.plugin.calls.length, 1);
+  assert.equal(r.fake.volume('v'), undefined);
+});
