@@ -1,0 +1,89 @@
+/**
+ * The claim-side record of provisioning: the `pv-controller.io/provisioning` finalizer says "a
+ * backing volume may exist for this claim and no PV names it yet". It is written (with the
+ * storage-provisioner annotations naming the plugin, so cleanup never needs the class) before the
+ * plugin creates anything, and removed only once the PV exists or the backing volume is gone.
+ */
+import {
+  ANN_BETA_STORAGE_PROVISIONER,
+  ANN_SELECTED_NODE,
+  ANN_STORAGE_PROVISIONER,
+  FINALIZER_PROVISIONING,
+} from '../../kube/annotations.js';
+import { isConflict } from '../../kube/errors.js';
+import type { PersistentVolumeClaim } from '../../kube/types.js';
+import type { ApiClient } from '../context.js';
+
+const RELEASE_ATTEMPTS = 5;
+
+export function hasProvisioningFinalizer(claim: PersistentVolumeClaim): boolean {
+  return (claim.metadata.finalizers ?? []).includes(FINALIZER_PROVISIONING);
+}
+
+/** The provisioner a claim was annotated for (GA key first, then the beta twin). */
+export function annotatedProvisioner(claim: PersistentVolumeClaim): string | undefined {
+  const annotations = claim.metadata.annotations ?? {};
+  return annotations[ANN_STORAGE_PROVISIONER] ?? annotations[ANN_BETA_STORAGE_PROVISIONER];
+}
+
+/**
+ * Adds the finalizer and both storage-provisioner annotations in one update guarded by the
+ * claim's resourceVersion; returns the claim unchanged when both are already there.
+ */
+export async function recordIntent(api: ApiClient, claim: PersistentVolumeClaim, provisioner: string): Promise<PersistentVolumeClaim> {
+  const annotations = claim.metadata.annotations ?? {};
+  const annotated =
+    annotations[ANN_STORAGE_PROVISIONER] === provisioner && annotations[ANN_BETA_STORAGE_PROVISIONER] === provisioner;
+  if (hasProvisioningFinalizer(claim) && annotated) return claim;
+  const next = structuredClone(claim);
+  next.metadata.annotations = {
+    ...next.metadata.annotations,
+    [ANN_STORAGE_PROVISIONER]: provisioner,
+    [ANN_BETA_STORAGE_PROVISIONER]: provisioner,
+  };
+  if (!hasProvisioningFinalizer(claim)) next.metadata.finalizers = [...(next.metadata.finalizers ?? []), FINALIZER_PROVISIONING];
+  return api.updateClaim(next);
+}
+
+export interface ReleaseOptions {
+  /** Also drop `volume.kubernetes.io/selected-node` so the scheduler chooses again. */
+  dropSelectedNode?: boolean;
+  /** Checked before every write: once aborted, nothing more is written. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Removes the finalizer (and optionally selected-node) from the live claim, re-reading it after
+ * a 409. Returns the saved claim, the live one when nothing had to change, or undefined when the
+ * claim (this incarnation) is gone.
+ */
+export async function releaseIntent(
+  api: ApiClient,
+  namespace: string,
+  name: string,
+  uid: string,
+  options: ReleaseOptions = {},
+): Promise<PersistentVolumeClaim | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    options.signal?.throwIfAborted();
+    const live = await api.getClaim(namespace, name);
+    if (!live || live.metadata.uid !== uid) return undefined;
+    const next = withoutIntent(live, options.dropSelectedNode === true);
+    if (!next) return live;
+    options.signal?.throwIfAborted();
+    try {
+      return await api.updateClaim(next);
+    } catch (err) {
+      if (!isConflict(err) || attempt >= RELEASE_ATTEMPTS) throw err;
+    }
+  }
+}
+
+function withoutIntent(claim: PersistentVolumeClaim, dropSelectedNode: boolean): PersistentVolumeClaim | undefined {
+  const dropNode = dropSelectedNode && claim.metadata.annotations?.[ANN_SELECTED_NODE] !== undefined;
+  if (!hasProvisioningFinalizer(claim) && !dropNode) return undefined;
+  const next = structuredClone(claim);
+  next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== FINALIZER_PROVISIONING);
+  if (dropNode && next.metadata.annotations) delete next.metadata.annotations[ANN_SELECTED_NODE];
+  return next;
+}

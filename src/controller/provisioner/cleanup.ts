@@ -1,0 +1,87 @@
+/**
+ * Undoing a provisioning that will not be published: delete the claim's backing volume (by its
+ * deterministic name, through the plugin named in the claim's storage-provisioner annotation)
+ * and only then drop the intent finalizer. If the delete fails the finalizer stays, so the next
+ * sync (or the next controller, after a crash) tries again: nothing is ever forgotten.
+ */
+import type { PersistentVolumeClaim } from '../../kube/types.js';
+import { storageClassOfClaim } from '../../kube/volume-helpers.js';
+import type { VolumePlugin } from '../../plugins/plugin.js';
+import { keyOf } from '../context.js';
+import { annotatedProvisioner, hasProvisioningFinalizer, releaseIntent } from './claim-intent.js';
+import { errorText, msgCleanedUp, msgCleanupFailed, REASON_PROVISIONING_CLEANED_UP, REASON_PROVISIONING_CLEANUP_FAILED } from './events.js';
+import { measured } from './metrics.js';
+import { claimBackingName } from './request.js';
+import type { ProvisionerDeps } from './deps.js';
+
+export interface CleanupOptions {
+  why: string;
+  /** Drop selected-node too (a failed WaitForFirstConsumer provision: let the scheduler choose again). */
+  dropSelectedNode?: boolean;
+  signal: AbortSignal;
+}
+
+/** Which plugin made the claim's backing volume: the annotation we wrote with the finalizer, else the class. */
+async function pluginOfClaim(d: ProvisionerDeps, claim: PersistentVolumeClaim): Promise<VolumePlugin | undefined> {
+  const annotated = annotatedProvisioner(claim);
+  if (annotated !== undefined) return d.plugins.byProvisioner(annotated);
+  const className = storageClassOfClaim(claim) ?? '';
+  const cls = className === '' ? undefined : (d.ctx.classes.get(className) ?? (await d.ctx.api.getStorageClass(className)));
+  return cls ? d.plugins.byProvisioner(cls.provisioner) : undefined;
+}
+
+async function classParameters(d: ProvisionerDeps, claim: PersistentVolumeClaim): Promise<Record<string, string> | undefined> {
+  const className = storageClassOfClaim(claim) ?? '';
+  if (className === '') return undefined;
+  const cls = d.ctx.classes.get(className) ?? (await d.ctx.api.getStorageClass(className));
+  return cls?.parameters ? { ...cls.parameters } : undefined;
+}
+
+/**
+ * Deletes the backing volume of `claim` (when it carries our finalizer) and releases the
+ * finalizer. Returns true when done, false when the delete failed (event emitted, finalizer kept).
+ */
+export async function cleanUpClaimVolume(d: ProvisionerDeps, claim: PersistentVolumeClaim, o: CleanupOptions): Promise<boolean> {
+  const key = keyOf(claim);
+  if (hasProvisioningFinalizer(claim)) {
+    const plugin = await pluginOfClaim(d, claim);
+    if (!plugin) {
+      const detail = `no volume plugin serves provisioner "${annotatedProvisioner(claim) ?? ''}"`;
+      d.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_CLEANUP_FAILED, msgCleanupFailed(key, detail));
+      return false;
+    }
+    if (!(await deleteBackingVolume(d, claim, plugin, o))) return false;
+  }
+  o.signal.throwIfAborted();
+  await releaseIntent(d.ctx.api, claim.metadata.namespace ?? '', claim.metadata.name ?? '', claim.metadata.uid ?? '', {
+    dropSelectedNode: o.dropSelectedNode === true,
+    signal: o.signal,
+  });
+  d.log.info({ claim: key, why: o.why }, 'provisioning intent released');
+  return true;
+}
+
+async function deleteBackingVolume(
+  d: ProvisionerDeps,
+  claim: PersistentVolumeClaim,
+  plugin: VolumePlugin,
+  o: CleanupOptions,
+): Promise<boolean> {
+  const key = keyOf(claim);
+  const backingName = claimBackingName(claim, plugin, d.clusterName);
+  const parameters = await classParameters(d, claim);
+  o.signal.throwIfAborted();
+  try {
+    await measured(d.metrics, plugin.name, 'delete', () =>
+      plugin.delete({ backingName, signal: o.signal, ...(parameters ? { parameters } : {}) }),
+    );
+  } catch (err) {
+    o.signal.throwIfAborted();
+    d.log.warn({ claim: key, backingName, err: errorText(err) }, 'cleanup of provisioned volume failed');
+    d.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_CLEANUP_FAILED, msgCleanupFailed(key, errorText(err)));
+    return false;
+  }
+  d.log.info({ claim: key, backingName, why: o.why }, 'backing volume deleted');
+  d.ctx.events.event(claim, 'Normal', REASON_PROVISIONING_CLEANED_UP, msgCleanedUp(backingName, o.why));
+  return true;
+}

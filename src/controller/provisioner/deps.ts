@@ -1,0 +1,18 @@
+/** What the provisioning operation and its cleanup are given (built once by Provisioner). */
+import type { Logger } from 'pino';
+import type { PluginRegistry } from '../../plugins/registry.js';
+import type { ControllerContext } from '../context.js';
+import type { OperationMetrics } from './metrics.js';
+
+export interface ProvisionerDeps {
+  ctx: ControllerContext;
+  plugins: PluginRegistry;
+  /** Prefix of backing names (`--cluster-name`, default "kubernetes"). */
+  clusterName: string;
+  log: Logger;
+  metrics?: OperationMetrics;
+  /** Tries at creating the PV object before the backing volume is deleted again (upstream: 5). */
+  createAttempts: number;
+  /** Wait before the first retry of a PV create; doubles on each further retry. */
+  createRetryDelayMs: number;
+}

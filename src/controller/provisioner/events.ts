@@ -1,0 +1,43 @@
+/**
+ * Event reasons and messages of dynamic provisioning (k8s-pv-spec.md §8, §10). ProvisioningFailed
+ * and ExternalProvisioning share their reason strings with the binder, which emits them on the
+ * routes it owns (unknown class, external provisioner).
+ */
+
+export const REASON_PROVISIONING = 'Provisioning';
+export const REASON_PROVISIONING_SUCCEEDED = 'ProvisioningSucceeded';
+export const REASON_PROVISIONING_FAILED = 'ProvisioningFailed';
+export const REASON_PROVISIONING_CLEANUP_FAILED = 'ProvisioningCleanupFailed';
+export const REASON_PROVISIONING_CLEANED_UP = 'ProvisioningCleanedUp';
+
+export function msgProvisioning(plugin: string, claimKey: string): string {
+  return `${plugin} is provisioning volume for claim "${claimKey}"`;
+}
+
+export function msgProvisioned(pvName: string, plugin: string): string {
+  return `Successfully provisioned volume ${pvName} using ${plugin}`;
+}
+
+export function msgProvisionFailed(className: string, detail: string): string {
+  return `Failed to provision volume with StorageClass "${className}": ${detail}`;
+}
+
+export function msgNotCsi(plugin: string): string {
+  return `plugin "${plugin}" is not a CSI plugin. Only CSI plugin can provision a claim with a datasource`;
+}
+
+export function msgSavePvFailed(claimKey: string, detail: string): string {
+  return `Error creating provisioned PV object for claim ${claimKey}: ${detail}. Deleting the volume.`;
+}
+
+export function msgCleanupFailed(claimKey: string, detail: string): string {
+  return `Error cleaning provisioned volume for claim ${claimKey}: ${detail}. Please delete manually.`;
+}
+
+export function msgCleanedUp(backingName: string, why: string): string {
+  return `Deleted backing volume ${backingName}: ${why}`;
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

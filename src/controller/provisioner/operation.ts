@@ -1,0 +1,200 @@
+/**
+ * One provisioning operation for one claim (k8s-pv-spec.md §8.3), resumable from any step:
+ *
+ *   live claim ─► PV pvc-<uid> exists? ─► release intent (done)
+ *      │ deleted / bound elsewhere ─► delete backing volume, release intent
+ *      ▼
+ *   class, plugin, WaitForFirstConsumer, parameters ─► (problem: event, backoff)
+ *      ▼
+ *   record intent (finalizer) ─► plugin.provision ─► live claim again
+ *      │ deleted meanwhile / provision failed ─► delete backing volume, release intent
+ *      ▼
+ *   create PV (AlreadyExists = success; retried) ─► release intent ─► binder binds
+ *
+ * Every decision starts from a live GET; a 409 restarts the operation on fresh data. Once the
+ * controller stops, the operation makes no further API writes: a stop is a crash, and the next
+ * controller resumes from the finalizer.
+ */
+import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '../../kube/annotations.js';
+import { isConflict } from '../../kube/errors.js';
+import type { PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
+import { hasAnnotation, storageClassOfClaim } from '../../kube/volume-helpers.js';
+import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../plugins/plugin.js';
+import { keyOf } from '../context.js';
+import { hasProvisioningFinalizer, recordIntent, releaseIntent } from './claim-intent.js';
+import { cleanUpClaimVolume } from './cleanup.js';
+import type { ProvisionerDeps } from './deps.js';
+import {
+  errorText,
+  msgProvisioned,
+  msgProvisionFailed,
+  msgProvisioning,
+  REASON_PROVISIONING,
+  REASON_PROVISIONING_FAILED,
+  REASON_PROVISIONING_SUCCEEDED,
+} from './events.js';
+import type { OperationHandle, OperationOutcome } from './keyed-runner.js';
+import { measured } from './metrics.js';
+import { savePersistentVolume } from './save-volume.js';
+import { planProvision, provisionedVolumeName } from './request.js';
+import { provisionedVolume } from './volume-template.js';
+
+/** Which claim (this incarnation: uid) the operation is for. */
+export interface ProvisionTarget {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+const CONFLICT_RESTARTS = 3;
+
+export async function runProvisionOperation(d: ProvisionerDeps, target: ProvisionTarget, h: OperationHandle): Promise<OperationOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await new ProvisionOperation(d, target, h).run();
+    } catch (err) {
+      if (h.stopSignal.aborted) return 'stopped';
+      if (isConflict(err) && attempt < CONFLICT_RESTARTS) continue;
+      d.log.warn({ claim: `${target.namespace}/${target.name}`, err: errorText(err) }, 'provisioning operation failed');
+      return 'failed';
+    }
+  }
+}
+
+/** Why a claim no longer wants the volume we may have made, or undefined if it still does. */
+function leavingReason(claim: PersistentVolumeClaim, pvName: string): string | undefined {
+  if (claim.metadata.deletionTimestamp) return 'the claim is being deleted';
+  const bound = claim.spec.volumeName;
+  if (bound && bound !== pvName) return `the claim is bound to volume "${bound}"`;
+  if (bound || hasAnnotation(claim, ANN_BIND_COMPLETED)) return `the claim's volume "${pvName}" is gone`;
+  return undefined;
+}
+
+class ProvisionOperation {
+  private readonly key: string;
+
+  constructor(
+    private readonly d: ProvisionerDeps,
+    private readonly target: ProvisionTarget,
+    private readonly h: OperationHandle,
+  ) {
+    this.key = `${target.namespace}/${target.name}`;
+  }
+
+  private async liveClaim(): Promise<PersistentVolumeClaim | undefined> {
+    this.h.stopSignal.throwIfAborted();
+    const claim = await this.d.ctx.api.getClaim(this.target.namespace, this.target.name);
+    return claim?.metadata.uid === this.target.uid ? claim : undefined;
+  }
+
+  async run(): Promise<OperationOutcome> {
+    const claim = await this.liveClaim();
+    if (!claim) return 'succeeded';
+    const pvName = provisionedVolumeName(claim);
+    if (await this.d.ctx.api.getVolume(pvName)) return this.published(claim, pvName, 'the volume already exists');
+    const leaving = leavingReason(claim, pvName);
+    if (leaving !== undefined) return this.cleanUp(claim, leaving);
+    const cls = await this.storageClass(claim);
+    const plugin = cls ? this.d.plugins.byProvisioner(cls.provisioner) : undefined;
+    if (!cls || !plugin) return this.notOurs(claim, cls);
+    if (cls.volumeBindingMode === 'WaitForFirstConsumer' && !claim.metadata.annotations?.[ANN_SELECTED_NODE]) {
+      return this.cleanUp(claim, 'waiting for a node to be selected');
+    }
+    const plan = planProvision({ claim, storageClass: cls, plugin, clusterName: this.d.clusterName });
+    if (!plan.ok) {
+      this.d.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_FAILED, plan.message);
+      this.d.log.info({ claim: this.key, why: plan.message }, 'provisioning refused');
+      const cleaned = await this.cleanUp(claim, 'the claim cannot be provisioned');
+      return cleaned === 'succeeded' ? 'failed' : cleaned;
+    }
+    return this.provision(claim, cls, plugin, plan.request);
+  }
+
+  private async storageClass(claim: PersistentVolumeClaim): Promise<StorageClass | undefined> {
+    const name = storageClassOfClaim(claim) ?? '';
+    if (name === '') return undefined;
+    return this.d.ctx.classes.get(name) ?? (await this.d.ctx.api.getStorageClass(name));
+  }
+
+  /** The class is gone or names a provisioner we do not run: not ours to provision (the binder routes it). */
+  private async notOurs(claim: PersistentVolumeClaim, cls: StorageClass | undefined): Promise<OperationOutcome> {
+    if (!hasProvisioningFinalizer(claim)) return 'succeeded';
+    const why = cls ? `provisioner "${cls.provisioner}" is not served here` : 'the storage class is gone';
+    return this.cleanUp(claim, why);
+  }
+
+  private async provision(
+    claim: PersistentVolumeClaim,
+    cls: StorageClass,
+    plugin: VolumePlugin,
+    request: ProvisionRequest,
+  ): Promise<OperationOutcome> {
+    this.h.stopSignal.throwIfAborted();
+    const intended = await recordIntent(this.d.ctx.api, claim, plugin.name);
+    this.d.ctx.events.event(intended, 'Normal', REASON_PROVISIONING, msgProvisioning(plugin.name, this.key));
+    this.d.log.info({ claim: this.key, pv: request.pvName, plugin: plugin.name, backingName: request.backingName }, 'provisioning');
+    let provisioned: ProvisionedVolume | undefined;
+    let failure: unknown;
+    try {
+      provisioned = await measured(this.d.metrics, plugin.name, 'provision', () =>
+        plugin.provision({ ...request, signal: this.h.signal }),
+      );
+    } catch (err) {
+      failure = err;
+    }
+    // Fresh read: the claim may have been deleted (or bound elsewhere) while the plugin worked.
+    const fresh = await this.liveClaim();
+    if (!fresh) return this.orphaned(intended, 'the claim disappeared during provisioning');
+    const leaving = leavingReason(fresh, request.pvName);
+    if (leaving !== undefined) return this.cleanUp(fresh, leaving);
+    if (!provisioned) {
+      const detail = errorText(failure);
+      this.d.ctx.events.event(fresh, 'Warning', REASON_PROVISIONING_FAILED, msgProvisionFailed(cls.metadata.name ?? '', detail));
+      this.d.log.warn({ claim: this.key, plugin: plugin.name, err: detail }, 'provisioning failed');
+      await this.cleanUp(fresh, 'provisioning failed', true);
+      return 'failed';
+    }
+    return this.publish(fresh, cls, plugin, request, provisioned);
+  }
+
+  private async publish(
+    claim: PersistentVolumeClaim,
+    cls: StorageClass,
+    plugin: VolumePlugin,
+    request: ProvisionRequest,
+    provisioned: ProvisionedVolume,
+  ): Promise<OperationOutcome> {
+    const pv = provisionedVolume({ claim, storageClass: cls, plugin, request, provisioned });
+    const saved = await savePersistentVolume(this.d, claim, pv, this.h.stopSignal);
+    if (!saved) {
+      await this.cleanUp(claim, 'the PV object could not be created');
+      return 'failed';
+    }
+    this.d.ctx.events.event(claim, 'Normal', REASON_PROVISIONING_SUCCEEDED, msgProvisioned(request.pvName, plugin.name));
+    return this.published(claim, request.pvName, 'volume provisioned');
+  }
+
+  /** The PV exists: the backing volume is accounted for, so the intent can go. */
+  private async published(claim: PersistentVolumeClaim, pvName: string, why: string): Promise<OperationOutcome> {
+    this.h.stopSignal.throwIfAborted();
+    if (hasProvisioningFinalizer(claim)) {
+      await releaseIntent(this.d.ctx.api, this.target.namespace, this.target.name, this.target.uid, { signal: this.h.stopSignal });
+      this.d.log.info({ claim: this.key, pv: pvName, why }, 'provisioning intent released');
+    }
+    this.d.ctx.enqueueVolume(pvName);
+    this.d.ctx.enqueueClaim(keyOf(claim));
+    return 'succeeded';
+  }
+
+  private async cleanUp(claim: PersistentVolumeClaim, why: string, dropSelectedNode = false): Promise<OperationOutcome> {
+    if (!hasProvisioningFinalizer(claim) && !dropSelectedNode) return 'succeeded';
+    const done = await cleanUpClaimVolume(this.d, claim, { why, dropSelectedNode, signal: this.h.stopSignal });
+    return done ? 'succeeded' : 'failed';
+  }
+
+  /** Our finalizer was stripped and the claim is gone: nobody will ask again, so delete now. */
+  private async orphaned(claim: PersistentVolumeClaim, why: string): Promise<OperationOutcome> {
+    const done = await cleanUpClaimVolume(this.d, claim, { why, signal: this.h.stopSignal });
+    return done ? 'succeeded' : 'failed';
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Dynamic provisioning in the controller: exactly one volume per claim, never a leaked one.
+ *
+ * Two ways in, one way through:
+ * - `provisionClaim(claim)` — the binder's hook (U5: no volume matched, the class's provisioner
+ *   is one of ours);
+ * - `syncClaim(claim)` — the provisioner's own claim sync, run for every claim event. It resumes
+ *   claims carrying our intent finalizer (crash recovery, claim deleted mid-provision, claim bound
+ *   elsewhere) and, when the binder runs in another process (`standalone`), provisions claims
+ *   annotated with `volume.kubernetes.io/storage-provisioner` = a provisioner we serve — the
+ *   external-provisioner protocol.
+ * Both start the same operation (operation.ts) through a KeyedRunner: outside the queue worker,
+ * at most `concurrency` at once, never two for one claim, failures backed off per claim.
+ */
+import { pino, type Logger } from 'pino';
+import { ANN_BIND_COMPLETED } from '../../kube/annotations.js';
+import type { PersistentVolumeClaim } from '../../kube/types.js';
+import { hasAnnotation } from '../../kube/volume-helpers.js';
+import type { PluginRegistry } from '../../plugins/registry.js';
+import { DONE, keyOf, type ControllerContext, type SyncResult } from '../context.js';
+import { annotatedProvisioner, hasProvisioningFinalizer } from './claim-intent.js';
+import type { ProvisionerDeps } from './deps.js';
+import { KeyedRunner, type StartResult } from './keyed-runner.js';
+import type { OperationMetrics } from './metrics.js';
+import { runProvisionOperation } from './operation.js';
+
+export const DEFAULT_CLUSTER_NAME = 'kubernetes';
+
+export interface ProvisionerOptions {
+  ctx: ControllerContext;
+  plugins: PluginRegistry;
+  /** `--cluster-name`: prefix of backing names. Default "kubernetes". */
+  clusterName?: string;
+  logger?: Logger;
+  metrics?: OperationMetrics;
+  /** Plugin calls in flight at once. Default 16. */
+  concurrency?: number;
+  /** The binder does not run in this process: take claims annotated for our provisioners. */
+  standalone?: boolean;
+  /** Tries at creating the PV object before the backing volume is deleted again. Default 5. */
+  createAttempts?: number;
+  /** First wait between PV create tries (doubles each time). Default 1000 ms. */
+  createRetryDelayMs?: number;
+  /** Backoff after a failed operation: first wait, doubling up to the cap. Defaults 500 ms / 120 s. */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/** The part of BinderHooks the provisioner fills in. */
+export interface ProvisionerBinderHooks {
+  provisionClaim(claim: PersistentVolumeClaim): Promise<SyncResult>;
+  servesProvisioner(name: string): boolean;
+}
+
+/** The cached copy when it is the same claim with a higher resourceVersion, else the one given. */
+function newerCopy(given: PersistentVolumeClaim, cached: PersistentVolumeClaim | undefined): PersistentVolumeClaim {
+  if (!cached || cached.metadata.uid !== given.metadata.uid) return given;
+  const rv = (c: PersistentVolumeClaim): number => Number.parseInt(c.metadata.resourceVersion ?? '', 10) || 0;
+  return rv(cached) > rv(given) ? cached : given;
+}
+
+export class Provisioner {
+  private readonly deps: ProvisionerDeps;
+  private readonly runner: KeyedRunner;
+  private readonly standalone: boolean;
+
+  constructor(options: ProvisionerOptions) {
+    this.deps = {
+      ctx: options.ctx,
+      plugins: options.plugins,
+      clusterName: options.clusterName ?? DEFAULT_CLUSTER_NAME,
+      log: options.logger ?? pino({ name: 'provisioner', level: process.env.LOG_LEVEL ?? 'info' }),
+      createAttempts: options.createAttempts ?? 5,
+      createRetryDelayMs: options.createRetryDelayMs ?? 1000,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+    };
+    this.standalone = options.standalone === true;
+    this.runner = new KeyedRunner({
+      concurrency: options.concurrency ?? 16,
+      initialBackoffMs: options.initialBackoffMs ?? 500,
+      maxBackoffMs: options.maxBackoffMs ?? 120_000,
+      onBackoffExpired: (key) => options.ctx.enqueueClaim(key),
+    });
+  }
+
+  /** Whether this process provisions for the StorageClass provisioner `name`. */
+  servesProvisioner(name: string): boolean {
+    return this.deps.plugins.byProvisioner(name) !== undefined;
+  }
+
+  /** The hooks to hand to the binder (bound to this instance). */
+  binderHooks(): ProvisionerBinderHooks {
+    return {
+      provisionClaim: (claim) => this.provisionClaim(claim),
+      servesProvisioner: (name) => this.servesProvisioner(name),
+    };
+  }
+
+  /**
+   * Starts (in the background) provisioning for a claim, or cleanup when it no longer wants a
+   * volume. Returns at once: a second call while one runs, or while the claim backs off after a
+   * failure, does nothing — the running operation re-enqueues the claim when it ends, and the
+   * backoff does when it expires.
+   */
+  async provisionClaim(claim: PersistentVolumeClaim): Promise<SyncResult> {
+    const uid = claim.metadata.uid;
+    if (!uid) return DONE;
+    const key = keyOf(claim);
+    if (claim.metadata.deletionTimestamp) this.runner.interrupt(key, 'the claim is being deleted');
+    const target = { namespace: claim.metadata.namespace ?? '', name: claim.metadata.name ?? '', uid };
+    const started: StartResult = this.runner.start(key, async (handle) => {
+      const outcome = await runProvisionOperation(this.deps, target, handle);
+      if (outcome === 'succeeded' && !handle.stopSignal.aborted) this.deps.ctx.enqueueClaim(key);
+      return outcome;
+    });
+    this.deps.log.debug({ claim: key, started }, 'provisioning requested');
+    return DONE;
+  }
+
+  /** The provisioner's own claim sync (see the file comment). */
+  async syncClaim(claim: PersistentVolumeClaim): Promise<SyncResult> {
+    const key = keyOf(claim);
+    const current = newerCopy(claim, this.deps.ctx.claims.get(key));
+    if (hasProvisioningFinalizer(current)) return this.provisionClaim(current);
+    if (current.metadata.deletionTimestamp) {
+      this.runner.interrupt(key, 'the claim is being deleted');
+      return DONE;
+    }
+    if (this.standalone && this.wantsProvisioning(current)) return this.provisionClaim(current);
+    return DONE;
+  }
+
+  /** Standalone trigger: unbound, annotated for a provisioner we serve (the binder routed it to us). */
+  private wantsProvisioning(claim: PersistentVolumeClaim): boolean {
+    if (claim.spec.volumeName || hasAnnotation(claim, ANN_BIND_COMPLETED)) return false;
+    const provisioner = annotatedProvisioner(claim);
+    return provisioner !== undefined && this.servesProvisioner(provisioner);
+  }
+
+  /** True while an operation for the claim key ("ns/name") runs. */
+  isProvisioning(key: string): boolean {
+    return this.runner.isRunning(key);
+  }
+
+  /** True while the claim waits out the backoff of a failed operation. */
+  isBackingOff(key: string): boolean {
+    return this.runner.inBackoff(key);
+  }
+
+  /** Resolves once no operation runs (tests; graceful shutdown). */
+  idle(): Promise<void> {
+    return this.runner.idle();
+  }
+
+  /** Stops: no new operations, and running ones make no further API writes (like a crash). */
+  stop(): void {
+    this.runner.stop();
+  }
+}

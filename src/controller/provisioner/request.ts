@@ -1,0 +1,90 @@
+/**
+ * From claim + StorageClass + plugin to the plugin's ProvisionRequest, or the reason it cannot be
+ * made. Everything checked here is checked before the intent finalizer is written and before the
+ * plugin creates anything, so a bad class costs one event and no cleanup.
+ */
+import { ANN_SELECTED_NODE } from '../../kube/annotations.js';
+import type { PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
+import { claimRequestBytes } from '../../kube/volume-helpers.js';
+import { backingName } from '../../plugins/naming.js';
+import type { ProvisionRequest, VolumePlugin } from '../../plugins/plugin.js';
+import { errorText, msgNotCsi, msgProvisionFailed } from './events.js';
+
+export const PV_NAME_PREFIX = 'pvc-';
+
+/** The one name a claim's provisioned PV can have (upstream: "pvc-" + claim UID). */
+export function provisionedVolumeName(claim: PersistentVolumeClaim): string {
+  const uid = claim.metadata.uid;
+  if (!uid) throw new Error(`claim "${claim.metadata.namespace}/${claim.metadata.name}" has no uid`);
+  return `${PV_NAME_PREFIX}${uid}`;
+}
+
+/** The backing name a plugin uses for this claim's volume: deterministic, so a retry finds it again. */
+export function claimBackingName(claim: PersistentVolumeClaim, plugin: VolumePlugin, clusterName: string): string {
+  return backingName(clusterName, provisionedVolumeName(claim), plugin.maxBackingNameLength);
+}
+
+export type ProvisionPlan =
+  | { ok: true; request: ProvisionRequest }
+  | { ok: false; message: string };
+
+export interface PlanInput {
+  claim: PersistentVolumeClaim;
+  storageClass: StorageClass;
+  plugin: VolumePlugin;
+  clusterName: string;
+}
+
+function refused(message: string): ProvisionPlan {
+  return { ok: false, message };
+}
+
+/** Checks a claim can be provisioned by `plugin` with this class and builds the request. */
+export function planProvision({ claim, storageClass, plugin, clusterName }: PlanInput): ProvisionPlan {
+  const className = storageClass.metadata.name ?? '';
+  if (claim.spec.dataSource || claim.spec.dataSourceRef) return refused(msgNotCsi(plugin.name));
+  const parameters = { ...(storageClass.parameters ?? {}) };
+  const problems = plugin.validateParameters(parameters);
+  if (problems.length > 0) {
+    const detail = problems.map((p) => `invalid parameter "${p.parameter}": ${p.message}`).join('; ');
+    return refused(msgProvisionFailed(className, detail));
+  }
+  let requestBytes: bigint;
+  try {
+    requestBytes = claimRequestBytes(claim);
+  } catch (err) {
+    return refused(msgProvisionFailed(className, `invalid storage request: ${errorText(err)}`));
+  }
+  const volumeMode = claim.spec.volumeMode ?? 'Filesystem';
+  if (volumeMode !== 'Filesystem' && volumeMode !== 'Block') {
+    return refused(msgProvisionFailed(className, `unknown volumeMode "${volumeMode}"`));
+  }
+  const pvName = provisionedVolumeName(claim);
+  let name: string;
+  try {
+    name = backingName(clusterName, pvName, plugin.maxBackingNameLength);
+  } catch (err) {
+    return refused(msgProvisionFailed(className, errorText(err)));
+  }
+  const request: ProvisionRequest = {
+    backingName: name,
+    clusterName,
+    pvName,
+    claim: {
+      name: claim.metadata.name ?? '',
+      namespace: claim.metadata.namespace ?? '',
+      uid: claim.metadata.uid ?? '',
+      labels: { ...(claim.metadata.labels ?? {}) },
+      annotations: { ...(claim.metadata.annotations ?? {}) },
+    },
+    requestBytes,
+    accessModes: [...(claim.spec.accessModes ?? [])],
+    volumeMode,
+    parameters,
+    mountOptions: [...(storageClass.mountOptions ?? [])],
+  };
+  const selectedNode = claim.metadata.annotations?.[ANN_SELECTED_NODE];
+  if (selectedNode) request.selectedNode = selectedNode;
+  if (storageClass.allowedTopologies) request.allowedTopologies = structuredClone(storageClass.allowedTopologies);
+  return { ok: true, request };
+}

@@ -1,0 +1,40 @@
+/**
+ * Publishing a provisioned volume as a PV object, retried (upstream: 5 tries) because a backing
+ * volume without a PV is exactly the leak this controller exists to prevent. AlreadyExists is
+ * success: the name is deterministic, so an earlier try (whose answer was lost) made it.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlreadyExists } from '../../kube/errors.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import { keyOf } from '../context.js';
+import type { ProvisionerDeps } from './deps.js';
+import { errorText, msgSavePvFailed, REASON_PROVISIONING_FAILED } from './events.js';
+
+/** Creates `pv`; returns true once it exists, false after the last failed try (event emitted). */
+export async function savePersistentVolume(
+  d: ProvisionerDeps,
+  claim: PersistentVolumeClaim,
+  pv: PersistentVolume,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const pvName = pv.metadata.name ?? '';
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= d.createAttempts; attempt++) {
+    if (attempt > 1) await sleep(d.createRetryDelayMs * 2 ** (attempt - 2), undefined, { signal });
+    signal.throwIfAborted();
+    try {
+      await d.ctx.api.createVolume(pv);
+      d.log.info({ pv: pvName, claim: keyOf(claim), attempt }, 'provisioned volume saved');
+      return true;
+    } catch (err) {
+      if (isAlreadyExists(err)) {
+        d.log.info({ pv: pvName, claim: keyOf(claim) }, 'provisioned volume already saved');
+        return true;
+      }
+      lastError = err;
+      d.log.warn({ pv: pvName, claim: keyOf(claim), attempt, err: errorText(err) }, 'saving provisioned volume failed');
+    }
+  }
+  d.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_FAILED, msgSavePvFailed(keyOf(claim), errorText(lastError)));
+  return false;
+}
