@@ -10,6 +10,7 @@ type Registrar = (program: Command) => void;
 const commandModules: Array<() => Promise<{ register: Registrar }>> = [
   // One line per command; keep them in the order `--help` should list them.
   () => import('./apiserver.js'),
+  () => import('./controller.js'),
 ];
 
 export async function main(argv: string[]): Promise<void> {

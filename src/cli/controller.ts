@@ -1,0 +1,58 @@
+/**
+ * `pv-controller controller`: runs the persistent-volume controller against a cluster (a
+ * kubeconfig file, or in-cluster). Flag parsing and wiring only; options.ts does the checking.
+ */
+import { Command, Option } from 'commander';
+import { startController } from '../controller/controller.js';
+import { createControllerLogger } from '../controller/log.js';
+import { DEFAULTS, OptionsError, parseControllerOptions, type RawControllerFlags } from '../controller/options.js';
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export function register(program: Command): void {
+  program
+    .command('controller')
+    .description('Run the PV controller (bind, provision, reclaim) against a Kubernetes API server')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster, then $KUBECONFIG / ~/.kube/config)')
+    .option('--cluster-name <name>', 'prefix of cloud volume names', DEFAULTS.clusterName)
+    .option('--pvclaimbinder-sync-period <duration>', 'resync every claim and volume this often', DEFAULTS.syncPeriod)
+    .option('--reclaim-retry-interval <duration>', 'wait between failed reclaim attempts', DEFAULTS.reclaimRetryInterval)
+    .option('--pv-recycler-maximum-retry <n>', 'failed reclaim attempts before a PV is marked Failed', DEFAULTS.recyclerMaximumRetry)
+    .option('--concurrent-syncs <n>', 'workers per queue (claims, volumes)', DEFAULTS.concurrentSyncs)
+    .option('--kube-api-qps <qps>', 'client-side request rate limit', DEFAULTS.kubeApiQps)
+    .option('--kube-api-burst <n>', 'client-side request burst', DEFAULTS.kubeApiBurst)
+    .addOption(new Option('--leader-elect [bool]', 'elect a leader through a Lease before acting (true|false)').default(true))
+    .option('--leader-elect-lease-duration <duration>', 'how long a standby waits before taking a silent lease', DEFAULTS.leaseDuration)
+    .option('--leader-elect-renew-deadline <duration>', 'the leader stops when it could not renew for this long', DEFAULTS.renewDeadline)
+    .option('--leader-elect-retry-period <duration>', 'wait between election attempts and renewals', DEFAULTS.retryPeriod)
+    .option('--leader-elect-resource-name <name>', 'name of the Lease', DEFAULTS.leaseName)
+    .option('--leader-elect-resource-namespace <ns>', 'namespace of the Lease', DEFAULTS.leaseNamespace)
+    .option('--controllers <list>', 'controllers to run: * | binder,provisioner,reclaimer | -name to disable', DEFAULTS.controllers)
+    .option('--log-format <format>', 'json | text', DEFAULTS.logFormat)
+    .option('-v, --v <level>', 'log verbosity (0 info, 2 debug, 4 trace)')
+    .option('--metrics-bind-address <host:port>', 'where /metrics is served', DEFAULTS.metricsBindAddress)
+    .option('--volume-stats-agg-period <duration>', 'how often volume usage is measured', DEFAULTS.volumeStatsAggPeriod)
+    .option('--host-path-root <dir>', 'directory host-path volumes may live under (repeatable)', collect)
+    .option('--node-name <name>', 'node this process runs on (host-path volumes)')
+    .action(async (_flags: unknown, command: Command) => {
+      let opts;
+      try {
+        opts = parseControllerOptions(command.opts<RawControllerFlags>());
+      } catch (err) {
+        if (err instanceof OptionsError) command.error(`error: ${err.message}`, { exitCode: 2, code: 'pv-controller.invalidOption' });
+        throw err;
+      }
+      const logger = createControllerLogger(opts.logFormat, opts.logLevel);
+      const running = await startController(opts, { logger });
+      const stop = (signal: string): void => {
+        logger.info({ signal }, 'shutting down');
+        void running.stop().then(() => process.exit(0));
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+      await running.lost;
+      logger.error('leader election lost');
+      await running.stop();
+      process.exit(1);
+    });
+}

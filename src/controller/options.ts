@@ -1,0 +1,218 @@
+/**
+ * The `controller` command's flags → a typed ControllerOptions. Flag names follow
+ * kube-controller-manager where it has one. Bad values throw OptionsError (the CLI exits 2).
+ *
+ * `--pvclaimbinder-sync-period` defaults to 15s, the modern upstream default: it is also the
+ * longest a claim waits for a PV created after it (spec §13 trap 13), and 1.2's 10m would make
+ * that ten minutes. The seed's "retry reclaim every 10 minutes" is a separate knob here,
+ * `--reclaim-retry-interval` (10m), instead of being tied to the resync period as in 1.2.
+ */
+import { parseDuration } from './duration.js';
+
+export const CONTROLLER_NAMES = ['binder', 'provisioner', 'reclaimer'] as const;
+export type ControllerName = (typeof CONTROLLER_NAMES)[number];
+export type LogFormat = 'json' | 'text';
+
+export interface LeaderElectionConfig {
+  enabled: boolean;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  resourceName: string;
+  resourceNamespace: string;
+}
+
+export interface ControllerOptions {
+  /** Kubeconfig file; unset ⇒ in-cluster, then client-node's default chain. */
+  kubeconfig?: string;
+  clusterName: string;
+  /** --pvclaimbinder-sync-period: every claim and volume is re-synced this often. */
+  syncPeriodMs: number;
+  /** --reclaim-retry-interval: wait between failed reclaim (delete/recycle) attempts. */
+  reclaimRetryIntervalMs: number;
+  /** --pv-recycler-maximum-retry: failed reclaim attempts before the PV goes Failed. */
+  recyclerMaximumRetry: number;
+  concurrentSyncs: number;
+  kubeApiQps: number;
+  kubeApiBurst: number;
+  leaderElection: LeaderElectionConfig;
+  controllers: ControllerName[];
+  logFormat: LogFormat;
+  logLevel: string;
+  metricsBindAddress: string;
+  volumeStatsAggPeriodMs: number;
+  hostPathRoots: string[];
+  nodeName?: string;
+}
+
+export const DEFAULTS = {
+  clusterName: 'kubernetes',
+  syncPeriod: '15s',
+  reclaimRetryInterval: '10m',
+  recyclerMaximumRetry: '3',
+  concurrentSyncs: '4',
+  kubeApiQps: '20',
+  kubeApiBurst: '30',
+  leaseDuration: '15s',
+  renewDeadline: '10s',
+  retryPeriod: '2s',
+  leaseName: 'pv-controller',
+  leaseNamespace: 'kube-system',
+  controllers: '*',
+  logFormat: 'json',
+  logLevel: 'info',
+  metricsBindAddress: '127.0.0.1:10258',
+  volumeStatsAggPeriod: '1m',
+} as const;
+
+export class OptionsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OptionsError';
+  }
+}
+
+/** Flag values as commander hands them over (camelCase of the flag names). */
+export interface RawControllerFlags {
+  kubeconfig?: string;
+  clusterName?: string;
+  pvclaimbinderSyncPeriod?: string;
+  reclaimRetryInterval?: string;
+  pvRecyclerMaximumRetry?: string;
+  concurrentSyncs?: string;
+  kubeApiQps?: string;
+  kubeApiBurst?: string;
+  leaderElect?: string | boolean;
+  leaderElectLeaseDuration?: string;
+  leaderElectRenewDeadline?: string;
+  leaderElectRetryPeriod?: string;
+  leaderElectResourceName?: string;
+  leaderElectResourceNamespace?: string;
+  controllers?: string;
+  logFormat?: string;
+  v?: string;
+  metricsBindAddress?: string;
+  volumeStatsAggPeriod?: string;
+  hostPathRoot?: string[];
+  nodeName?: string;
+}
+
+export function parseControllerOptions(raw: RawControllerFlags): ControllerOptions {
+  const opts: ControllerOptions = {
+    clusterName: nonEmpty('--cluster-name', raw.clusterName ?? DEFAULTS.clusterName),
+    syncPeriodMs: positiveDuration('--pvclaimbinder-sync-period', raw.pvclaimbinderSyncPeriod ?? DEFAULTS.syncPeriod),
+    reclaimRetryIntervalMs: positiveDuration('--reclaim-retry-interval', raw.reclaimRetryInterval ?? DEFAULTS.reclaimRetryInterval),
+    recyclerMaximumRetry: integer('--pv-recycler-maximum-retry', raw.pvRecyclerMaximumRetry ?? DEFAULTS.recyclerMaximumRetry, 0),
+    concurrentSyncs: integer('--concurrent-syncs', raw.concurrentSyncs ?? DEFAULTS.concurrentSyncs, 1),
+    kubeApiQps: number('--kube-api-qps', raw.kubeApiQps ?? DEFAULTS.kubeApiQps),
+    kubeApiBurst: integer('--kube-api-burst', raw.kubeApiBurst ?? DEFAULTS.kubeApiBurst, 1),
+    leaderElection: parseLeaderElection(raw),
+    controllers: parseControllers(raw.controllers ?? DEFAULTS.controllers),
+    logFormat: oneOf('--log-format', raw.logFormat ?? DEFAULTS.logFormat, ['json', 'text'] as const),
+    logLevel: logLevelOf(raw.v),
+    metricsBindAddress: hostPort('--metrics-bind-address', raw.metricsBindAddress ?? DEFAULTS.metricsBindAddress),
+    volumeStatsAggPeriodMs: positiveDuration('--volume-stats-agg-period', raw.volumeStatsAggPeriod ?? DEFAULTS.volumeStatsAggPeriod),
+    hostPathRoots: (raw.hostPathRoot ?? []).map((p) => absolutePath('--host-path-root', p)),
+  };
+  if (raw.kubeconfig !== undefined) opts.kubeconfig = nonEmpty('--kubeconfig', raw.kubeconfig);
+  if (raw.nodeName !== undefined) opts.nodeName = nonEmpty('--node-name', raw.nodeName);
+  return opts;
+}
+
+function parseLeaderElection(raw: RawControllerFlags): LeaderElectionConfig {
+  const le: LeaderElectionConfig = {
+    enabled: bool('--leader-elect', raw.leaderElect ?? true),
+    leaseDurationMs: positiveDuration('--leader-elect-lease-duration', raw.leaderElectLeaseDuration ?? DEFAULTS.leaseDuration),
+    renewDeadlineMs: positiveDuration('--leader-elect-renew-deadline', raw.leaderElectRenewDeadline ?? DEFAULTS.renewDeadline),
+    retryPeriodMs: positiveDuration('--leader-elect-retry-period', raw.leaderElectRetryPeriod ?? DEFAULTS.retryPeriod),
+    resourceName: nonEmpty('--leader-elect-resource-name', raw.leaderElectResourceName ?? DEFAULTS.leaseName),
+    resourceNamespace: nonEmpty('--leader-elect-resource-namespace', raw.leaderElectResourceNamespace ?? DEFAULTS.leaseNamespace),
+  };
+  // The same checks client-go's leaderelection.NewLeaderElector makes.
+  if (le.leaseDurationMs <= le.renewDeadlineMs) {
+    throw new OptionsError('--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline');
+  }
+  if (le.renewDeadlineMs <= 1.2 * le.retryPeriodMs) {
+    throw new OptionsError('--leader-elect-renew-deadline must be greater than 1.2 × --leader-elect-retry-period');
+  }
+  return le;
+}
+
+/** kube-controller-manager syntax: "*" = all, "name" enables, "-name" disables. */
+export function parseControllers(text: string): ControllerName[] {
+  const enabled = new Set<ControllerName>();
+  const disabled = new Set<ControllerName>();
+  let star = false;
+  for (const item of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    if (item === '*') {
+      star = true;
+      continue;
+    }
+    const name = item.startsWith('-') ? item.slice(1) : item;
+    if (!(CONTROLLER_NAMES as readonly string[]).includes(name)) {
+      throw new OptionsError(`--controllers: unknown controller "${name}" (known: ${CONTROLLER_NAMES.join(', ')}, *)`);
+    }
+    (item.startsWith('-') ? disabled : enabled).add(name as ControllerName);
+  }
+  return CONTROLLER_NAMES.filter((n) => !disabled.has(n) && (star || enabled.has(n)));
+}
+
+function logLevelOf(v: string | undefined): string {
+  if (v === undefined) return DEFAULTS.logLevel;
+  const n = integer('-v', v, 0);
+  return n >= 4 ? 'trace' : n >= 2 ? 'debug' : 'info';
+}
+
+function nonEmpty(flag: string, value: string): string {
+  if (value.trim() === '') throw new OptionsError(`${flag} must not be empty`);
+  return value;
+}
+
+function positiveDuration(flag: string, value: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (err) {
+    throw new OptionsError(`${flag}: ${(err as Error).message}`);
+  }
+  if (!(ms > 0)) throw new OptionsError(`${flag} must be a positive duration, got "${value}"`);
+  return ms;
+}
+
+function number(flag: string, value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new OptionsError(`${flag} must be a non-negative number, got "${value}"`);
+  return n;
+}
+
+function integer(flag: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min) {
+    throw new OptionsError(`${flag} must be an integer ≥ ${min}, got "${value}"`);
+  }
+  return n;
+}
+
+function bool(flag: string, value: string | boolean): boolean {
+  if (typeof value === 'boolean') return value;
+  if (/^(true|1|t)$/i.test(value)) return true;
+  if (/^(false|0|f)$/i.test(value)) return false;
+  throw new OptionsError(`${flag} must be true or false, got "${value}"`);
+}
+
+function oneOf<const V extends readonly string[]>(flag: string, value: string, allowed: V): V[number] {
+  if (!allowed.includes(value)) throw new OptionsError(`${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
+  return value as V[number];
+}
+
+function hostPort(flag: string, value: string): string {
+  if (!/^(\[[^\]]+\]|[^:]*):\d{1,5}$/.test(value) || Number(value.slice(value.lastIndexOf(':') + 1)) > 65535) {
+    throw new OptionsError(`${flag} must be host:port, got "${value}"`);
+  }
+  return value;
+}
+
+function absolutePath(flag: string, value: string): string {
+  if (!value.startsWith('/')) throw new OptionsError(`${flag} must be an absolute path, got "${value}"`);
+  return value;
+}
