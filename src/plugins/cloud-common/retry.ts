@@ -23,7 +23,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   callTimeoutMs: 30_000,
 };
 
-/** How a failed call is treated: tried again, or passed up unchanged. */
+/** How a failed call is treated: tried again, or given up on at once. */
 export type ErrorVerdict = 'retry' | 'fatal';
 
 export interface RetryOptions {
@@ -98,8 +98,9 @@ async function attemptOnce<T>(
 }
 
 /**
- * Calls `op` until it succeeds, a failure is classified fatal (rethrown unchanged), or the
- * attempts run out (PluginError 'Transient', retryable, with the last failure as cause).
+ * Calls `op` until it succeeds, fails in a way classified fatal (PluginError 'Backend', not
+ * retryable), or runs out of attempts (PluginError 'Transient', retryable). The original failure
+ * is the cause either way; a PluginError thrown by `op` passes through unchanged.
  */
 export async function withRetry<T>(
   op: (signal: AbortSignal) => Promise<T>,
@@ -113,7 +114,9 @@ export async function withRetry<T>(
     } catch (err) {
       if (err instanceof PluginError) throw err;
       const verdict = err instanceof CallTimeoutError ? 'retry' : options.classify(err);
-      if (verdict === 'fatal') throw err;
+      if (verdict === 'fatal') {
+        throw new PluginError('Backend', `${options.what} failed: ${describeError(err)}`, false, { cause: err });
+      }
       last = err;
       if (attempt === options.policy.maxAttempts) break;
       const delayMs = backoffDelay(options.policy, attempt, random);

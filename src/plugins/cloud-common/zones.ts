@@ -20,6 +20,8 @@ export interface ZoneSelection {
   claimName: string;
   /** Value of the class's `zone` parameter, when present. */
   zoneParameter?: string;
+  /** What the class calls its zone parameter, for messages (default `zone`; Cinder: `availability`). */
+  zoneParameterName?: string;
   /** Parsed `zones` parameter, when present. */
   zonesParameter?: string[];
   /** Zone of the node the scheduler selected (WaitForFirstConsumer). */
@@ -105,6 +107,7 @@ function includingZone(zones: string[], claimName: string, mustInclude: string |
 /** The zones for a new disk (sorted); throws PluginError 'InvalidParameter' on contradictions. */
 export async function selectZonesForVolume(selection: ZoneSelection): Promise<string[]> {
   const { zoneParameter, zonesParameter, nodeZone, claimName, replicas } = selection;
+  const zoneName = selection.zoneParameterName ?? 'zone';
   const classNamesZones = zoneParameter !== undefined || zonesParameter !== undefined;
   if (zoneParameter !== undefined && zonesParameter !== undefined) {
     throw invalid('both zone and zones StorageClass parameters must not be used at the same time', 'zones');
@@ -113,7 +116,7 @@ export async function selectZonesForVolume(selection: ZoneSelection): Promise<st
     if (classNamesZones) {
       throw invalid(
         'zone[s] cannot be specified in StorageClass if VolumeBindingMode is WaitForFirstConsumer; use allowedTopologies',
-        zoneParameter !== undefined ? 'zone' : 'zones',
+        zoneParameter !== undefined ? zoneName : 'zones',
       );
     }
     if (replicas === 1) return [nodeZone];
@@ -124,12 +127,12 @@ export async function selectZonesForVolume(selection: ZoneSelection): Promise<st
   }
   if (allowed.length > 0) {
     if (classNamesZones) {
-      throw invalid('zone[s] cannot be specified in StorageClass if allowedTopologies is specified', 'zone');
+      throw invalid('zone[s] cannot be specified in StorageClass if allowedTopologies is specified', zoneParameter !== undefined ? zoneName : 'zones');
     }
     return includingZone(allowed, claimName, nodeZone, replicas);
   }
   if (zoneParameter !== undefined) {
-    if (replicas > 1) throw invalid('zone cannot be used for a replicated volume; use zones', 'zone');
+    if (replicas > 1) throw invalid('zone cannot be used for a replicated volume; use zones', zoneName);
     return [zoneParameter];
   }
   if (zonesParameter !== undefined) {

@@ -5,6 +5,7 @@
  */
 import { asRecord, asString, CloudHttpError, classifyHttpError, requestJson } from '../cloud-common/http.js';
 import type { ErrorVerdict } from '../cloud-common/retry.js';
+import { PluginError } from '../plugin.js';
 
 export const DEFAULT_COMPUTE_ENDPOINT = 'https://compute.googleapis.com/compute/v1';
 
@@ -52,6 +53,7 @@ export interface NewGceDisk {
 }
 
 const THROTTLE_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded']);
+const IN_USE_REASON = 'resourceInUseByAnotherResource';
 
 /** Throttling (429, 403 rateLimitExceeded), 5xx and broken connections are retried. */
 export function classifyGceError(err: unknown): ErrorVerdict {
@@ -154,13 +156,19 @@ export class ComputeClient {
     return toOperation(await this.call('POST', path, signal, body), location);
   }
 
-  /** Starts deleting a disk; undefined when it does not exist. */
+  /**
+   * Starts deleting a disk; undefined when it does not exist. A disk attached to an instance is
+   * PluginError 'InUse' (retryable).
+   */
   async deleteDisk(project: string, location: GceLocation, name: string, signal: AbortSignal): Promise<GceOperation | undefined> {
     try {
       const raw = await this.call('DELETE', `${this.base(project, location)}/disks/${encodeURIComponent(name)}`, signal);
       return toOperation(raw, location);
     } catch (err) {
       if (err instanceof CloudHttpError && err.status === 404) return undefined;
+      if (err instanceof CloudHttpError && err.reason === IN_USE_REASON) {
+        throw new PluginError('InUse', `GCE disk ${name} is in use (attached to an instance); not deleted`, true, { cause: err });
+      }
       throw err;
     }
   }

@@ -3,7 +3,6 @@
  * (with "attached" reported as InUse), and finding which disks a delete request means.
  */
 import { TAG_CLUSTER_OWNED, TAG_CLUSTER_PREFIX } from '../../kube/annotations.js';
-import { CloudHttpError } from '../cloud-common/http.js';
 import type { WaitPolicy } from '../cloud-common/options.js';
 import { zonesOfVolume } from '../cloud-common/topology.js';
 import { waitFor } from '../cloud-common/wait.js';
@@ -18,7 +17,6 @@ export type RetryingCall = <T>(what: string, op: (signal: AbortSignal) => Promis
 /** Operation error codes that may clear up by themselves. */
 const TRANSIENT_OPERATION_ERRORS = new Set(['QUOTA_EXCEEDED', 'ZONE_RESOURCE_POOL_EXHAUSTED', 'RESOURCE_NOT_READY']);
 const IN_USE_OPERATION_ERROR = 'RESOURCE_IN_USE_BY_ANOTHER_RESOURCE';
-const IN_USE_REASON = 'resourceInUseByAnotherResource';
 
 export interface DiskRef {
   name: string;
@@ -55,13 +53,7 @@ export class GceDiskTargets {
 
   /** Deletes a disk and waits for the deletion; a missing disk is 'absent'. */
   async deleteDisk(project: string, disk: DiskRef, signal: AbortSignal | undefined, wait: WaitPolicy): Promise<'deleted' | 'absent'> {
-    let op: GceOperation | undefined;
-    try {
-      op = await this.call('disks.delete', (s) => this.compute.deleteDisk(project, disk.location, disk.name, s), signal);
-    } catch (err) {
-      if (err instanceof CloudHttpError && err.reason === IN_USE_REASON) throw inUse(disk.name, err);
-      throw err;
-    }
+    const op = await this.call('disks.delete', (s) => this.compute.deleteDisk(project, disk.location, disk.name, s), signal);
     if (op === undefined) return 'absent';
     try {
       await this.waitForOperation(project, op, signal, wait);

@@ -19,14 +19,19 @@ describe('bounded retry', () => {
     assert.equal(calls, 3);
   });
 
-  it('passes a fatal error up unchanged after one call', async () => {
+  it('gives up on a fatal error after one call with a non-retryable Backend error carrying it', async () => {
     let calls = 0;
     const fatal = new Error('bad request');
     await assert.rejects(
       withRetry(() => (calls++, Promise.reject(fatal)), { what: 'op', policy, classify: () => 'fatal' }),
-      (err: unknown) => err === fatal,
+      (err: unknown) => err instanceof PluginError && err.code === 'Backend' && !err.retryable && err.cause === fatal,
     );
     assert.equal(calls, 1);
+  });
+
+  it('passes a PluginError thrown by the call through unchanged', async () => {
+    const inUse = new PluginError('InUse', 'attached', true);
+    await assert.rejects(withRetry(() => Promise.reject(inUse), { what: 'op', policy, classify: () => 'retry' }), (err: unknown) => err === inUse);
   });
 
   it('gives up after maxAttempts with a retryable Transient PluginError carrying the cause', async () => {

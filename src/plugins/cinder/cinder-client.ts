@@ -1,0 +1,122 @@
+/**
+ * The Cinder v3 volume calls the plugin makes, over plain `fetch` with a Keystone token. Each
+ * method is one attempt bounded by its signal (a 401 re-authenticates once within it); the
+ * plugin retries through cloud-common.
+ */
+import { asRecord, asString, CloudHttpError, classifyHttpError, requestJson } from '../cloud-common/http.js';
+import type { ErrorVerdict } from '../cloud-common/retry.js';
+import { PluginError } from '../plugin.js';
+import type { KeystoneClient } from './keystone.js';
+
+export interface CinderVolume {
+  id: string;
+  name: string;
+  sizeGiB: number;
+  /** creating | available | in-use | deleting | error | error_deleting | ... */
+  status: string;
+  availabilityZone?: string;
+  volumeType?: string;
+  metadata: Record<string, string>;
+  attachmentCount: number;
+}
+
+export interface NewCinderVolume {
+  name: string;
+  sizeGiB: number;
+  volumeType?: string;
+  availabilityZone?: string;
+  metadata: Record<string, string>;
+}
+
+/** 413 overLimit and 429 are Cinder's throttling (and quota) answers; 5xx and broken connections too. */
+export const classifyCinderError: (err: unknown) => ErrorVerdict = classifyHttpError([413]);
+
+/** Cinder wraps errors as `{"<kind>": {"code": n, "message": "..."}}`. */
+function describeCinderError(_status: number, body: unknown): { message: string; reason?: string } {
+  const [kind, detail] = Object.entries(asRecord(body) ?? {})[0] ?? [];
+  return { message: asString(asRecord(detail)?.message) ?? 'no message', reason: kind };
+}
+
+function toVolume(raw: unknown): CinderVolume {
+  const volume = asRecord(raw) ?? {};
+  const metadata: Record<string, string> = {};
+  for (const [key, value] of Object.entries(asRecord(volume.metadata) ?? {})) {
+    if (typeof value === 'string') metadata[key] = value;
+  }
+  return {
+    id: asString(volume.id) ?? '',
+    name: asString(volume.name) ?? '',
+    sizeGiB: Number(volume.size ?? 0),
+    status: asString(volume.status) ?? 'unknown',
+    availabilityZone: asString(volume.availability_zone),
+    volumeType: asString(volume.volume_type),
+    metadata,
+    attachmentCount: Array.isArray(volume.attachments) ? volume.attachments.length : 0,
+  };
+}
+
+const PAGE = 500;
+
+export class CinderClient {
+  constructor(private readonly keystone: KeystoneClient) {}
+
+  private async call(method: string, path: string, signal: AbortSignal, body?: unknown): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      const session = await this.keystone.current(signal);
+      try {
+        const headers = { 'x-auth-token': session.token, 'openstack-api-version': 'volume 3.0' };
+        return (await requestJson(`${session.volumeEndpoint}${path}`, { method, headers, body, signal }, describeCinderError)).body;
+      } catch (err) {
+        if (!(err instanceof CloudHttpError && err.status === 401) || attempt > 0) throw err;
+        this.keystone.invalidate();
+      }
+    }
+  }
+
+  async create(volume: NewCinderVolume, signal: AbortSignal): Promise<CinderVolume> {
+    const body: Record<string, unknown> = { name: volume.name, size: volume.sizeGiB, metadata: volume.metadata };
+    if (volume.volumeType) body.volume_type = volume.volumeType;
+    if (volume.availabilityZone) body.availability_zone = volume.availabilityZone;
+    return toVolume(asRecord(await this.call('POST', '/volumes', signal, { volume: body }))?.volume);
+  }
+
+  async get(id: string, signal: AbortSignal): Promise<CinderVolume | undefined> {
+    try {
+      return toVolume(asRecord(await this.call('GET', `/volumes/${encodeURIComponent(id)}`, signal))?.volume);
+    } catch (err) {
+      if (err instanceof CloudHttpError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** Volumes (with details) matching the name and/or metadata filters, following markers. */
+  async list(filter: { name?: string; metadata?: Record<string, string> }, signal: AbortSignal): Promise<CinderVolume[]> {
+    const volumes: CinderVolume[] = [];
+    let marker: string | undefined;
+    while (true) {
+      const query = new URLSearchParams({ limit: String(PAGE) });
+      if (filter.name !== undefined) query.set('name', filter.name);
+      if (filter.metadata !== undefined) query.set('metadata', JSON.stringify(filter.metadata));
+      if (marker !== undefined) query.set('marker', marker);
+      const raw = asRecord(await this.call('GET', `/volumes/detail?${query}`, signal))?.volumes;
+      const page = Array.isArray(raw) ? raw.map(toVolume) : [];
+      volumes.push(...page);
+      if (page.length < PAGE) return volumes;
+      marker = page[page.length - 1].id;
+    }
+  }
+
+  /** Deletes a volume; gone is 'absent'; attached / in-use is PluginError 'InUse' (retryable). */
+  async delete(id: string, signal: AbortSignal): Promise<'deleted' | 'absent'> {
+    try {
+      await this.call('DELETE', `/volumes/${encodeURIComponent(id)}`, signal);
+      return 'deleted';
+    } catch (err) {
+      if (err instanceof CloudHttpError && err.status === 404) return 'absent';
+      if (err instanceof CloudHttpError && err.status === 400 && /attached|in-use|status must be/i.test(err.message)) {
+        throw new PluginError('InUse', `Cinder volume ${id} is in use (attached); not deleted`, true, { cause: err });
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * `kubernetes.io/cinder`: OpenStack Cinder v3 volumes through a small fetch client (Keystone v3
+ * auth from OS_* / clouds.yaml). Cinder names are not unique and creates carry no idempotency
+ * token, so every create attempt first looks the volume up by its name and this cluster's
+ * metadata: a retry after a lost answer finds the volume instead of making a second one.
+ */
+import { TAG_CLUSTER_OWNED, TAG_CLUSTER_PREFIX, TAG_AWS_NAME } from '../../kube/annotations.js';
+import type { PersistentVolume } from '../../kube/types.js';
+import { NilMetricsProvider } from '../../metrics/nil.js';
+import type { MetricsProvider } from '../../metrics/provider.js';
+import { isBackingNameOfCluster } from '../naming.js';
+import { assertNoProblems, type CloudPluginOptions, type ResolvedCloudOptions, resolveCloudOptions, selectedNodeZone } from '../cloud-common/options.js';
+import { withRetry } from '../cloud-common/retry.js';
+import { gibCapacity, roundUpToGiB } from '../cloud-common/size.js';
+import { backingVolumeOf, clusterTagKey, isOwnedByCluster, volumeTags } from '../cloud-common/tags.js';
+import { diskTopology } from '../cloud-common/topology.js';
+import { waitFor } from '../cloud-common/wait.js';
+import { selectZonesForVolume } from '../cloud-common/zones.js';
+import { type BackingVolume, type DeleteRequest, type ParameterProblem, PluginError, type ProvisionedVolume, type ProvisionRequest, type VolumePlugin } from '../plugin.js';
+import { CinderClient, type CinderVolume, classifyCinderError } from './cinder-client.js';
+import { KeystoneClient } from './keystone.js';
+import { loadOpenStackConfig, type OpenStackAuthConfig } from './os-config.js';
+import { CINDER_PLUGIN_NAME, type CinderParameters, parseCinderParameters } from './parameters.js';
+
+/** Cinder volume names may have 255 characters. */
+export const CINDER_MAX_NAME_LENGTH = 255;
+const UNUSABLE_STATUSES = ['deleting', 'error', 'error_deleting'];
+
+export interface CinderPluginOptions extends CloudPluginOptions {
+  /** Credentials; default: clouds.yaml (OS_CLOUD) or the OS_* variables, read at first use. */
+  auth?: OpenStackAuthConfig;
+  /** Environment to read OS_* from (default process.env). */
+  env?: Record<string, string | undefined>;
+  cloudsYamlPath?: string;
+}
+
+export class CinderPlugin implements VolumePlugin {
+  readonly name = CINDER_PLUGIN_NAME;
+  readonly maxBackingNameLength = CINDER_MAX_NAME_LENGTH;
+  private readonly options: ResolvedCloudOptions;
+  private readonly cinder: CinderClient;
+  private readonly config: () => Promise<OpenStackAuthConfig>;
+
+  constructor(options: CinderPluginOptions = {}) {
+    this.options = resolveCloudOptions(options, 'cinder');
+    let loaded: Promise<OpenStackAuthConfig> | undefined;
+    this.config = () => {
+      loaded ??= options.auth ? Promise.resolve(options.auth) : loadOpenStackConfig(options.env, options.cloudsYamlPath);
+      return loaded.catch((err: unknown) => {
+        loaded = undefined;
+        throw err;
+      });
+    };
+    this.cinder = new CinderClient(new KeystoneClient(this.config));
+  }
+
+  validateParameters(parameters: Record<string, string>): ParameterProblem[] {
+    return parseCinderParameters(parameters).problems;
+  }
+
+  handles(pv: PersistentVolume): boolean {
+    return pv.spec.cinder !== undefined;
+  }
+
+  metricsFor(pv: PersistentVolume): MetricsProvider {
+    return new NilMetricsProvider(`cinder volume "${pv.spec.cinder?.volumeID ?? pv.metadata.name}"`);
+  }
+
+  private call<T>(what: string, op: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const { retry: policy, logger, random } = this.options;
+    return withRetry(op, { what, policy, classify: classifyCinderError, signal, logger, random });
+  }
+
+  async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+    const { parsed, problems } = parseCinderParameters(req.parameters);
+    assertNoProblems(problems);
+    const zone = await this.chooseZone(req, parsed);
+    const found = await this.call('find or create Cinder volume', (s) => this.findOrCreate(req, parsed, zone, s), req.signal);
+    const ready = await this.waitUntilAvailable(found.id, req.signal);
+    const { regionName } = await this.config();
+    const cinder: { volumeID: string; fsType?: string } = { volumeID: ready.id };
+    if (parsed.fsType !== undefined) cinder.fsType = parsed.fsType;
+    const result: ProvisionedVolume = { source: { cinder }, capacity: gibCapacity(ready.sizeGiB) };
+    if (ready.availabilityZone) {
+      const topology = diskTopology([ready.availabilityZone], regionName);
+      result.labels = topology.labels;
+      result.nodeAffinity = topology.nodeAffinity;
+    }
+    return result;
+  }
+
+  /** The availability zone, or undefined to let Cinder use its default (nothing constrains it). */
+  private async chooseZone(req: ProvisionRequest, parsed: CinderParameters): Promise<string | undefined> {
+    const nodeZone = await selectedNodeZone(req, this.options);
+    const constrained = parsed.availability !== undefined || nodeZone !== undefined || (req.allowedTopologies?.length ?? 0) > 0;
+    const withNodes = constrained ? [] : ((await this.options.topology?.zonesWithNodes?.(req.signal)) ?? []);
+    if (!constrained && withNodes.length === 0) return undefined;
+    const [zone] = await selectZonesForVolume({
+      claimName: req.claim.name,
+      zoneParameter: parsed.availability,
+      zoneParameterName: 'availability',
+      nodeZone,
+      allowedTopologies: req.allowedTopologies,
+      fallbackZones: () => Promise.resolve(withNodes),
+      replicas: 1,
+    });
+    return zone;
+  }
+
+  /** One attempt: this cluster's volume with the backing name, else a new one. */
+  private async findOrCreate(req: ProvisionRequest, parsed: CinderParameters, zone: string | undefined, signal: AbortSignal): Promise<CinderVolume> {
+    const ours = (await this.ownedNamed(req.backingName, req.clusterName, signal)).filter((v) => !UNUSABLE_STATUSES.includes(v.status));
+    if (ours.length > 0) {
+      this.options.logger.info({ volumeId: ours[0].id, backingName: req.backingName, pv: req.pvName }, 'reusing the Cinder volume created earlier for this PV');
+      return ours[0];
+    }
+    const metadata = volumeTags(req);
+    delete metadata[TAG_AWS_NAME]; // the volume's own name
+    const created = await this.cinder.create(
+      { name: req.backingName, sizeGiB: roundUpToGiB(req.requestBytes), volumeType: parsed.volumeType, availabilityZone: zone, metadata },
+      signal,
+    );
+    this.options.logger.info(
+      { volumeId: created.id, zone: created.availabilityZone, sizeGiB: created.sizeGiB, backingName: req.backingName, pv: req.pvName },
+      'created Cinder volume',
+    );
+    return created;
+  }
+
+  /** Volumes named `name` whose metadata carries the cluster tag, sorted by id so the choice is stable. */
+  private async ownedNamed(name: string, clusterName: string, signal: AbortSignal): Promise<CinderVolume[]> {
+    const listed = await this.cinder.list({ name, metadata: { [clusterTagKey(clusterName)]: TAG_CLUSTER_OWNED } }, signal);
+    return listed.filter((v) => v.name === name && isOwnedByCluster(v.metadata, clusterName)).sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  private waitUntilAvailable(id: string, signal?: AbortSignal): Promise<CinderVolume> {
+    return waitFor(
+      async () => {
+        const volume = await this.call('GET volume', (s) => this.cinder.get(id, s), signal);
+        if (volume === undefined) throw new PluginError('Backend', `Cinder volume ${id} disappeared before it became available`, true);
+        if (volume.status === 'error') {
+          await this.call('DELETE volume', (s) => this.cinder.delete(id, s), signal);
+          throw new PluginError('Backend', `Cinder volume ${id} went to status "error" after creation; it was deleted`, true);
+        }
+        return volume.status === 'available' || volume.status === 'in-use' ? volume : undefined;
+      },
+      { ...this.options.wait, what: `Cinder volume ${id} to become available`, signal },
+    );
+  }
+
+  async delete(req: DeleteRequest): Promise<void> {
+    const named = req.pv?.spec.cinder?.volumeID;
+    const ids = named !== undefined ? [named] : (await this.call('list volumes', (s) => this.ownedForDelete(req.backingName, s), req.signal)).map((v) => v.id);
+    for (const id of ids) {
+      const volume = await this.call('GET volume', (s) => this.cinder.get(id, s), req.signal);
+      if (volume !== undefined && (volume.status === 'in-use' || volume.attachmentCount > 0)) {
+        throw new PluginError('InUse', `Cinder volume ${id} is in use (attached); not deleted`, true);
+      }
+      const outcome = volume === undefined ? 'absent' : await this.call('DELETE volume', (s) => this.cinder.delete(id, s), req.signal);
+      this.options.logger.info({ volumeId: id, backingName: req.backingName, outcome }, outcome === 'deleted' ? 'deleted Cinder volume' : 'Cinder volume already gone');
+    }
+  }
+
+  /** Volumes of the backing name carrying the tag of the cluster the name was made for. */
+  private async ownedForDelete(name: string, signal: AbortSignal): Promise<CinderVolume[]> {
+    const listed = await this.cinder.list({ name }, signal);
+    return listed.filter(
+      (v) =>
+        v.name === name &&
+        Object.entries(v.metadata).some(
+          ([key, value]) => key.startsWith(TAG_CLUSTER_PREFIX) && value === TAG_CLUSTER_OWNED && isBackingNameOfCluster(name, key.slice(TAG_CLUSTER_PREFIX.length)),
+        ),
+    );
+  }
+
+  async listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {
+    const filter = { metadata: { [clusterTagKey(clusterName)]: TAG_CLUSTER_OWNED } };
+    const listed = await this.call('list volumes', (s) => this.cinder.list(filter, s));
+    return listed.filter((v) => isOwnedByCluster(v.metadata, clusterName)).map((v) => backingVolumeOf(v.id, v.name, v.metadata));
+  }
+}

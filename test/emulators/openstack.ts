@@ -1,0 +1,249 @@
+/**
+ * A loopback OpenStack: Keystone v3 (`POST /identity/v3/auth/tokens`, password or application
+ * credential, X-Subject-Token and a catalog whose volumev3 endpoint points here) and Cinder v3
+ * volumes (create, list/detail with name and metadata filters, get, delete). Volumes are
+ * inspectable; faults are injected per action ('auth', 'volumes.create', 'volumes.list',
+ * 'volumes.get', 'volumes.delete').
+ */
+import { randomUUID } from 'node:crypto';
+import { dropConnection, type Exchange, FaultPlan, LoopbackServer, pathSegments, sendJson } from './loopback.js';
+
+export interface CinderVolumeRecord {
+  id: string;
+  name: string;
+  size: number;
+  status: string;
+  availabilityZone: string;
+  volumeType: string;
+  metadata: Record<string, string>;
+  attachedTo?: string;
+}
+
+export interface OpenStackEmulatorOptions {
+  region?: string;
+  zones?: string[];
+  /** GETs of a new volume that still see it `creating` (default 1). */
+  creatingPolls?: number;
+}
+
+class OsError extends Error {
+  constructor(
+    readonly status: number,
+    readonly kind: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class OpenStackEmulator {
+  readonly faults = new FaultPlan();
+  readonly region: string;
+  readonly zones: string[];
+  readonly projectId = 'a6944d763bf64ee6a275f1263fae0352';
+  readonly projectName = 'demo';
+  readonly username = 'kube';
+  readonly password = 'emulator-password-secret';
+  readonly applicationCredentialId = 'appcred-1';
+  readonly applicationCredentialSecret = 'emulator-appcred-secret';
+  /** Status code of a 'throttle' fault: 413 (overLimit, Cinder's classic) or 429. */
+  throttleStatus: 413 | 429 = 413;
+  /** Status a volume reaches after `creatingPolls` GETs (set 'error' to fail creations). */
+  statusAfterCreate: 'available' | 'error' = 'available';
+  private readonly creatingPolls: number;
+  private readonly store = new Map<string, CinderVolumeRecord>();
+  private readonly pollsLeft = new Map<string, number>();
+  private readonly tokens = new Set<string>();
+  private readonly server = new LoopbackServer((exchange) => this.handle(exchange));
+
+  constructor(options: OpenStackEmulatorOptions = {}) {
+    this.region = options.region ?? 'RegionOne';
+    this.zones = options.zones ?? ['nova', 'az-2'];
+    this.creatingPolls = options.creatingPolls ?? 1;
+  }
+
+  /** The OS_AUTH_URL clients use. */
+  get authUrl(): string {
+    return `${this.server.url}/identity/v3`;
+  }
+
+  start(): Promise<string> {
+    return this.server.start();
+  }
+
+  stop(): Promise<void> {
+    return this.server.stop();
+  }
+
+  volumes(): CinderVolumeRecord[] {
+    return [...this.store.values()].map((volume) => structuredClone(volume));
+  }
+
+  addVolume(fields: Partial<CinderVolumeRecord> & { name: string }): CinderVolumeRecord {
+    const volume: CinderVolumeRecord = {
+      id: randomUUID(),
+      size: 1,
+      status: 'available',
+      availabilityZone: this.zones[0],
+      volumeType: '__DEFAULT__',
+      metadata: {},
+      ...fields,
+    };
+    this.store.set(volume.id, volume);
+    return structuredClone(volume);
+  }
+
+  attach(id: string, server = 'server-1'): void {
+    const volume = this.store.get(id);
+    if (!volume) throw new Error(`no volume ${id}`);
+    volume.attachedTo = server;
+    volume.status = 'in-use';
+  }
+
+  /** Invalidates every issued token (clients must authenticate again). */
+  revokeTokens(): void {
+    this.tokens.clear();
+  }
+
+  private async handle(exchange: Exchange): Promise<void> {
+    const { req, res, url } = exchange;
+    const action = actionOf(req.method ?? 'GET', url.pathname, this.projectId);
+    if (!action) return sendJson(res, 404, { itemNotFound: { code: 404, message: `no route ${url.pathname}` } });
+    const fault = this.faults.take(action);
+    if (fault === 'hang') return this.server.hold(res);
+    if (fault === 'serverError') return sendJson(res, 500, { computeFault: { code: 500, message: 'The server has either erred or is incapable of performing the requested operation.' } });
+    if (fault === 'throttle') {
+      return sendJson(res, this.throttleStatus, { overLimit: { code: this.throttleStatus, message: 'This request was rate-limited.', retryAfter: '0' } }, { 'retry-after': '0' });
+    }
+    try {
+      const answer = action === 'auth' ? this.authenticate(exchange) : this.volumeAction(action, exchange, fault === 'inUse');
+      if (fault === 'lostResponse') return dropConnection(exchange);
+      sendJson(res, answer.status, answer.body, answer.headers);
+    } catch (err) {
+      if (!(err instanceof OsError)) throw err;
+      sendJson(res, err.status, { [err.kind]: { code: err.status, message: err.message } });
+    }
+  }
+
+  private authenticate({ body }: Exchange): { status: number; body: unknown; headers: Record<string, string> } {
+    const identity = (JSON.parse(body.toString('utf8')) as { auth?: { identity?: Record<string, unknown> } }).auth?.identity ?? {};
+    const password = identity.password as { user?: { name?: string; password?: string; domain?: { name?: string } } } | undefined;
+    const appCred = identity.application_credential as { id?: string; secret?: string } | undefined;
+    const passwordOk = password?.user?.name === this.username && password.user.password === this.password && password.user.domain?.name === 'Default';
+    const appCredOk = appCred?.id === this.applicationCredentialId && appCred.secret === this.applicationCredentialSecret;
+    if (!passwordOk && !appCredOk) throw new OsError(401, 'error', 'The request you have made requires authentication.');
+    const token = `gAAAAAemulated${randomUUID().replace(/-/g, '')}`;
+    this.tokens.add(token);
+    const endpoint = (iface: string) => ({ id: randomUUID(), interface: iface, region: this.region, region_id: this.region, url: `${this.server.url}/volume/v3/${this.projectId}` });
+    return {
+      status: 201,
+      headers: { 'x-subject-token': token },
+      body: {
+        token: {
+          methods: [appCredOk ? 'application_credential' : 'password'],
+          expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+          project: { id: this.projectId, name: this.projectName, domain: { id: 'default', name: 'Default' } },
+          catalog: [
+            { type: 'identity', name: 'keystone', endpoints: [{ interface: 'public', region: this.region, url: this.authUrl }] },
+            { type: 'volumev3', name: 'cinderv3', endpoints: [endpoint('public'), endpoint('internal')] },
+          ],
+        },
+      },
+    };
+  }
+
+  private volumeAction(action: string, exchange: Exchange, forceInUse: boolean): { status: number; body: unknown; headers?: Record<string, string> } {
+    const token = exchange.req.headers['x-auth-token'];
+    if (typeof token !== 'string' || !this.tokens.has(token)) throw new OsError(401, 'error', 'The request you have made requires authentication.');
+    const id = pathSegments(exchange.url.pathname, `/volume/v3/${this.projectId}/volumes/`)?.[0] ?? '';
+    switch (action) {
+      case 'volumes.create':
+        return { status: 202, body: { volume: this.create(exchange.body) } };
+      case 'volumes.list':
+        return { status: 200, body: { volumes: this.list(exchange.url.searchParams).map(volumeJson) } };
+      case 'volumes.get':
+        return { status: 200, body: { volume: volumeJson(this.advance(this.find(id))) } };
+      default:
+        this.remove(this.find(id), forceInUse);
+        return { status: 202, body: undefined };
+    }
+  }
+
+  private find(id: string): CinderVolumeRecord {
+    const volume = this.store.get(id);
+    if (!volume) throw new OsError(404, 'itemNotFound', `Volume ${id} could not be found.`);
+    return volume;
+  }
+
+  private create(body: Buffer): CinderVolumeRecord {
+    const request = (JSON.parse(body.toString('utf8')) as { volume?: Record<string, unknown> }).volume ?? {};
+    const zone = typeof request.availability_zone === 'string' ? request.availability_zone : this.zones[0];
+    if (!this.zones.includes(zone)) throw new OsError(400, 'badRequest', `Availability zone '${zone}' is invalid.`);
+    const size = Number(request.size);
+    if (!Number.isInteger(size) || size < 1) throw new OsError(400, 'badRequest', 'Invalid input for field/attribute size.');
+    const volume = this.addVolume({
+      name: String(request.name ?? ''),
+      size,
+      status: 'creating',
+      availabilityZone: zone,
+      volumeType: typeof request.volume_type === 'string' ? request.volume_type : '__DEFAULT__',
+      metadata: (request.metadata ?? {}) as Record<string, string>,
+    });
+    this.pollsLeft.set(volume.id, this.creatingPolls);
+    return volume;
+  }
+
+  private advance(volume: CinderVolumeRecord): CinderVolumeRecord {
+    if (volume.status !== 'creating') return volume;
+    const left = this.pollsLeft.get(volume.id) ?? 0;
+    if (left <= 0) volume.status = this.statusAfterCreate;
+    else this.pollsLeft.set(volume.id, left - 1);
+    return volume;
+  }
+
+  private list(query: URLSearchParams): CinderVolumeRecord[] {
+    const name = query.get('name');
+    const metadata = query.get('metadata') ? (JSON.parse(query.get('metadata') ?? '{}') as Record<string, string>) : {};
+    const limit = Number(query.get('limit') ?? 1000);
+    const marker = query.get('marker');
+    const all = [...this.store.values()]
+      .filter((v) => name === null || v.name === name)
+      .filter((v) => Object.entries(metadata).every(([key, value]) => v.metadata[key] === value))
+      .sort((a, b) => a.id.localeCompare(b.id));
+    const start = marker ? all.findIndex((v) => v.id === marker) + 1 : 0;
+    return all.slice(start, start + limit);
+  }
+
+  private remove(volume: CinderVolumeRecord, forceInUse: boolean): void {
+    if (forceInUse || volume.attachedTo !== undefined || !['available', 'error'].includes(volume.status)) {
+      throw new OsError(400, 'badRequest', 'Invalid volume: Volume status must be available or error or error_restoring or error_extending or error_managing and must not be migrating, attached, belong to a group, have snapshots, awaiting a transfer, or be disassociated from snapshots after volume transfer.');
+    }
+    this.store.delete(volume.id);
+  }
+}
+
+function volumeJson(volume: CinderVolumeRecord): unknown {
+  return {
+    id: volume.id,
+    name: volume.name,
+    size: volume.size,
+    status: volume.status,
+    availability_zone: volume.availabilityZone,
+    volume_type: volume.volumeType,
+    metadata: volume.metadata,
+    attachments: volume.attachedTo ? [{ server_id: volume.attachedTo, volume_id: volume.id, device: '/dev/vdb' }] : [],
+    bootable: 'false',
+    created_at: new Date().toISOString(),
+  };
+}
+
+function actionOf(method: string, path: string, projectId: string): string | undefined {
+  if (path === '/identity/v3/auth/tokens' && method === 'POST') return 'auth';
+  const parts = pathSegments(path, `/volume/v3/${projectId}/`);
+  if (!parts || parts[0] !== 'volumes') return undefined;
+  if (parts.length === 1 && method === 'POST') return 'volumes.create';
+  if (parts.length === 2 && parts[1] === 'detail' && method === 'GET') return 'volumes.list';
+  if (parts.length === 2 && method === 'GET') return 'volumes.get';
+  if (parts.length === 2 && method === 'DELETE') return 'volumes.delete';
+  return undefined;
+}

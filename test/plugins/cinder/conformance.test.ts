@@ -1,0 +1,20 @@
+import { CinderPlugin } from '../../../src/plugins/cinder/cinder-plugin.js';
+import { runPluginConformance } from '../conformance.js';
+import { fastCloudOptions } from '../../emulators/fixtures.js';
+import { OpenStackEmulator } from '../../emulators/openstack.js';
+
+runPluginConformance('cinder', async () => {
+  const os = new OpenStackEmulator();
+  await os.start();
+  const plugin = new CinderPlugin({
+    auth: { authUrl: os.authUrl, username: os.username, password: os.password, projectName: os.projectName, regionName: os.region },
+    ...fastCloudOptions(),
+  });
+  return {
+    plugin,
+    cleanup: () => os.stop(),
+    backingExists: (name) => Promise.resolve(os.volumes().some((volume) => volume.name === name)),
+    parameters: { type: 'ssd', availability: 'az-2' },
+    invalidParameters: { parameters: { type: 'ssd', zone: 'az-2' }, parameter: 'zone' },
+  };
+});

@@ -1,0 +1,23 @@
+import { GcePdPlugin } from '../../../src/plugins/gce-pd/gce-pd-plugin.js';
+import { runPluginConformance } from '../conformance.js';
+import { fastCloudOptions } from '../../emulators/fixtures.js';
+import { GceEmulator } from '../../emulators/gce.js';
+
+runPluginConformance('gce-pd', async () => {
+  const gce = new GceEmulator();
+  await gce.start();
+  gce.acceptToken('conformance-token');
+  const plugin = new GcePdPlugin({
+    project: gce.project,
+    endpoint: gce.computeEndpoint,
+    authClient: { getRequestHeaders: () => Promise.resolve(new Headers({ authorization: 'Bearer conformance-token' })) },
+    ...fastCloudOptions(),
+  });
+  return {
+    plugin,
+    cleanup: () => gce.stop(),
+    backingExists: (name) => Promise.resolve(gce.disks().some((disk) => disk.name === name)),
+    parameters: { type: 'pd-ssd', zone: 'us-central1-b' },
+    invalidParameters: { parameters: { type: 'pd-ssd', 'replication-type': 'triple' }, parameter: 'replication-type' },
+  };
+});
