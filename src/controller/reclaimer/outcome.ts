@@ -26,9 +26,16 @@ function failureReason(kind: ReclaimKind): string {
   return kind === 'delete' ? REASON_VOLUME_FAILED_DELETE : REASON_VOLUME_FAILED_RECYCLE;
 }
 
+/** No plugin can delete / recycle the volume: reported in upstream's words, never retried. */
+export class MissingPluginError extends PluginError {
+  constructor(message: string) {
+    super('NotSupported', message, false);
+  }
+}
+
 function failureText(kind: ReclaimKind, err: unknown): string {
   const detail = err instanceof Error ? err.message : String(err);
-  return kind === 'delete' ? detail : msgRecycleFailed(detail);
+  return kind === 'delete' || err instanceof MissingPluginError ? detail : msgRecycleFailed(detail);
 }
 
 export function isInUse(err: unknown): boolean {

@@ -14,7 +14,7 @@ import type { PersistentVolume } from '../../kube/types.js';
 import { ANN_MIGRATED_TO, FINALIZER_PV_CONTROLLER } from '../../kube/annotations.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { hasAnnotation } from '../../kube/volume-helpers.js';
-import { PluginError, type VolumePlugin } from '../../plugins/plugin.js';
+import type { VolumePlugin } from '../../plugins/plugin.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import { DONE, type ControllerContext, type SyncResult } from '../context.js';
 import { chargedAttempts, msUntilNextAttempt, readAttempts, withAttempts, type RetryPolicy } from './attempts.js';
@@ -30,7 +30,7 @@ import {
 } from './events.js';
 import { annealDeletionFinalizer, hasFinalizer } from './finalizers.js';
 import { OperationRunner } from './operations.js';
-import { markFailed, recordFailedAttempt, type ReclaimKind } from './outcome.js';
+import { markFailed, MissingPluginError, recordFailedAttempt, type ReclaimKind } from './outcome.js';
 import { podsUsingReleasedClaim, runRecycle } from './recycle.js';
 import { withPhase, type ReclaimSession } from './session.js';
 
@@ -218,9 +218,9 @@ function failureReasonOf(kind: ReclaimKind): string {
   return kind === 'delete' ? REASON_VOLUME_FAILED_DELETE : REASON_VOLUME_FAILED_RECYCLE;
 }
 
-function missingPluginError(plugin: VolumePlugin | undefined, kind: ReclaimKind, pv: PersistentVolume): PluginError | undefined {
-  if (kind === 'delete' && !plugin) return new PluginError('NotSupported', msgNoDeleter(pv.metadata.name ?? ''), false);
-  if (kind === 'recycle' && !plugin?.recycle) return new PluginError('NotSupported', MSG_NO_RECYCLER, false);
+function missingPluginError(plugin: VolumePlugin | undefined, kind: ReclaimKind, pv: PersistentVolume): MissingPluginError | undefined {
+  if (kind === 'delete' && !plugin) return new MissingPluginError(msgNoDeleter(pv.metadata.name ?? ''));
+  if (kind === 'recycle' && !plugin?.recycle) return new MissingPluginError(MSG_NO_RECYCLER);
   return undefined;
 }
 
