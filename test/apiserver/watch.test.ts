@@ -112,11 +112,17 @@ test('periodic bookmarks carry a resourceVersion the watcher has seen everything
     async ({ server }) => {
       const w = await watch(server, `${W}?watch=true&allowWatchBookmarks=true`);
       const created = await api(server, 'POST', W, { body: { metadata: { name: 'a' }, spec: { size: 1 } } });
-      assert.equal((await w.next()).type, 'ADDED');
+      const createdRV = Number(created.json.metadata.resourceVersion);
       let ev = await w.next();
-      while (ev.type === 'BOOKMARK' && Number(ev.object.metadata.resourceVersion) < Number(created.json.metadata.resourceVersion)) ev = await w.next();
+      while (ev.type === 'BOOKMARK') {
+        assert.ok(Number(ev.object.metadata.resourceVersion) < createdRV, 'no bookmark may pass an event not yet sent');
+        ev = await w.next();
+      }
+      assert.equal(ev.type, 'ADDED');
+      ev = await w.next();
       assert.equal(ev.type, 'BOOKMARK');
       assert.equal(ev.object.kind, 'Widget');
+      assert.ok(Number(ev.object.metadata.resourceVersion) >= createdRV);
       w.close();
     },
     { bookmarkIntervalMs: 50 },
