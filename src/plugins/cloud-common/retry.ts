@@ -119,7 +119,7 @@ export async function withRetry<T>(
       }
       last = err;
       if (attempt === options.policy.maxAttempts) break;
-      const delayMs = backoffDelay(options.policy, attempt, random);
+      const delayMs = Math.max(backoffDelay(options.policy, attempt, random), retryAfterMs(err, options.policy));
       options.logger?.debug(
         { call: options.what, attempt, delayMs, err: describeError(err) },
         'cloud call failed, retrying',
@@ -133,6 +133,12 @@ export async function withRetry<T>(
     true,
     { cause: last },
   );
+}
+
+/** A server's Retry-After (an error's `retryAfterSeconds`), capped at the policy's longest delay. */
+function retryAfterMs(err: unknown, policy: RetryPolicy): number {
+  const seconds = (err as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
+  return typeof seconds === 'number' && seconds > 0 ? Math.min(policy.maxDelayMs, seconds * 1000) : 0;
 }
 
 /** A one-line description of any thrown value (never its stack, never request bodies). */

@@ -135,7 +135,7 @@ describe('aws-ebs plugin against the EC2 emulator', () => {
     ec2.faults.inject('DescribeVolumes', 'throttle', 2);
     ec2.faults.inject('CreateVolume', 'serverError');
     ec2.faults.inject('CreateVolume', 'hang');
-    const plugin = pluginFor(ec2, fastCloudOptions({ retry: { maxAttempts: 6, baseDelayMs: 1, maxDelayMs: 5, callTimeoutMs: 300 } }));
+    const plugin = pluginFor(ec2, fastCloudOptions({ retry: { maxAttempts: 6, baseDelayMs: 1, maxDelayMs: 5, callTimeoutMs: 1000 } }));
     await plugin.provision(provisionRequest({ pvName: 'pvc-flaky' }));
     assert.equal(volumesOf('pvc-flaky').length, 1);
     assert.equal(ec2.faults.pending('DescribeVolumes') + ec2.faults.pending('CreateVolume'), 0);

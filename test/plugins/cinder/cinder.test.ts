@@ -109,7 +109,7 @@ describe('cinder plugin against the Keystone + Cinder emulator', () => {
     os.faults.inject('volumes.list', 'throttle');
     os.faults.inject('volumes.create', 'serverError');
     os.faults.inject('volumes.get', 'hang');
-    const plugin = pluginFor(os, fastCloudOptions({ retry: { maxAttempts: 6, baseDelayMs: 1, maxDelayMs: 5, callTimeoutMs: 300 } }));
+    const plugin = pluginFor(os, fastCloudOptions({ retry: { maxAttempts: 6, baseDelayMs: 1, maxDelayMs: 5, callTimeoutMs: 1000 } }));
     await plugin.provision(provisionRequest({ pvName: 'pvc-cin-flaky' }));
     os.throttleStatus = 429;
     os.faults.inject('volumes.create', 'throttle');

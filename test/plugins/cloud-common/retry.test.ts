@@ -4,6 +4,7 @@ import { backoffDelay, withRetry, type RetryPolicy } from '../../../src/plugins/
 import { waitFor } from '../../../src/plugins/cloud-common/wait.js';
 import { roundUpToGiB, gibCapacity } from '../../../src/plugins/cloud-common/size.js';
 import { PluginError } from '../../../src/plugins/plugin.js';
+import { captureLogger } from '../../emulators/fixtures.js';
 
 const policy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 4, callTimeoutMs: 1_000 };
 class Retryable extends Error {}
@@ -71,6 +72,18 @@ describe('bounded retry', () => {
     );
     cancel.abort();
     await assert.rejects(pending, (err: unknown) => err instanceof PluginError && /cancelled/.test(err.message));
+  });
+
+  it('waits at least a server\'s Retry-After, capped at the longest delay', async () => {
+    const throttled = Object.assign(new Error('slow down'), { retryAfterSeconds: 0.05 });
+    const log = captureLogger();
+    let calls = 0;
+    const call = () => (++calls % 2 === 1 ? Promise.reject(throttled) : Promise.resolve());
+    const options = { what: 'op', classify: () => 'retry' as const, random: () => 0, logger: log.logger };
+    await withRetry(call, { ...options, policy: { ...policy, maxDelayMs: 60_000 } });
+    await withRetry(call, { ...options, policy: { ...policy, maxDelayMs: 10 } });
+    const delays = log.text().trim().split('\n').map((line) => (JSON.parse(line) as { delayMs: number }).delayMs);
+    assert.deepEqual(delays, [50, 10]);
   });
 
   it('draws each backoff from [0, min(max, base·2^(n-1)))', () => {

@@ -146,7 +146,7 @@ describe('gce-pd plugin against the Compute emulator', () => {
     gce.faults.inject('disks.get', 'throttle', 2);
     gce.faults.inject('disks.insert', 'serverError');
     gce.faults.inject('operations.get', 'hang');
-    const plugin = pluginFor(gce, fastCloudOptions({ retry: { maxAttempts: 6, baseDelayMs: 1, maxDelayMs: 5, callTimeoutMs: 300 } }));
+    const plugin = pluginFor(gce, fastCloudOptions({ retry: { maxAttempts: 6, baseDelayMs: 1, maxDelayMs: 5, callTimeoutMs: 1000 } }));
     await plugin.provision(provisionRequest({ pvName: 'pvc-gce-flaky', maxNameLength: maxName }));
     assert.equal(disksNamed('kubernetes-dynamic-pvc-gce-flaky').length, 1);
     assert.equal(gce.faults.pending('disks.get') + gce.faults.pending('disks.insert') + gce.faults.pending('operations.get'), 0);
