@@ -1,0 +1,14 @@
+/**
+ * Every controller module this program ships, in one list: the binder is built into
+ * controller.ts; the modules here plug into it and are switched on and off by `--controllers`.
+ */
+import type { ControllerModule } from './controller.js';
+import { provisionerModule, type ProvisionerModuleOptions } from './provisioner/module.js';
+
+export interface ModuleOptions {
+  provisioner?: ProvisionerModuleOptions;
+}
+
+export function defaultModules(options: ModuleOptions = {}): ControllerModule[] {
+  return [provisionerModule(options.provisioner)];
+}
