@@ -120,16 +120,21 @@ describe('aws-ebs zone choice and credentials', () => {
     assert.doesNotMatch(text, /wJalrXUtnFEMI/);
   });
 
-  it('finds its endpoint in AWS_ENDPOINT_URL_EC2 when none is given', async () => {
-    const saved = process.env.AWS_ENDPOINT_URL_EC2;
+  it('finds its endpoint in AWS_ENDPOINT_URL_EC2 and credentials through the default chain', async () => {
+    const names = ['AWS_ENDPOINT_URL_EC2', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const;
+    const saved = names.map((name) => process.env[name]);
     process.env.AWS_ENDPOINT_URL_EC2 = ec2.url;
+    process.env.AWS_ACCESS_KEY_ID = credentials.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = credentials.secretAccessKey;
     try {
-      const fromEnv = new AwsEbsPlugin({ region: ec2.region, credentials, ...fastCloudOptions() });
+      const fromEnv = new AwsEbsPlugin({ region: ec2.region, ...fastCloudOptions() });
       await fromEnv.provision(provisionRequest({ pvName: 'pvc-env' }));
       assert.ok(ec2.volumes().some((volume) => volume.tags.Name === 'kubernetes-dynamic-pvc-env'));
     } finally {
-      if (saved === undefined) delete process.env.AWS_ENDPOINT_URL_EC2;
-      else process.env.AWS_ENDPOINT_URL_EC2 = saved;
+      names.forEach((name, i) => {
+        if (saved[i] === undefined) delete process.env[name];
+        else process.env[name] = saved[i];
+      });
     }
   });
 });
