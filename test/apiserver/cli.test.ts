@@ -18,8 +18,9 @@ interface Child {
 }
 
 /** Starts `pv-controller apiserver` in its own process group and waits for its kubeconfig line. */
-async function startChild(dataDir: string, storage: 'sqlite' | 'memory'): Promise<Child> {
-  const proc = spawn(process.execPath, [MAIN, 'apiserver', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--storage', storage], {
+async function startChild(dataDir: string, storage: 'sqlite' | 'memory', extra: string[] = []): Promise<Child & { stderr(): string }> {
+  const args = [MAIN, 'apiserver', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--storage', storage, ...extra];
+  const proc = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -43,6 +44,7 @@ async function startChild(dataDir: string, storage: 'sqlite' | 'memory'): Promis
   const kc = parse(await readFile(join(dataDir, 'kubeconfig'), 'utf8'));
   return {
     proc,
+    stderr: () => err,
     server: kc.clusters[0].cluster.server,
     ca: Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64').toString(),
     token: kc.users[0].user.token,
@@ -81,13 +83,16 @@ function call(c: Child, method: string, path: string, body?: unknown): Promise<{
   });
 }
 
-test('pv-controller apiserver stops cleanly with exit 0 on SIGTERM', async () => {
+test('pv-controller apiserver stops cleanly with exit 0 on SIGTERM and logs text when asked', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'pvc-cli-'));
-  const child = await startChild(dataDir, 'memory');
+  const child = await startChild(dataDir, 'memory', ['--log-format', 'text']);
   try {
     assert.equal((await call(child, 'GET', '/api/v1/namespaces/default')).status, 200);
     child.proc.kill('SIGTERM');
     assert.deepEqual(await exited(child.proc), { code: 0, signal: null });
+    assert.match(child.stderr(), /^\S+Z INFO {2}API server listening url=https:\/\/127\.0\.0\.1:\d+ /m);
+    assert.match(child.stderr(), /INFO {2}API server stopped/);
+    assert.doesNotMatch(child.stderr(), new RegExp(child.token), 'the token is never logged');
   } finally {
     killGroup(child.proc, 'SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
@@ -135,4 +140,12 @@ test('every write acknowledged before kill -9 is there after a restart on SQLite
     await exited(child.proc);
     await rm(dataDir, { recursive: true, force: true });
   }
+});
+
+test('a bad apiserver flag exits 2 with a message', async () => {
+  const proc = spawn(process.execPath, [MAIN, 'apiserver', '--data-dir', tmpdir(), '--listen', 'nonsense'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  assert.deepEqual(await exited(proc), { code: 2, signal: null });
+  assert.match(err, /expected host:port/);
 });

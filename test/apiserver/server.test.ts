@@ -198,3 +198,16 @@ test('request counters are readable and resettable over HTTP for a server in ano
     await api(server, 'DELETE', '/debug/api-stats');
     assert.deepEqual(server.stats().byVerb, {});
   }));
+
+test('DELETE on a collection removes the selected objects and answers with them', () =>
+  withServer(async ({ server }) => {
+    for (const [name, tier] of [['a', 'gold'], ['b', 'gold'], ['c', 'bronze']]) {
+      await api(server, 'POST', '/apis/example.com/v1/widgets', { body: { metadata: { name, labels: { tier } }, spec: { size: 1 } } });
+    }
+    const r = await api(server, 'DELETE', '/apis/example.com/v1/widgets?labelSelector=tier%3Dgold');
+    assert.equal(r.status, 200);
+    assert.equal(r.json.kind, 'WidgetList');
+    assert.deepEqual(r.json.items.map((o: { metadata: { name: string } }) => o.metadata.name), ['a', 'b']);
+    const left = await api(server, 'GET', '/apis/example.com/v1/widgets');
+    assert.deepEqual(left.json.items.map((o: { metadata: { name: string } }) => o.metadata.name), ['c']);
+  }));
