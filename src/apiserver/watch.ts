@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { ApiError, BadRequestError } from '../kube/errors.js';
+import { ApiError, BadRequestError, ExpiredError } from '../kube/errors.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 import type { Selection } from './selection.js';
 import { selectionMatches } from './selection.js';
@@ -133,6 +133,11 @@ export class WatchHub {
 
   /** Replays committed changes after `since` (throws ExpiredError when they are gone). */
   private replay(w: Watcher, since: number): void {
+    if (since > this.storage.currentRV()) {
+      // Only a client that outlived the server's data (memory storage restarted) holds a
+      // resourceVersion from the future; Expired makes every informer re-list.
+      throw new ExpiredError(since, this.storage.currentRV());
+    }
     const now = this.now();
     for (const change of this.storage.changesSince(since, w.req.resource)) {
       this.deliver(w, change, new ChangeSerializer(w.req.strategy, change, now));

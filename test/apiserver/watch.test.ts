@@ -77,6 +77,15 @@ test('a watch from a compacted resourceVersion gets one ERROR 410 Expired event 
     { retainChanges: 3 },
   ));
 
+test('a watch from a resourceVersion the server never issued (data lost in a restart) is Expired, so clients re-list', () =>
+  withServer(async ({ server }) => {
+    const w = await watch(server, `${W}?watch=true&resourceVersion=999999`);
+    const ev = await w.next();
+    assert.equal(ev.type, 'ERROR');
+    assert.equal(ev.object.code, 410);
+    await w.ended;
+  }));
+
 test('objects entering a label selector arrive as ADDED and leaving it as DELETED', () =>
   withServer(async ({ server }) => {
     await api(server, 'POST', W, { body: { metadata: { name: 'a' }, spec: { size: 1 } } });
