@@ -49,6 +49,8 @@ export interface RunningApiServer {
   stop(): Promise<void>;
 }
 
+const IDLE_KEEPALIVE_MS = 120_000;
+
 /** Namespaces every cluster has. */
 const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -112,6 +114,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const stats = new RequestStats();
   let address = '';
   const server = createServer({ key: tls.keyPem, cert: tls.certPem });
+  // Outlast clients' idle pools (Go: 90 s) so they, not we, close idle keep-alive connections:
+  // a server-side close racing a new request shows up as ECONNRESET in the client.
+  server.keepAliveTimeout = IDLE_KEEPALIVE_MS;
   server.on('request', createRequestHandler({ registry, hub, stats, token, log, serverAddress: () => address }));
   const bound = await listenOn(server, host, port);
   address = `${urlHost(host)}:${bound.port}`;
