@@ -12,7 +12,7 @@ import { BENCH_NAMESPACE, claimFor, pairSpec } from '../fixtures.js';
 import { startProgress } from '../progress.js';
 import { logTail } from '../proc/child.js';
 import { startController, type RunningControllerProcess } from '../proc/controller.js';
-import type { BenchServer } from '../proc/servers.js';
+import { requestsBetween, type BenchServer } from '../proc/servers.js';
 import type { BenchOptions } from '../scenario.js';
 import { trackBound, type BoundTracker } from './bound-watch.js';
 import { createAvailableVolumes, deleteRunObjects, ensureNamespaceAndClasses } from './setup.js';
@@ -104,7 +104,7 @@ export async function runBind(opts: BenchOptions, server: BenchServer, runId: st
       bindMs: lastBound - startedAt,
       latenciesMs,
       controllerWrites: rvAfter - rvBefore - n,
-      controllerRequests: statsBefore && statsAfter ? statsAfter.requests - statsBefore.requests - n : null,
+      controllerRequests: statsBefore && statsAfter ? requestsBetween(statsBefore, statsAfter) - n : null,
       conflicts: statsBefore && statsAfter ? statsAfter.conflicts - statsBefore.conflicts : null,
       distinctVolumes: volumes.size - 1, // minus the canary's
       controllerPeakRssBytes: controller.peakRss(),

@@ -73,7 +73,9 @@ export async function runProvision(
   };
   try {
     await create(n); // the canary
-    await bound.waitForBound(`bench-${runId}-dyn-${n}`, 1, alive);
+    await bound.waitForBound(`bench-${runId}-dyn-${n}`, 1, alive, 30_000).catch((err: unknown) => {
+      throw new Error(`the canary claim was not provisioned (is a host-path provisioner running in the controller?): ${String(err)}`);
+    });
     const provisionMs = await timed(`provision ${n}`, n, 'claims', async (progress) => {
       await runPool(n, opts.concurrency, create);
       await bound.waitForBound(`bench-${runId}-dyn-`, n + 1, () => {

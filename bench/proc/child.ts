@@ -4,7 +4,7 @@
  * file for diagnosis, `--cpu-prof` passed through on request, and peak RSS read from /proc.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface ChildSpec {
@@ -18,8 +18,6 @@ export interface ChildSpec {
   /** Write a CPU profile into this directory when set. */
   cpuProfDir?: string;
   env?: NodeJS.ProcessEnv;
-  /** Open an IPC channel (process.send / 'message'). */
-  ipc?: boolean;
 }
 
 export interface RunningChild {
@@ -38,7 +36,8 @@ export interface RunningChild {
 export function startChild(spec: ChildSpec): RunningChild {
   mkdirSync(spec.logDir, { recursive: true });
   const logPath = join(spec.logDir, `${spec.label}.log`);
-  const log = createWriteStream(logPath);
+  // The child writes its log straight into the file: no bench CPU spent piping it.
+  const logFd = openSync(logPath, 'a');
   const nodeArgs: string[] = [];
   if (spec.cpuProfDir) {
     mkdirSync(spec.cpuProfDir, { recursive: true });
@@ -46,18 +45,14 @@ export function startChild(spec: ChildSpec): RunningChild {
   }
   const child = spawn(process.execPath, [...nodeArgs, spec.script, ...spec.args], {
     detached: true,
-    stdio: spec.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', logFd, logFd],
     env: { ...process.env, ...spec.env },
   });
+  closeSync(logFd);
   if (child.pid === undefined) throw new Error(`cannot start ${spec.label}`);
   const pid = child.pid;
-  child.stdout?.pipe(log, { end: false });
-  child.stderr?.pipe(log, { end: false });
   const exited = new Promise<number | string>((resolve) => {
-    child.once('exit', (code, signal) => {
-      log.end();
-      resolve(code ?? signal ?? 'unknown');
-    });
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });
   let status: number | string | undefined;
   void exited.then((s) => (status = s));

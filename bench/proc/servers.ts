@@ -1,9 +1,10 @@
 /**
  * The servers the bench drives, each in its own child process so server CPU and client CPU
- * are separable: the bare write floor (bare-server.ts) and the embedded API server
- * (apiserver-child.ts: the same `startApiServer` as `pv-controller apiserver`, plus an IPC
- * channel for its request counters). With --kubeconfig the "server" is the given cluster and
- * nothing is started.
+ * are separable: the bare write floor (bare-server.ts) and the embedded API server exactly as
+ * users run it (`pv-controller apiserver --data-dir D --storage memory|sqlite --listen
+ * 127.0.0.1:0`, which writes D/kubeconfig), whose request counters the bench reads from
+ * GET /debug/api-stats. With --kubeconfig the "server" is the given cluster and nothing is
+ * started.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
@@ -16,7 +17,11 @@ import { logTail, startChild, waitFor, type RunningChild } from './child.js';
 
 export type ServerKind = 'bare' | StorageKind | 'cluster';
 
-/** The embedded server's request counters (src/apiserver/stats.ts ApiStats, the fields used). */
+/**
+ * The embedded server's request counters (src/apiserver/stats.ts ApiStats, the fields used).
+ * A read is itself counted once it has been answered, so the difference of two reads includes
+ * the first read: `requestsBetween` subtracts it.
+ */
 export interface ServerStats {
   requests: number;
   byVerb: Record<string, number>;
@@ -59,8 +64,6 @@ export function missingCommand(command: string): string | undefined {
   return cliCommands().includes(command) ? undefined : `\`pv-controller ${command}\` is not available yet`;
 }
 
-let serverModuleProblem: Promise<string | undefined> | undefined;
-
 /** Why a compiled module cannot be used (missing, fails to load, lacks the export), or undefined. */
 export async function moduleProblem(relative: string, exportName: string, what: string): Promise<string | undefined> {
   const path = compiled(relative);
@@ -77,8 +80,12 @@ export async function moduleProblem(relative: string, exportName: string, what: 
 /** Why the embedded API server cannot be used, or undefined when it can (or a cluster is given). */
 export async function embeddedServerUnavailable(opts: Pick<BenchOptions, 'kubeconfig'>): Promise<string | undefined> {
   if (opts.kubeconfig) return undefined;
-  serverModuleProblem ??= moduleProblem('src/apiserver/server.js', 'startApiServer', 'the embedded API server');
-  return await serverModuleProblem;
+  return missingCommand('apiserver');
+}
+
+/** Requests answered between two stats reads, not counting the first read itself. */
+export function requestsBetween(before: ServerStats, after: ServerStats): number {
+  return after.requests - before.requests - 1;
 }
 
 function scratchDir(opts: BenchOptions, label: string): string {
@@ -135,19 +142,16 @@ export async function startBareServer(opts: BenchOptions): Promise<BenchServer> 
   return { kind: 'bare', kubeconfig, child, stats: noStats, stop: () => child.stop() };
 }
 
-function statsReader(child: RunningChild): () => Promise<ServerStats | undefined> {
-  let nextId = 0;
-  return () =>
-    new Promise((resolve) => {
-      const id = nextId++;
-      const onMessage = (msg: { type?: string; id?: number; stats?: ServerStats }): void => {
-        if (msg.type !== 'stats' || msg.id !== id) return;
-        child.process.off('message', onMessage);
-        resolve(msg.stats);
-      };
-      child.process.on('message', onMessage);
-      if (!child.process.send({ type: 'stats', id })) resolve(undefined);
-    });
+function statsReader(kubeconfig: string): () => Promise<ServerStats | undefined> {
+  return async () => {
+    const client = await connect(kubeconfig);
+    try {
+      const res = await client.raw('GET', '/debug/api-stats');
+      return res.status === 200 ? (JSON.parse(res.body) as ServerStats) : undefined;
+    } finally {
+      client.close();
+    }
+  };
 }
 
 /** The embedded API server on fresh storage, or the given cluster when --kubeconfig is set. */
@@ -158,18 +162,17 @@ export async function startApiServer(opts: BenchOptions, storage: StorageKind): 
   const dir = scratchDir(opts, `apiserver-${storage}`);
   const child = startChild({
     label: `apiserver-${storage}`,
-    script: compiled('bench/proc/apiserver-child.js'),
-    args: [dir, storage],
+    script: cliPath(),
+    args: ['apiserver', '--data-dir', dir, '--storage', storage, '--listen', '127.0.0.1:0'],
     logDir: dir,
     cpuProfDir: cpuProfDir(opts),
-    ipc: true,
   });
   const kubeconfig = join(dir, 'kubeconfig');
   await waitUntilServing(child, kubeconfig).catch(async (err: unknown) => {
     await child.stop();
     throw err;
   });
-  return { kind: storage, kubeconfig, child, stats: statsReader(child), stop: () => child.stop() };
+  return { kind: storage, kubeconfig, child, stats: statsReader(kubeconfig), stop: () => child.stop() };
 }
 
 export interface WatchLoad {
