@@ -9,8 +9,10 @@ type Registrar = (program: Command) => void;
 
 const commandModules: Array<() => Promise<{ register: Registrar }>> = [
   // One line per command; keep them in the order `--help` should list them.
+  () => import('./up.js'),
   () => import('./apiserver.js'),
   () => import('./controller.js'),
+  () => import('./usage.js'),
 ];
 
 export async function main(argv: string[]): Promise<void> {
