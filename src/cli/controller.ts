@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .option('--leader-elect-retry-period <duration>', 'wait between election attempts and renewals', DEFAULTS.retryPeriod)
     .option('--leader-elect-resource-name <name>', 'name of the Lease', DEFAULTS.leaseName)
     .option('--leader-elect-resource-namespace <ns>', 'namespace of the Lease', DEFAULTS.leaseNamespace)
-    .option('--controllers <list>', 'controllers to run: * | binder,provisioner,reclaimer | -name to disable', DEFAULTS.controllers)
+    .option('--controllers <list>', 'controllers to run: * | comma list of binder,provisioner,reclaimer,pvc-protection,pv-protection | -name disables', DEFAULTS.controllers)
     .option('--log-format <format>', 'json | text', DEFAULTS.logFormat)
     .option('-v, --v <level>', 'log verbosity (0 info, 2 debug, 4 trace)')
     .option('--metrics-bind-address <host:port>', 'where /metrics is served', DEFAULTS.metricsBindAddress)

@@ -4,9 +4,9 @@
  * leader election, once this process leads; losing the lease refuses every further write at once
  * and ends the controller (`lost` resolves; the CLI exits non-zero, like kube-controller-manager).
  *
- * Extension point: `deps.modules` — the provisioner and reclaimer plug in as ControllerModules
- * contributing BinderHooks (provisionClaim, reclaimVolume, servesProvisioner), enabled by
- * `--controllers`.
+ * Extension point: `deps.modules` — the provisioner, reclaimer and protection controllers plug in
+ * as ControllerModules contributing BinderHooks (provisionClaim, reclaimVolume,
+ * servesProvisioner) and/or per-key syncs, enabled by `--controllers`.
  */
 import os from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -25,16 +25,32 @@ import { DONE, type ControllerContext, type SyncResult } from './context.js';
 import { KubeEventRecorder } from './events.js';
 import { LeaderElector } from './leader-election.js';
 import { createControllerLogger } from './log.js';
-import type { ControllerName, ControllerOptions } from './options.js';
+import { CONTROLLER_NAMES, type ControllerName, type ControllerOptions } from './options.js';
 import { WorkQueue, type QueueStats } from './queue.js';
 
-/** A controller that plugs into the binder's decision points (provisioner, reclaimer, …). */
+/**
+ * A controller that plugs into this process (provisioner, reclaimer, protection, …): built once
+ * the context exists; contributes BinderHooks and/or its own per-key syncs, run after the
+ * binder's for every claim / volume key. Enabled by `--controllers` when its name is listed in
+ * CONTROLLER_NAMES; other names always run.
+ */
 export interface ControllerModule {
-  /** Matched against `--controllers`; names not listed there are always enabled. */
   name: ControllerName | string;
-  binderHooks?(ctx: ControllerContext): Partial<BinderHooks>;
-  start?(ctx: ControllerContext): void | Promise<void>;
-  stop?(): Promise<void>;
+  create(ctx: ControllerContext, env: ModuleEnv): ModuleInstance;
+}
+
+export interface ModuleEnv {
+  options: ControllerOptions;
+  plugins: unknown;
+  logger: Logger;
+}
+
+export interface ModuleInstance {
+  binderHooks?: Partial<BinderHooks>;
+  syncClaim?(claim: PersistentVolumeClaim): Promise<SyncResult>;
+  syncVolume?(pv: PersistentVolume): Promise<SyncResult>;
+  start?(): void | Promise<void>;
+  stop?(): void | Promise<void>;
 }
 
 export interface ControllerDeps {
@@ -125,8 +141,10 @@ export async function startController(opts: ControllerOptions, deps: ControllerD
   };
   wireChangeHandlers(stores, index, claimQueue, volumeQueue);
 
-  const modules = (deps.modules ?? []).filter((m) => isEnabled(m.name, opts.controllers));
-  const hooks = mergeHooks(modules.map((m) => m.binderHooks?.(ctx) ?? {}), log.child({ component: 'binder' }));
+  const modules = (deps.modules ?? [])
+    .filter((m) => isEnabled(m.name, opts.controllers))
+    .map((m) => m.create(ctx, { options: opts, plugins: deps.plugins, logger: log.child({ component: m.name }) }));
+  const hooks = mergeHooks(modules.map((m) => m.binderHooks ?? {}), log.child({ component: 'binder' }));
   const binderOn = opts.controllers.includes('binder');
   const reflectors = makeReflectors(stores, transport, log, deps);
   for (const r of reflectors) r.start();
@@ -140,11 +158,9 @@ export async function startController(opts: ControllerOptions, deps: ControllerD
     while (!synced() && !stopping) await new Promise((r) => setTimeout(r, 20));
     if (workersStarted || stopping || (elector && !elector.isLeader())) return;
     workersStarted = true;
-    for (const m of modules) await m.start?.(ctx);
-    if (binderOn) {
-      claimQueue.run(opts.concurrentSyncs, (key) => syncClaimKey(key));
-      volumeQueue.run(opts.concurrentSyncs, (key) => syncVolumeKey(key));
-    }
+    for (const m of modules) await m.start?.();
+    claimQueue.run(opts.concurrentSyncs, (key) => syncClaimKey(key));
+    volumeQueue.run(opts.concurrentSyncs, (key) => syncVolumeKey(key));
     resync();
     resyncTimer = setInterval(resync, opts.syncPeriodMs);
     log.info({ controllers: opts.controllers, workers: opts.concurrentSyncs }, 'controller started');
@@ -157,12 +173,18 @@ export async function startController(opts: ControllerOptions, deps: ControllerD
 
   async function syncClaimKey(key: string): Promise<SyncResult> {
     const claim = stores.claims.get(key);
-    return claim ? syncClaim(ctx, index, claim, hooks) : DONE;
+    if (!claim) return DONE;
+    const results = binderOn ? [await syncClaim(ctx, index, claim, hooks)] : [];
+    for (const m of modules) if (m.syncClaim) results.push(await m.syncClaim(stores.claims.get(key) ?? claim));
+    return mostUrgent(results);
   }
 
   async function syncVolumeKey(name: string): Promise<SyncResult> {
     const pv = stores.volumes.get(name);
-    return pv ? syncVolume(ctx, index, pv, hooks) : DONE;
+    if (!pv) return DONE;
+    const results = binderOn ? [await syncVolume(ctx, index, pv, hooks)] : [];
+    for (const m of modules) if (m.syncVolume) results.push(await m.syncVolume(stores.volumes.get(name) ?? pv));
+    return mostUrgent(results);
   }
 
   async function halt(): Promise<void> {
@@ -223,8 +245,8 @@ type Stores = {
 /**
  * Enqueue rules as upstream: a PV change enqueues the PV and, when its claimRef carries a uid and
  * that claim exists, the claim; a deleted PV enqueues the claim it pointed at; a PVC change
- * enqueues the PVC; a deleted PVC enqueues its volume. Own writes only update the index (their
- * informer echo, same resourceVersion, does the enqueueing).
+ * enqueues the PVC; a deleted PVC enqueues its volume; a pod change enqueues the claims it uses.
+ * Own writes only update the index (their informer echo, same resourceVersion, enqueues).
  */
 function wireChangeHandlers(stores: Stores, index: VolumeIndex, claims: WorkQueue, volumes: WorkQueue): void {
   stores.volumes.onChange((name, pv, prev, origin) => {
@@ -241,6 +263,13 @@ function wireChangeHandlers(stores: Stores, index: VolumeIndex, claims: WorkQueu
     if (origin === 'own-write') return;
     claims.add(key);
     if (!pvc && prev?.spec.volumeName) volumes.add(prev.spec.volumeName);
+  });
+  // A pod appearing, changing or going away can unblock its claims (delayed binding, protection).
+  stores.pods.onChange((_key, pod, prev) => {
+    const p = pod ?? prev;
+    for (const v of p?.spec?.volumes ?? []) {
+      if (v.persistentVolumeClaim?.claimName) claims.add(CLAIM_KEY(p?.metadata.namespace, v.persistentVolumeClaim.claimName));
+    }
   });
 }
 
@@ -268,7 +297,17 @@ function makeReflectors(stores: Stores, transport: RestTransport, log: Logger, d
 }
 
 function isEnabled(name: string, enabled: ControllerName[]): boolean {
-  return !['binder', 'provisioner', 'reclaimer'].includes(name) || enabled.includes(name as ControllerName);
+  return !(CONTROLLER_NAMES as readonly string[]).includes(name) || enabled.includes(name as ControllerName);
+}
+
+/** Of several syncs' results: retry beats the shortest requeueAfter beats done. */
+export function mostUrgent(results: SyncResult[]): SyncResult {
+  let best: SyncResult = DONE;
+  for (const r of results) {
+    if (r.kind === 'retry') return r;
+    if (r.kind === 'requeueAfter' && (best.kind !== 'requeueAfter' || r.ms < best.ms)) best = r;
+  }
+  return best;
 }
 
 /** One BinderHooks from every module's: the first provider of each hook wins. */

@@ -34,7 +34,7 @@ test('defaults match kube-controller-manager', () => {
     resourceName: 'pv-controller',
     resourceNamespace: 'kube-system',
   });
-  assert.deepEqual(o.controllers, ['binder', 'provisioner', 'reclaimer']);
+  assert.deepEqual(o.controllers, ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pv-protection']);
   assert.equal(o.logFormat, 'json');
   assert.equal(o.metricsBindAddress, '127.0.0.1:10258');
   assert.equal(o.volumeStatsAggPeriodMs, 60_000);
@@ -59,7 +59,7 @@ test('flags override defaults', () => {
 });
 
 test('--controllers takes *, names and -name like kube-controller-manager', () => {
-  assert.deepEqual(parseControllers('*,-reclaimer'), ['binder', 'provisioner']);
+  assert.deepEqual(parseControllers('*,-reclaimer,-pv-protection'), ['binder', 'provisioner', 'pvc-protection']);
   assert.deepEqual(parseControllers('binder'), ['binder']);
   assert.throws(() => parseControllers('binder,attach'), /unknown controller "attach"/);
 });

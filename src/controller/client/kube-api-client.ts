@@ -128,7 +128,7 @@ export class KubeApiClient implements ApiClient {
     this.checkWrite(`update PersistentVolume ${name}${sub}`);
     const body = withKind(pv, 'v1', 'PersistentVolume');
     const out = await this.transport.request<PersistentVolume>({ method: 'PUT', verb: 'update', path: paths.volume(name) + sub, body });
-    this.opts.volumes?.recordWrite(out);
+    record(this.opts.volumes, name, out);
     return out;
   }
 
@@ -138,7 +138,7 @@ export class KubeApiClient implements ApiClient {
     this.checkWrite(`update PersistentVolumeClaim ${ns}/${name}${sub}`);
     const body = withKind(pvc, 'v1', 'PersistentVolumeClaim');
     const out = await this.transport.request<PersistentVolumeClaim>({ method: 'PUT', verb: 'update', path: paths.claim(ns, name) + sub, body });
-    this.opts.claims?.recordWrite(out);
+    record(this.opts.claims, `${ns}/${name}`, out);
     return out;
   }
 
@@ -155,6 +155,14 @@ export class KubeApiClient implements ApiClient {
     const why = this.opts.writeGuard?.();
     if (why !== undefined) throw new WriteRefusedError(what, why);
   }
+}
+
+/** An update that removed the last finalizer of a deleting object deleted it. */
+function record<T extends KubeObject>(recorder: WriteRecorder<T> | undefined, key: string, out: T): void {
+  if (!recorder) return;
+  const gone = out.metadata.deletionTimestamp !== undefined && (out.metadata.finalizers?.length ?? 0) === 0;
+  if (gone) recorder.recordDelete(key, out);
+  else recorder.recordWrite(out);
 }
 
 function withKind<T extends KubeObject>(obj: T, apiVersion: string, kind: string): T {
