@@ -1,0 +1,168 @@
+/**
+ * Shared by the provisioning integration tests: a tiny REST client for the embedded server, a
+ * host-path plugin wrapper that can be held after it created the directory (to delete the claim
+ * or stop the controller at exactly that moment), and wait-for-condition.
+ */
+import { access } from 'node:fs/promises';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { RestTransport } from '../../src/controller/client/transport.js';
+import { paths } from '../../src/controller/client/paths.js';
+import { FINALIZER_PVC_PROTECTION } from '../../src/kube/annotations.js';
+import { isNotFound } from '../../src/kube/errors.js';
+import type { CoreEvent, ObjectList, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
+import type { MetricsProvider } from '../../src/metrics/provider.js';
+import type {
+  DeleteRequest,
+  ParameterProblem,
+  ProvisionedVolume,
+  ProvisionRequest,
+  VolumePlugin,
+} from '../../src/plugins/plugin.js';
+
+export async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Waits until a deleted claim is gone, as far as this controller's part goes: removed, or held
+ * only by pvc-protection (removed by that controller when it runs, and never ours to touch).
+ */
+export async function claimLeft(api: TestApi, ns: string, name: string): Promise<void> {
+  await waitFor(async () => {
+    const claim = await api.claim(ns, name);
+    if (!claim) return true;
+    const left = (claim.metadata.finalizers ?? []).filter((f) => f !== FINALIZER_PVC_PROTECTION);
+    return claim.metadata.deletionTimestamp !== undefined && left.length === 0;
+  }, `claim ${ns}/${name} to be gone`);
+}
+
+/** The few calls the tests make, over the same HTTPS the controller uses. */
+export class TestApi {
+  private readonly transport: RestTransport;
+
+  constructor(kc: KubeConfig) {
+    this.transport = new RestTransport(kc, { qps: 0, burst: 0 });
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+
+  createClass(sc: StorageClass): Promise<StorageClass> {
+    const body = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', ...sc };
+    return this.transport.request({ method: 'POST', verb: 'create', path: paths.storageClasses(), body });
+  }
+
+  createClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
+    const body = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...pvc };
+    return this.transport.request({ method: 'POST', verb: 'create', path: paths.claims(pvc.metadata.namespace ?? 'default'), body });
+  }
+
+  updateClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
+    const path = paths.claim(pvc.metadata.namespace ?? 'default', pvc.metadata.name ?? '');
+    return this.transport.request({ method: 'PUT', verb: 'update', path, body: pvc });
+  }
+
+  async claim(ns: string, name: string): Promise<PersistentVolumeClaim | undefined> {
+    return this.orUndefined(this.transport.request({ method: 'GET', verb: 'get', path: paths.claim(ns, name) }));
+  }
+
+  async deleteClaim(ns: string, name: string): Promise<void> {
+    await this.transport.request({ method: 'DELETE', verb: 'delete', path: paths.claim(ns, name) });
+  }
+
+  async volume(name: string): Promise<PersistentVolume | undefined> {
+    return this.orUndefined(this.transport.request({ method: 'GET', verb: 'get', path: paths.volume(name) }));
+  }
+
+  async volumes(): Promise<PersistentVolume[]> {
+    const list = await this.transport.request<ObjectList<PersistentVolume>>({ method: 'GET', verb: 'list', path: paths.volumes() });
+    return list.items;
+  }
+
+  /** Events about one object, by involved object name. */
+  async eventsFor(ns: string, name: string): Promise<CoreEvent[]> {
+    const list = await this.transport.request<ObjectList<CoreEvent>>({ method: 'GET', verb: 'list', path: paths.events(ns) });
+    return list.items.filter((e) => e.involvedObject.name === name);
+  }
+
+  async eventReasons(ns: string, name: string): Promise<string[]> {
+    return (await this.eventsFor(ns, name)).map((e) => e.reason ?? '');
+  }
+
+  private async orUndefined<T>(request: Promise<T>): Promise<T | undefined> {
+    try {
+      return await request;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+}
+
+interface Hold {
+  reached: Promise<ProvisionRequest>;
+  release(): void;
+}
+
+/**
+ * A plugin that behaves exactly like the one it wraps, except that a provision call can be held
+ * *after* the wrapped plugin created the volume and before the answer returns: the moment a
+ * controller crash or a claim deletion leaks volumes in other provisioners.
+ */
+export class HoldablePlugin implements VolumePlugin {
+  readonly name: string;
+  readonly maxBackingNameLength: number;
+  provisionCalls = 0;
+  private holds: { arrived: (req: ProvisionRequest) => void; gate: Promise<void> }[] = [];
+
+  constructor(private readonly inner: VolumePlugin) {
+    this.name = inner.name;
+    this.maxBackingNameLength = inner.maxBackingNameLength;
+  }
+
+  holdNextProvision(): Hold {
+    let arrived!: (req: ProvisionRequest) => void;
+    let release!: () => void;
+    const reached = new Promise<ProvisionRequest>((resolve) => (arrived = resolve));
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    this.holds.push({ arrived, gate });
+    return { reached, release };
+  }
+
+  validateParameters(parameters: Record<string, string>): ParameterProblem[] {
+    return this.inner.validateParameters(parameters);
+  }
+  handles(pv: PersistentVolume): boolean {
+    return this.inner.handles(pv);
+  }
+  async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+    this.provisionCalls++;
+    const result = await this.inner.provision(req);
+    const hold = this.holds.shift();
+    if (hold) {
+      hold.arrived(req);
+      await hold.gate;
+    }
+    return result;
+  }
+  delete(req: DeleteRequest): Promise<void> {
+    return this.inner.delete(req);
+  }
+  metricsFor(pv: PersistentVolume): MetricsProvider {
+    return this.inner.metricsFor(pv);
+  }
+}
