@@ -7,20 +7,28 @@ import { Command, CommanderError } from 'commander';
 
 type Registrar = (program: Command) => void;
 
-const commandModules: Array<() => Promise<{ register: Registrar }>> = [
-  // One line per command; keep them in the order `--help` should list them.
-  () => import('./up.js'),
-  () => import('./apiserver.js'),
-  () => import('./controller.js'),
-  () => import('./usage.js'),
-];
+/**
+ * One entry per command, in the order `--help` lists them. Only the invoked command's module is
+ * loaded (the cloud SDKs and client-node take seconds to import); help loads them all.
+ */
+const commandModules: Record<string, () => Promise<{ register: Registrar }>> = {
+  up: () => import('./up.js'),
+  apiserver: () => import('./apiserver.js'),
+  controller: () => import('./controller.js'),
+  usage: () => import('./usage.js'),
+};
+
+function modulesFor(argv: string[]): Array<() => Promise<{ register: Registrar }>> {
+  const named = commandModules[argv[2] ?? ''];
+  return named ? [named] : Object.values(commandModules);
+}
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('pv-controller')
     .description('Kubernetes persistent-volume lifecycle: bind, provision, reclaim, report usage')
     .showHelpAfterError()
     .exitOverride();
-  for (const load of commandModules) (await load()).register(program);
+  for (const load of modulesFor(argv)) (await load()).register(program);
   try {
     await program.parseAsync(argv);
   } catch (err) {
