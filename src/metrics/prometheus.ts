@@ -1,0 +1,283 @@
+/**
+ * The controller's Prometheus metrics, in a dedicated prom-client Registry (never the global one),
+ * under the names existing dashboards know:
+ * - kubelet's volume stats, `kubelet_volume_stats_{capacity,available,used}_bytes` and
+ *   `kubelet_volume_stats_inodes{,_free,_used}` {namespace, persistentvolumeclaim}, from the usage
+ *   collector's cache (the last good value of each Bound PV whose claim we know);
+ * - kube-controller-manager's `pv_collector_{bound,unbound}_pv_count` {storage_class},
+ *   `pv_collector_{bound,unbound}_pvc_count` {namespace, storage_class, volume_attributes_class}
+ *   (the labels of Kubernetes ≥ 1.31; a `sum by (namespace)` still works) and
+ *   `pv_collector_total_pv_count` {plugin_name, volume_mode}, counted from the stores on scrape;
+ * - `storage_operation_duration_seconds` {volume_plugin, operation_name, status} and
+ *   `volume_operation_total_errors` {plugin_name, operation_name} for plugin calls;
+ * - client-go's `workqueue_depth`, `workqueue_adds_total`, `workqueue_retries_total`,
+ *   `workqueue_queue_duration_seconds` and `workqueue_work_duration_seconds` {name}; the two
+ *   durations carry only their sum, count and the +Inf bucket, because the queue keeps sums;
+ * - `leader_election_master_status` {name};
+ * - what collection costs: `pv_collector_volume_stats_collection_duration_seconds` {volume_plugin},
+ *   `pv_collector_volume_stats_last_pass_duration_seconds`, `..._last_pass_timestamp_seconds`,
+ *   `pv_collector_volume_stats_errors_total` {reason}, and per claim whose latest measurement
+ *   failed, `pv_collector_volume_stats_failing` {namespace, persistentvolumeclaim, reason} = 1.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
+import { storageClassOfClaim, storageClassOfVolume, volumeModeOf } from '../kube/volume-helpers.js';
+import type { PassSummary, UsageCollectionObserver, UsageErrorReason, VolumeUsage } from './collector.js';
+import type { VolumeMetrics } from './provider.js';
+import { SumCountHistogram } from './sum-count-histogram.js';
+
+/** The counters a work queue keeps (structurally the controller's QueueStats). */
+export interface QueueCounters {
+  depth: number;
+  adds: number;
+  retries: number;
+  syncs: number;
+  queueLatencyMsSum: number;
+  workDurationMsSum: number;
+}
+
+/** Where scrape-time values come from; every part is optional and may be set late. */
+export interface MetricsSources {
+  volumes?: { list(): PersistentVolume[] };
+  claims?: { list(): PersistentVolumeClaim[] };
+  usage?: () => readonly VolumeUsage[];
+  queues?: () => Record<string, QueueCounters>;
+  /** Present only when leader election is on. */
+  leaderElection?: { name: string; isLeader(): boolean };
+  /** The plugin that owns a PV (for pv_collector_total_pv_count); undefined ⇒ "N/A". */
+  pluginNameOf?: (pv: PersistentVolume) => string | undefined;
+}
+
+/** What the provisioner and reclaimer report (structurally provisioner/metrics.ts OperationMetrics). */
+export interface OperationObserver {
+  onOperation(plugin: string, operation: string, seconds: number, error?: Error): void;
+}
+
+const VOLUME_STATS: Array<[string, string, (m: VolumeMetrics) => bigint]> = [
+  ['kubelet_volume_stats_capacity_bytes', 'Capacity in bytes of the volume', (m) => m.capacityBytes],
+  ['kubelet_volume_stats_available_bytes', 'Number of available bytes in the volume', (m) => m.availableBytes],
+  ['kubelet_volume_stats_used_bytes', 'Number of used bytes in the volume', (m) => m.usedBytes],
+  ['kubelet_volume_stats_inodes', 'Maximum number of inodes in the volume', (m) => m.inodes],
+  ['kubelet_volume_stats_inodes_free', 'Number of free inodes in the volume', (m) => m.inodesFree],
+  ['kubelet_volume_stats_inodes_used', 'Number of used inodes in the volume', (m) => m.inodesUsed],
+];
+const CLAIM_LABELS = ['namespace', 'persistentvolumeclaim'] as const;
+const OPERATION_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 25, 50, 120, 300, 600];
+const COLLECTION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+export const NOT_AVAILABLE = 'N/A';
+
+export class ControllerMetrics {
+  readonly registry = new Registry();
+  private sources: MetricsSources = {};
+  private readonly operationDuration: Histogram<'volume_plugin' | 'operation_name' | 'status'>;
+  private readonly operationErrors: Counter<'plugin_name' | 'operation_name'>;
+  private readonly collectionDuration: Histogram<'volume_plugin'>;
+  private readonly collectionErrors: Counter<'reason'>;
+  private readonly lastPassDuration: Gauge;
+  private readonly lastPassTimestamp: Gauge;
+
+  constructor() {
+    const registers = [this.registry];
+    this.registerVolumeStats();
+    this.registerCounts();
+    this.registerQueues();
+    this.operationDuration = new Histogram({
+      name: 'storage_operation_duration_seconds',
+      help: 'Storage operation duration',
+      labelNames: ['volume_plugin', 'operation_name', 'status'],
+      buckets: OPERATION_BUCKETS,
+      registers,
+    });
+    this.operationErrors = new Counter({
+      name: 'volume_operation_total_errors',
+      help: 'Total volume operation errors',
+      labelNames: ['plugin_name', 'operation_name'],
+      registers,
+    });
+    this.collectionDuration = new Histogram({
+      name: 'pv_collector_volume_stats_collection_duration_seconds',
+      help: 'Time to measure the usage of one volume',
+      labelNames: ['volume_plugin'],
+      buckets: COLLECTION_BUCKETS,
+      registers,
+    });
+    this.collectionErrors = new Counter({
+      name: 'pv_collector_volume_stats_errors_total',
+      help: 'Volume usage measurements that failed, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.lastPassDuration = new Gauge({
+      name: 'pv_collector_volume_stats_last_pass_duration_seconds',
+      help: 'Duration of the last full volume usage collection pass',
+      registers,
+    });
+    this.lastPassTimestamp = new Gauge({
+      name: 'pv_collector_volume_stats_last_pass_timestamp_seconds',
+      help: 'Unix time the last full volume usage collection pass finished',
+      registers,
+    });
+  }
+
+  /** Adds or replaces scrape-time sources (the controller's stores exist only once it runs). */
+  setSources(sources: MetricsSources): void {
+    this.sources = { ...this.sources, ...sources };
+  }
+
+  /** Hand to the provisioner / reclaimer: one finished plugin call. */
+  readonly operations: OperationObserver = {
+    onOperation: (plugin, operation, seconds, error) => {
+      const status = error ? 'fail-unknown' : 'success';
+      this.operationDuration.observe({ volume_plugin: plugin || NOT_AVAILABLE, operation_name: operation, status }, seconds);
+      if (error) this.operationErrors.inc({ plugin_name: plugin || NOT_AVAILABLE, operation_name: operation });
+    },
+  };
+
+  /** Hand to the VolumeUsageCollector. */
+  readonly collection: UsageCollectionObserver = {
+    volumeMeasured: (plugin: string, seconds: number, error?: UsageErrorReason) => {
+      this.collectionDuration.observe({ volume_plugin: plugin }, seconds);
+      if (error) this.collectionErrors.inc({ reason: error });
+    },
+    passFinished: (summary: PassSummary) => {
+      this.lastPassDuration.set(summary.seconds);
+      this.lastPassTimestamp.set(summary.finishedAt.getTime() / 1000);
+    },
+  };
+
+  /** The exposition text and its content type. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  private registerVolumeStats(): void {
+    const registers = [this.registry];
+    const usage = (): readonly VolumeUsage[] => this.sources.usage?.() ?? [];
+    for (const [name, help, pick] of VOLUME_STATS) {
+      new Gauge({
+        name,
+        help,
+        labelNames: CLAIM_LABELS,
+        registers,
+        collect() {
+          this.reset();
+          for (const u of usage()) {
+            if (u.metrics) this.set({ namespace: u.namespace, persistentvolumeclaim: u.claimName }, Number(pick(u.metrics)));
+          }
+        },
+      });
+    }
+    new Gauge({
+      name: 'pv_collector_volume_stats_failing',
+      help: '1 for each claim whose latest volume usage measurement failed (numbers shown are older or absent)',
+      labelNames: [...CLAIM_LABELS, 'reason'],
+      registers,
+      collect() {
+        this.reset();
+        for (const u of usage()) {
+          if (u.error) this.set({ namespace: u.namespace, persistentvolumeclaim: u.claimName, reason: u.error.reason }, 1);
+        }
+      },
+    });
+  }
+
+  private registerCounts(): void {
+    const registers = [this.registry];
+    const volumes = (): PersistentVolume[] => this.sources.volumes?.list() ?? [];
+    const claims = (): PersistentVolumeClaim[] => this.sources.claims?.list() ?? [];
+    const pluginOf = (pv: PersistentVolume): string => this.sources.pluginNameOf?.(pv) ?? NOT_AVAILABLE;
+    const pvCount = (name: string, help: string, bound: boolean): void => {
+      countingGauge(name, help, ['storage_class'], registers, () =>
+        volumes()
+          .filter((pv) => (pv.status?.phase === 'Bound') === bound)
+          .map((pv) => ({ storage_class: storageClassOfVolume(pv) })),
+      );
+    };
+    const pvcCount = (name: string, help: string, bound: boolean): void => {
+      countingGauge(name, help, ['namespace', 'storage_class', 'volume_attributes_class'], registers, () =>
+        claims()
+          .filter((pvc) => (pvc.status?.phase === 'Bound') === bound)
+          .map((pvc) => ({
+            namespace: pvc.metadata.namespace ?? '',
+            storage_class: storageClassOfClaim(pvc) ?? '',
+            volume_attributes_class: pvc.spec.volumeAttributesClassName ?? '',
+          })),
+      );
+    };
+    pvCount('pv_collector_bound_pv_count', 'Gauge measuring number of persistent volume currently bound', true);
+    pvCount('pv_collector_unbound_pv_count', 'Gauge measuring number of persistent volume currently unbound', false);
+    pvcCount('pv_collector_bound_pvc_count', 'Gauge measuring number of persistent volume claim currently bound', true);
+    pvcCount('pv_collector_unbound_pvc_count', 'Gauge measuring number of persistent volume claim currently unbound', false);
+    countingGauge('pv_collector_total_pv_count', 'Gauge measuring total number of persistent volumes', ['plugin_name', 'volume_mode'], registers, () =>
+      volumes().map((pv) => ({ plugin_name: pluginOf(pv), volume_mode: volumeModeOf(pv) })),
+    );
+    const leader = (): MetricsSources['leaderElection'] => this.sources.leaderElection;
+    new Gauge({
+      name: 'leader_election_master_status',
+      help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master',
+      labelNames: ['name'],
+      registers,
+      collect() {
+        this.reset();
+        const le = leader();
+        if (le) this.set({ name: le.name }, le.isLeader() ? 1 : 0);
+      },
+    });
+  }
+
+  private registerQueues(): void {
+    const registers = [this.registry];
+    const queues = (): Array<[string, QueueCounters]> => Object.entries(this.sources.queues?.() ?? {});
+    new Gauge({
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue',
+      labelNames: ['name'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [name, q] of queues()) this.set({ name }, q.depth);
+      },
+    });
+    const total = (name: string, help: string, pick: (q: QueueCounters) => number): void => {
+      new Counter({
+        name,
+        help,
+        labelNames: ['name'],
+        registers,
+        collect() {
+          this.reset();
+          for (const [queue, q] of queues()) this.inc({ name: queue }, pick(q));
+        },
+      });
+    };
+    total('workqueue_adds_total', 'Total number of adds handled by workqueue', (q) => q.adds);
+    total('workqueue_retries_total', 'Total number of retries handled by workqueue', (q) => q.retries);
+    const sums = (name: string, help: string, pickMs: (q: QueueCounters) => number): void => {
+      this.registry.registerMetric(
+        new SumCountHistogram(name, help, () => queues().map(([queue, q]) => ({ labels: { name: queue }, sum: pickMs(q) / 1000, count: q.syncs }))).asMetric(),
+      );
+    };
+    sums('workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested', (q) => q.queueLatencyMsSum);
+    sums('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes', (q) => q.workDurationMsSum);
+  }
+}
+
+/** A gauge counting label sets, recomputed on every scrape (stale label sets disappear). */
+function countingGauge<L extends string>(
+  name: string,
+  help: string,
+  labelNames: L[],
+  registers: Registry[],
+  rows: () => Array<Record<L, string>>,
+): void {
+  new Gauge<L>({
+    name,
+    help,
+    labelNames,
+    registers,
+    collect() {
+      this.reset();
+      for (const labels of rows()) this.inc(labels as Partial<Record<L, string>>, 1);
+    },
+  });
+}
