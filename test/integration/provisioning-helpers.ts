@@ -129,8 +129,12 @@ export class HoldablePlugin implements VolumePlugin {
   provisionCalls = 0;
   private holds: { arrived: (req: ProvisionRequest) => void; gate: Promise<void> }[] = [];
 
-  constructor(private readonly inner: VolumePlugin) {
-    this.name = inner.name;
+  /** `name` serves the wrapped plugin under another provisioner name. */
+  constructor(
+    private readonly inner: VolumePlugin,
+    name?: string,
+  ) {
+    this.name = name ?? inner.name;
     this.maxBackingNameLength = inner.maxBackingNameLength;
   }
 

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { ANN_SELECTED_NODE, FINALIZER_PROVISIONING, LABEL_HOSTNAME } from '../../src/kube/annotations.js';
 import type { PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
 import { pino } from 'pino';
-import { startController } from '../../src/controller/controller.js';
+import { startController, type RunningController } from '../../src/controller/controller.js';
+import type { ControllerName } from '../../src/controller/options.js';
 import { defaultModules } from '../../src/controller/modules.js';
 import { HOST_PATH_PROVISIONER, HostPathPlugin } from '../../src/plugins/host-path/index.js';
 import { readRecord } from '../../src/plugins/metadata-record.js';
@@ -30,15 +31,26 @@ afterEach(async () => {
   }
 });
 
-async function setup(hostPath: { nodeName?: string } = {}): Promise<Setup> {
+async function setup(
+  hostPath: { nodeName?: string } = {},
+  o: { pluginName?: string; controllers?: ControllerName[] } = {},
+): Promise<Setup> {
   const cluster = await startTestCluster({ noHostPath: true, noController: true });
-  const plugin = new HoldablePlugin(new HostPathPlugin({ roots: [cluster.hostPathRoot], ...hostPath }));
+  const plugin = new HoldablePlugin(new HostPathPlugin({ roots: [cluster.hostPathRoot], ...hostPath }), o.pluginName);
   cluster.plugins.register(plugin);
   const api = new TestApi(cluster.kc);
   const s = { cluster, api, plugin };
   running.push(s);
-  await cluster.startController();
+  await cluster.startController(o.controllers ? { controllers: o.controllers } : {});
   return s;
+}
+
+/** A second controller on the same server and plugins (stopped by the caller). */
+function secondController(s: Setup, controllers?: ControllerName[]): Promise<RunningController> {
+  return startController(
+    { ...s.cluster.options, ...(controllers ? { controllers } : {}) },
+    { plugins: s.cluster.plugins, modules: defaultModules(), kubeConfig: s.cluster.kc, logger: pino({ level: 'silent' }) },
+  );
 }
 
 function hostPathClass(name: string, extra: Partial<StorageClass> = {}): StorageClass {
@@ -155,12 +167,7 @@ test('many syncs of one claim while its provisioning is in flight make one direc
 
 test('two controllers racing for one claim still make one directory and one PV', async () => {
   const s = await setup();
-  const second = await startController(s.cluster.options, {
-    plugins: s.cluster.plugins,
-    modules: defaultModules(),
-    kubeConfig: s.cluster.kc,
-    logger: pino({ level: 'silent' }),
-  });
+  const second = await secondController(s);
   try {
     await s.api.createClass(hostPathClass('fast'));
     const created = await s.api.createClaim(newClaim('data', 'fast'));
@@ -233,4 +240,23 @@ test('WaitForFirstConsumer: a plugin failure removes selected-node so the schedu
   const failed = (await s.api.eventsFor('default', 'data')).find((e) => e.reason === 'ProvisioningFailed');
   assert.match(failed?.message ?? '', /node-2/);
   assert.deepEqual(await s.api.volumes(), []);
+});
+
+test('--controllers split: a binder-only controller annotates the claim, a provisioner-only one provisions it, the binder binds', async () => {
+  const external = 'example.com/host-path';
+  const s = await setup({}, { pluginName: external, controllers: ['binder'] });
+  const provisionerOnly = await secondController(s, ['provisioner']);
+  try {
+    await s.api.createClass({ ...hostPathClass('split'), provisioner: external });
+    const created = await s.api.createClaim(newClaim('data', 'split'));
+    const claim = await boundClaim(s, 'data');
+    assert.equal(claim.spec.volumeName, `pvc-${created.metadata.uid}`);
+    assert.equal(claim.metadata.annotations?.['volume.kubernetes.io/storage-provisioner'], external);
+    assert.ok((await s.api.eventReasons('default', 'data')).includes('ExternalProvisioning'));
+    const pv = await s.api.volume(`pvc-${created.metadata.uid}`);
+    assert.equal(pv?.metadata.annotations?.['pv.kubernetes.io/provisioned-by'], external);
+    assert.equal(s.plugin.provisionCalls, 1);
+  } finally {
+    await provisionerOnly.stop();
+  }
 });
