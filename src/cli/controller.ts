@@ -5,7 +5,9 @@
 import { Command, Option } from 'commander';
 import { startController } from '../controller/controller.js';
 import { createControllerLogger } from '../controller/log.js';
+import { defaultModules } from '../controller/modules.js';
 import { DEFAULTS, OptionsError, parseControllerOptions, type RawControllerFlags } from '../controller/options.js';
+import { buildPluginRegistry } from '../plugins/from-options.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -43,7 +45,8 @@ export function register(program: Command): void {
         throw err;
       }
       const logger = createControllerLogger(opts.logFormat, opts.logLevel);
-      const running = await startController(opts, { logger });
+      const plugins = buildPluginRegistry({ hostPathRoots: opts.hostPathRoots, ...(opts.nodeName ? { nodeName: opts.nodeName } : {}) }, logger);
+      const running = await startController(opts, { logger, plugins, modules: defaultModules() });
       const stop = (signal: string): void => {
         logger.info({ signal }, 'shutting down');
         void running.stop().then(() => process.exit(0));
