@@ -11,7 +11,7 @@ import { keyOf } from '../context.js';
 import { annotatedProvisioner, hasProvisioningFinalizer, releaseIntent } from './claim-intent.js';
 import { errorText, msgCleanedUp, msgCleanupFailed, REASON_PROVISIONING_CLEANED_UP, REASON_PROVISIONING_CLEANUP_FAILED } from './events.js';
 import { measured } from './metrics.js';
-import { claimBackingName } from './request.js';
+import { claimBackingName, provisionedVolumeName } from './request.js';
 import type { ProvisionerDeps } from './deps.js';
 
 export interface CleanupOptions {
@@ -50,7 +50,9 @@ export async function cleanUpClaimVolume(d: ProvisionerDeps, claim: PersistentVo
       d.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_CLEANUP_FAILED, msgCleanupFailed(key, detail));
       return false;
     }
-    if (!(await deleteBackingVolume(d, claim, plugin, o))) return false;
+    // A PV naming the volume owns it now (another controller may have published it): reclaim decides.
+    const published = await d.ctx.api.getVolume(provisionedVolumeName(claim));
+    if (!published && !(await deleteBackingVolume(d, claim, plugin, o))) return false;
   }
   o.signal.throwIfAborted();
   await releaseIntent(d.ctx.api, claim.metadata.namespace ?? '', claim.metadata.name ?? '', claim.metadata.uid ?? '', {

@@ -165,3 +165,18 @@ test('stop() while operations wait for a slot starts none of them', async () => 
   assert.equal(plugin.provisionCalls.length, 1);
   assert.equal(fake.serverList('PersistentVolume').length, 0);
 });
+
+test('cleanup never deletes a backing volume that a PV already names (another controller published it)', async () => {
+  const { fake, plugin, provisioner } = harness();
+  fake.addClass(storageClass('fast'));
+  const pvc = fake.addClaim(claim('data'));
+  const hold = plugin.holdProvision();
+  plugin.failProvision();
+  await provisioner.provisionClaim(pvc);
+  await hold.reached;
+  fake.addVolume({ metadata: { name: `pvc-${pvc.metadata.uid}` }, spec: { capacity: { storage: '1Gi' } } });
+  hold.release();
+  await provisioner.idle();
+  assert.equal(plugin.deleteCalls.length, 0);
+  assert.ok(!fake.claim('default/data')?.metadata.finalizers?.includes(FINALIZER_PROVISIONING));
+});
