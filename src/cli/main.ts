@@ -16,6 +16,7 @@ const commandModules: Record<string, () => Promise<{ register: Registrar }>> = {
   apiserver: () => import('./apiserver.js'),
   controller: () => import('./controller.js'),
   usage: () => import('./usage.js'),
+  orphans: () => import('./orphans.js'),
 };
 
 function modulesFor(argv: string[]): Array<() => Promise<{ register: Registrar }>> {

@@ -3,12 +3,42 @@
  * configuration nobody gave (no host-path root, no NFS mount, no cloud selected) are not
  * registered, so their StorageClasses are left to whoever does serve them (external-provisioner
  * protocol) instead of failing here.
+ *
+ * Clouds are chosen like kube-controller-manager's `--cloud-provider` (aws | gce | openstack; none
+ * by default). Each cloud plugin reads its credentials from its SDK's standard environment (AWS
+ * default credential chain and AWS_REGION / AWS_ENDPOINT_URL_EC2; GOOGLE_APPLICATION_CREDENTIALS
+ * or the metadata server; OS_* or clouds.yaml) and is given the TopologyResolver that answers node
+ * zones from the Kubernetes API. Nothing here logs a credential: only the provider and the
+ * non-secret location settings are logged.
  */
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { RestTransport } from '../controller/client/transport.js';
+import { AwsEbsPlugin } from './aws-ebs/aws-ebs-plugin.js';
+import { CinderPlugin } from './cinder/cinder-plugin.js';
+import type { TopologyResolver } from './cloud-common/zones.js';
+import { KubeTopologyResolver, restNodeSource } from './cloud-topology.js';
+import { GcePdPlugin } from './gce-pd/gce-pd-plugin.js';
 import { HostPathPlugin } from './host-path/index.js';
 import { NfsSubdirPlugin } from './nfs-subdir/index.js';
 import type { VolumePlugin } from './plugin.js';
 import { PluginRegistry } from './registry.js';
+
+export const CLOUD_PROVIDERS = ['aws', 'gce', 'openstack'] as const;
+export type CloudProvider = (typeof CLOUD_PROVIDERS)[number];
+
+/** The cloud a process provisions in, and what its SDK's environment does not already say. */
+export interface CloudSettings {
+  provider: CloudProvider;
+  /** GCE project (default: GOOGLE_CLOUD_PROJECT, the credentials, or the metadata server). */
+  gceProject?: string;
+  /** GCE zone used when neither class, selected node nor nodes name one (default: metadata server). */
+  gceZone?: string;
+  /** Test-only Compute API base URL (hidden flag); AWS uses the SDK's AWS_ENDPOINT_URL_EC2. */
+  gceEndpoint?: string;
+  /** Node zones for selectedNode and for classes that name no zone. */
+  topology?: TopologyResolver;
+}
 
 export interface NfsMount {
   server: string;
@@ -20,7 +50,9 @@ export interface PluginSettings {
   hostPathRoots: string[];
   nodeName?: string;
   nfsMounts?: NfsMount[];
-  /** Further plugins (cloud) built by the caller. */
+  /** The cloud whose volume plugin to register (none when absent). */
+  cloud?: CloudSettings;
+  /** Further plugins built by the caller. */
   extra?: VolumePlugin[];
 }
 
@@ -38,8 +70,47 @@ export function buildPluginRegistry(settings: PluginSettings, logger: Logger): P
   if (settings.nfsMounts && settings.nfsMounts.length > 0) {
     registry.register(new NfsSubdirPlugin({ mounts: settings.nfsMounts, logger: logger.child({ plugin: 'nfs-subdir' }) }));
   }
+  if (settings.cloud) registry.register(buildCloudPlugin(settings.cloud, logger));
   for (const plugin of settings.extra ?? []) registry.register(plugin);
   return registry;
+}
+
+/** The volume plugin of one cloud, with the topology resolver and a child logger. */
+export function buildCloudPlugin(cloud: CloudSettings, logger: Logger): VolumePlugin {
+  const common = { ...(cloud.topology ? { topology: cloud.topology } : {}) };
+  switch (cloud.provider) {
+    case 'aws':
+      logger.info({ cloudProvider: 'aws' }, 'registering the aws-ebs volume plugin');
+      return new AwsEbsPlugin({ ...common, logger: logger.child({ plugin: 'aws-ebs' }) });
+    case 'gce':
+      logger.info({ cloudProvider: 'gce', project: cloud.gceProject, zone: cloud.gceZone }, 'registering the gce-pd volume plugin');
+      return new GcePdPlugin({
+        ...common,
+        logger: logger.child({ plugin: 'gce-pd' }),
+        ...(cloud.gceProject ? { project: cloud.gceProject } : {}),
+        ...(cloud.gceZone ? { zone: cloud.gceZone } : {}),
+        ...(cloud.gceEndpoint ? { endpoint: cloud.gceEndpoint } : {}),
+      });
+    case 'openstack':
+      logger.info({ cloudProvider: 'openstack' }, 'registering the cinder volume plugin');
+      return new CinderPlugin({ ...common, logger: logger.child({ plugin: 'cinder' }) });
+  }
+}
+
+/** `--cloud-provider` value → a provider, undefined for "" / "none"; throws naming the flag. */
+export function parseCloudProvider(text: string | undefined): CloudProvider | undefined {
+  if (text === undefined || text === '' || text === 'none') return undefined;
+  if ((CLOUD_PROVIDERS as readonly string[]).includes(text)) return text as CloudProvider;
+  throw new Error(`--cloud-provider must be one of ${CLOUD_PROVIDERS.join(', ')} or none, got "${text}"`);
+}
+
+/**
+ * A TopologyResolver reading nodes through its own keep-alive REST client on `kc` (the same
+ * transport the controller uses); `close()` releases its connections.
+ */
+export function topologyFromKubeConfig(kc: KubeConfig): { topology: KubeTopologyResolver; close(): void } {
+  const transport = new RestTransport(kc, { qps: 5, burst: 10 });
+  return { topology: new KubeTopologyResolver(restNodeSource(transport)), close: () => transport.close() };
 }
 
 /** `--nfs-mount server:/share=/mount/path` → an NfsMount; throws with a message naming the flag. */

@@ -1,0 +1,153 @@
+/**
+ * `pv-controller orphans`: backing volumes that carry this cluster's mark but that no PV and no
+ * provisioning claim accounts for, from every plugin configured by the flags (cloud, host-path
+ * roots, NFS mounts). Prints them as a table; `--delete` removes them one by one, re-checking the
+ * cluster just before each delete, and prints what happened to each. The logic is
+ * controller/orphans.ts; this file parses flags, wires and prints.
+ *
+ * Exit status: 0; 1 when a plugin could not list its volumes or an orphan could not be deleted;
+ * 2 on bad flags.
+ */
+import { Command, Option } from 'commander';
+import { RestTransport } from '../controller/client/transport.js';
+import { loadKubeConfig } from '../controller/client/kubeconfig.js';
+import { paths } from '../controller/client/paths.js';
+import { createControllerLogger } from '../controller/log.js';
+import { DEFAULTS } from '../controller/options.js';
+import { type ClusterObjects, deleteOrphans, findOrphans, type Orphan, type OrphanDeletion } from '../controller/orphans.js';
+import type { ObjectList, PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
+import { buildPluginRegistry, CLOUD_PROVIDERS, parseCloudProvider, parseNfsMount, type PluginSettings } from '../plugins/from-options.js';
+
+interface OrphansFlags {
+  kubeconfig?: string;
+  delete?: boolean;
+  clusterName: string;
+  cloudProvider?: string;
+  gceProject?: string;
+  gceZone?: string;
+  gceEndpoint?: string;
+  hostPathRoot?: string[];
+  nfsMount?: string[];
+  logFormat: 'json' | 'text';
+  v?: string;
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export function register(program: Command): void {
+  program
+    .command('orphans')
+    .description('List (or --delete) backing volumes of this cluster that no PV or provisioning claim refers to')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster, then $KUBECONFIG / ~/.kube/config)')
+    .option('--delete', 'delete the orphans found (each re-checked just before its delete)')
+    .option('--cluster-name <name>', 'the cluster whose volumes to look at (as the controller\'s --cluster-name)', DEFAULTS.clusterName)
+    .addOption(new Option('--cloud-provider <name>', `cloud whose volumes to list: ${CLOUD_PROVIDERS.join(' | ')} | none`).default('none'))
+    .option('--gce-project <project>', 'GCE project (default: GOOGLE_CLOUD_PROJECT, the credentials, or the metadata server)')
+    .option('--gce-zone <zone>', 'GCE default zone (default: the metadata server)')
+    .addOption(new Option('--gce-endpoint <url>', 'Compute API base URL (tests)').hideHelp())
+    .option('--host-path-root <dir>', 'host-path root to scan (repeatable)', collect)
+    .option('--nfs-mount <server:/share=/mount>', 'NFS mount to scan (repeatable)', collect)
+    .addOption(new Option('--log-format <format>', 'json | text').choices(['json', 'text']).default('text'))
+    .option('-v, --v <level>', 'log verbosity (0 warnings only, 2 info, 4 debug)')
+    .action(async (_flags: unknown, command: Command) => {
+      const flags = command.opts<OrphansFlags>();
+      let settings: PluginSettings;
+      try {
+        settings = pluginSettingsOf(flags);
+      } catch (err) {
+        command.error(`error: ${(err as Error).message}`, { exitCode: 2, code: 'pv-controller.invalidOption' });
+      }
+      process.exitCode = await runOrphans(flags, settings);
+    });
+}
+
+function pluginSettingsOf(flags: OrphansFlags): PluginSettings {
+  if (flags.clusterName.trim() === '') throw new Error('--cluster-name must not be empty');
+  for (const root of flags.hostPathRoot ?? []) {
+    if (!root.startsWith('/')) throw new Error(`--host-path-root must be an absolute path, got "${root}"`);
+  }
+  const provider = parseCloudProvider(flags.cloudProvider);
+  const settings: PluginSettings = {
+    hostPathRoots: flags.hostPathRoot ?? [],
+    nfsMounts: (flags.nfsMount ?? []).map(parseNfsMount),
+  };
+  if (provider) {
+    settings.cloud = {
+      provider,
+      ...(flags.gceProject ? { gceProject: flags.gceProject } : {}),
+      ...(flags.gceZone ? { gceZone: flags.gceZone } : {}),
+      ...(flags.gceEndpoint ? { gceEndpoint: flags.gceEndpoint } : {}),
+    };
+  }
+  return settings;
+}
+
+function logLevelOf(v: string | undefined): string {
+  const n = Number(v ?? 0);
+  return n >= 4 ? 'debug' : n >= 2 ? 'info' : 'warn';
+}
+
+/** Claims and PVs read live through the kubeconfig. */
+function liveCluster(transport: RestTransport): ClusterObjects {
+  return {
+    async listClaims() {
+      const list = await transport.request<ObjectList<PersistentVolumeClaim>>({ method: 'GET', verb: 'list', path: paths.claimsAll() });
+      return list.items;
+    },
+    async listVolumes() {
+      const list = await transport.request<ObjectList<PersistentVolume>>({ method: 'GET', verb: 'list', path: paths.volumes() });
+      return list.items;
+    },
+  };
+}
+
+async function runOrphans(flags: OrphansFlags, settings: PluginSettings): Promise<number> {
+  const logger = createControllerLogger(flags.logFormat, logLevelOf(flags.v));
+  const plugins = buildPluginRegistry(settings, logger).all();
+  const transport = new RestTransport(loadKubeConfig(flags.kubeconfig), { qps: 20, burst: 30 });
+  try {
+    const cluster = liveCluster(transport);
+    const scan = await findOrphans(plugins, flags.clusterName, cluster);
+    for (const failure of scan.failures) {
+      process.stderr.write(`pv-controller orphans: ${failure.plugin}: cannot list backing volumes: ${failure.message}\n`);
+    }
+    if (scan.scannedPlugins.length === 0 && scan.failures.length === 0) {
+      process.stderr.write('pv-controller orphans: no plugin to scan: give --cloud-provider, --host-path-root or --nfs-mount\n');
+      return 2;
+    }
+    if (scan.orphans.length === 0) process.stderr.write(`No orphaned volumes found (${scan.scannedPlugins.join(', ')}).\n`);
+    else process.stdout.write(renderTable(['PLUGIN', 'NAME', 'ID', 'CLAIM', 'PV'], scan.orphans.map(orphanRow)));
+    let failed = scan.failures.length > 0;
+    if (flags.delete && scan.orphans.length > 0) {
+      const results = await deleteOrphans(scan.orphans, plugins, flags.clusterName, cluster, { logger });
+      process.stdout.write(`\n${renderTable(['PLUGIN', 'NAME', 'ID', 'RESULT'], results.map(deletionRow))}`);
+      failed ||= results.some((r) => r.outcome === 'failed' || r.outcome === 'still-present');
+    }
+    return failed ? 1 : 0;
+  } finally {
+    transport.close();
+  }
+}
+
+function orphanRow({ plugin, volume }: Orphan): string[] {
+  const claim = volume.claimName ? `${volume.claimNamespace ?? ''}/${volume.claimName}` : '<none>';
+  return [plugin, volume.backingName, volume.id, claim, volume.pvName ?? '<none>'];
+}
+
+function deletionRow(result: OrphanDeletion): string[] {
+  const { plugin, volume } = result.orphan;
+  const text: Record<OrphanDeletion['outcome'], string> = {
+    deleted: 'deleted',
+    referenced: `kept: now referenced by ${result.detail ?? 'the cluster'}`,
+    'still-present': `not deleted: ${result.detail ?? ''}`,
+    failed: `failed: ${result.detail ?? ''}`,
+  };
+  return [plugin, volume.backingName, volume.id, text[result.outcome]];
+}
+
+/** kubectl-style columns: left-aligned, three spaces apart. */
+export function renderTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] + 3))).join('').trimEnd();
+  return [header, ...rows].map(line).join('\n') + '\n';
+}
