@@ -8,3 +8,4 @@ export {
   type ProtectionDeps,
 } from './protection.js';
 export { claimKeysOfPod, podUsesClaim } from './pods.js';
+export { protectionModules, pvcProtectionModule, pvProtectionModule } from './module.js';

@@ -43,7 +43,7 @@ export interface ReclaimerOptions {
   plugins: PluginRegistry;
   /** `--cluster-name`: backing names are `<cluster>-dynamic-<pv>`. Default "kubernetes". */
   clusterName?: string;
-  /** `--pv-recycler-maximum-retry` (default 3). */
+  /** `--pv-recycler-maximum-retry` (default 3): attempts in total; 0 ⇒ Failed without trying. */
   maxAttempts?: number;
   /** `--pvclaimbinder-sync-period` in ms (default 15 s): least time between two attempts. */
   retryIntervalMs?: number;
@@ -62,8 +62,8 @@ export class Reclaimer {
       maxAttempts: options.maxAttempts ?? DEFAULT_MAX_RECLAIM_ATTEMPTS,
       intervalMs: options.retryIntervalMs ?? DEFAULT_RECLAIM_INTERVAL_MS,
     };
-    if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
-      throw new RangeError(`maximum reclaim attempts must be a positive integer, got ${policy.maxAttempts}`);
+    if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 0) {
+      throw new RangeError(`maximum reclaim attempts must be an integer ≥ 0, got ${policy.maxAttempts}`);
     }
     if (!(policy.intervalMs >= 0)) throw new RangeError(`reclaim retry interval must be ≥ 0, got ${policy.intervalMs}`);
     this.s = {

@@ -1,0 +1,177 @@
+/**
+ * Shared by the reclaim and protection integration tests: a small REST client for the embedded
+ * server (PVs, claims, pods, events), the controller modules to run, a scripted deleter plugin,
+ * and decoy directories outside every volume root.
+ */
+import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { RestTransport } from '../../src/controller/client/transport.js';
+import { paths } from '../../src/controller/client/paths.js';
+import type { ControllerModule, RunningController } from '../../src/controller/controller.js';
+import { defaultModules } from '../../src/controller/modules.js';
+import { protectionModules } from '../../src/controller/protection/index.js';
+import { reclaimerModule } from '../../src/controller/reclaimer/index.js';
+import { isNotFound } from '../../src/kube/errors.js';
+import type { CoreEvent, ObjectList, PersistentVolume, PersistentVolumeClaim, Pod } from '../../src/kube/types.js';
+import { NilMetricsProvider } from '../../src/metrics/nil.js';
+import { PluginError, type DeleteRequest, type VolumePlugin } from '../../src/plugins/plugin.js';
+export { exists, waitFor } from './provisioning-helpers.js';
+
+/** defaultModules() plus the reclaimer and protection modules unless it already has them. */
+export function reclaimModules(): ControllerModule[] {
+  const modules = defaultModules();
+  const names = new Set(modules.map((m) => m.name));
+  for (const m of [reclaimerModule(), ...protectionModules()]) if (!names.has(m.name)) modules.push(m);
+  return modules;
+}
+
+/** Resolves once the controller has run `n` more volume syncs than now (a "some time passed" wait). */
+export function volumeSyncsPass(controller: RunningController, n: number): Promise<void> {
+  return syncsPass(controller, 'volumes', n);
+}
+
+export function claimSyncsPass(controller: RunningController, n: number): Promise<void> {
+  return syncsPass(controller, 'claims', n);
+}
+
+async function syncsPass(controller: RunningController, queue: 'claims' | 'volumes', n: number, ms = 20_000): Promise<void> {
+  const start = controller.stats().queues[queue].syncs;
+  const deadline = Date.now() + ms;
+  while (controller.stats().queues[queue].syncs < start + n) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} ${queue} syncs`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export class ReclaimApi {
+  private readonly transport: RestTransport;
+
+  constructor(kc: KubeConfig) {
+    this.transport = new RestTransport(kc, { qps: 0, burst: 0 });
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+
+  createVolume(pv: PersistentVolume): Promise<PersistentVolume> {
+    return this.transport.request({ method: 'POST', verb: 'create', path: paths.volumes(), body: { apiVersion: 'v1', kind: 'PersistentVolume', ...pv } });
+  }
+  updateVolume(pv: PersistentVolume): Promise<PersistentVolume> {
+    return this.transport.request({ method: 'PUT', verb: 'update', path: paths.volume(pv.metadata.name ?? ''), body: pv });
+  }
+  volume(name: string): Promise<PersistentVolume | undefined> {
+    return this.orUndefined(this.transport.request({ method: 'GET', verb: 'get', path: paths.volume(name) }));
+  }
+  async deleteVolume(name: string): Promise<void> {
+    await this.transport.request({ method: 'DELETE', verb: 'delete', path: paths.volume(name) });
+  }
+  createClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
+    const body = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...pvc };
+    return this.transport.request({ method: 'POST', verb: 'create', path: paths.claims(pvc.metadata.namespace ?? 'default'), body });
+  }
+  claim(name: string, ns = 'default'): Promise<PersistentVolumeClaim | undefined> {
+    return this.orUndefined(this.transport.request({ method: 'GET', verb: 'get', path: paths.claim(ns, name) }));
+  }
+  async deleteClaim(name: string, ns = 'default'): Promise<void> {
+    await this.transport.request({ method: 'DELETE', verb: 'delete', path: paths.claim(ns, name) });
+  }
+  createPod(pod: Pod): Promise<Pod> {
+    return this.transport.request({ method: 'POST', verb: 'create', path: paths.pods(pod.metadata.namespace ?? 'default'), body: { apiVersion: 'v1', kind: 'Pod', ...pod } });
+  }
+  async deletePod(name: string, ns = 'default'): Promise<void> {
+    await this.transport.request({ method: 'DELETE', verb: 'delete', path: `${paths.pods(ns)}/${encodeURIComponent(name)}` });
+  }
+  async events(name: string, ns = 'default'): Promise<CoreEvent[]> {
+    const list = await this.transport.request<ObjectList<CoreEvent>>({ method: 'GET', verb: 'list', path: paths.events(ns) });
+    return list.items.filter((e) => (e.involvedObject as { name?: string } | undefined)?.name === name);
+  }
+
+  private async orUndefined<T>(request: Promise<T>): Promise<T | undefined> {
+    try {
+      return await request;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+}
+
+/** A static PV at `path` (hostPath), with a policy and optionally a claimRef to a claim that never existed. */
+export function staticVolume(name: string, path: string, policy: string, o: { releasedFrom?: string; provisionedBy?: string } = {}): PersistentVolume {
+  const pv: PersistentVolume = {
+    metadata: { name, ...(o.provisionedBy ? { annotations: { 'pv.kubernetes.io/provisioned-by': o.provisionedBy } } : {}) },
+    spec: {
+      capacity: { storage: '1Gi' },
+      accessModes: ['ReadWriteOnce'],
+      persistentVolumeReclaimPolicy: policy,
+      storageClassName: '',
+      hostPath: { path },
+    },
+  };
+  if (o.releasedFrom) pv.spec.claimRef = { kind: 'PersistentVolumeClaim', namespace: 'default', name: o.releasedFrom, uid: `gone-${name}` };
+  return pv;
+}
+
+export function claimFor(name: string, volumeName?: string): PersistentVolumeClaim {
+  return {
+    metadata: { name, namespace: 'default' },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: '', ...(volumeName ? { volumeName } : {}) },
+  };
+}
+
+export function podUsing(name: string, claimName: string): Pod {
+  return {
+    metadata: { name, namespace: 'default' },
+    spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'busybox' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }] },
+  };
+}
+
+/** A directory outside every root holding a file, plus the file's path (what must survive). */
+export async function decoy(): Promise<{ dir: string; file: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'pvc-decoy-'));
+  const file = join(dir, 'precious.txt');
+  await writeFile(file, 'do not delete');
+  return { dir, file };
+}
+
+/** Fills a volume directory with a file and a sub-directory. */
+export async function fill(dir: string): Promise<void> {
+  await mkdir(join(dir, 'sub'), { recursive: true });
+  await writeFile(join(dir, 'data.txt'), 'user data');
+  await writeFile(join(dir, 'sub', 'more.txt'), 'more');
+}
+
+export async function entries(dir: string): Promise<string[]> {
+  return (await readdir(dir)).sort();
+}
+
+/** Deletes PVs under /scripted/: fails the first `failures` calls (retryable), then succeeds. */
+export class ScriptedDeleter implements VolumePlugin {
+  readonly name = 'example.com/scripted';
+  readonly maxBackingNameLength = 63;
+  calls = 0;
+
+  constructor(private readonly failures: number) {}
+
+  validateParameters(): [] {
+    return [];
+  }
+  handles(pv: PersistentVolume): boolean {
+    return pv.spec.hostPath?.path.startsWith('/scripted/') ?? false;
+  }
+  provision(): Promise<never> {
+    return Promise.reject(new PluginError('NotSupported', 'static volumes only', false));
+  }
+  delete(req: DeleteRequest): Promise<void> {
+    void req;
+    this.calls++;
+    if (this.calls <= this.failures) return Promise.reject(new PluginError('Backend', `backend error #${this.calls}`, true));
+    return Promise.resolve();
+  }
+  metricsFor(): NilMetricsProvider {
+    return new NilMetricsProvider('scripted volume');
+  }
+}
