@@ -4,11 +4,14 @@
  */
 import type { ControllerModule } from './controller.js';
 import { provisionerModule, type ProvisionerModuleOptions } from './provisioner/module.js';
+import { reclaimerModule, type ReclaimerModuleOptions } from './reclaimer/module.js';
+import { protectionModules } from './protection/module.js';
 
 export interface ModuleOptions {
   provisioner?: ProvisionerModuleOptions;
+  reclaimer?: ReclaimerModuleOptions;
 }
 
 export function defaultModules(options: ModuleOptions = {}): ControllerModule[] {
-  return [provisionerModule(options.provisioner)];
+  return [provisionerModule(options.provisioner), reclaimerModule(options.reclaimer), ...protectionModules()];
 }
