@@ -27,6 +27,9 @@ import { LeaderElector } from './leader-election.js';
 import { createControllerLogger } from './log.js';
 import { CONTROLLER_NAMES, type ControllerName, type ControllerOptions } from './options.js';
 import { WorkQueue, type QueueStats } from './queue.js';
+import { pluginRegistryOf } from './provisioner/module.js';
+import { startControllerObservability, type RunningObservability } from '../metrics/observability.js';
+import { ControllerMetrics, type OperationObserver } from '../metrics/prometheus.js';
 
 /**
  * A controller that plugs into this process (provisioner, reclaimer, protection, …): built once
@@ -43,6 +46,8 @@ export interface ModuleEnv {
   options: ControllerOptions;
   plugins: unknown;
   logger: Logger;
+  /** Where plugin calls are reported (storage_operation_duration_seconds, volume_operation_total_errors). */
+  metrics?: OperationObserver;
 }
 
 export interface ModuleInstance {
@@ -64,6 +69,8 @@ export interface ControllerDeps {
   /** Informer reconnect-after-silence (default 130 s) and reconnect backoff, for tests. */
   informerInactivityMs?: number;
   informerBackoff?: () => Backoff;
+  /** The Prometheus registry to fill (default: a fresh one). */
+  metrics?: ControllerMetrics;
 }
 
 export interface ControllerStats {
@@ -88,6 +95,8 @@ export interface RunningController {
   readonly api: KubeApiClient;
   /** Holder identity when electing. */
   readonly identity?: string;
+  /** Usage collector, Prometheus registry and the /metrics /healthz /readyz server (`server` is absent when it could not bind). */
+  readonly observability: RunningObservability;
 }
 
 const CLAIM_KEY = (ns: string | undefined, name: string | undefined): string => `${ns ?? ''}/${name ?? ''}`;
@@ -141,9 +150,10 @@ export async function startController(opts: ControllerOptions, deps: ControllerD
   };
   wireChangeHandlers(stores, index, claimQueue, volumeQueue);
 
+  const metrics = deps.metrics ?? new ControllerMetrics();
   const modules = (deps.modules ?? [])
     .filter((m) => isEnabled(m.name, opts.controllers))
-    .map((m) => m.create(ctx, { options: opts, plugins: deps.plugins, logger: log.child({ component: m.name }) }));
+    .map((m) => m.create(ctx, { options: opts, plugins: deps.plugins, logger: log.child({ component: m.name }), metrics: metrics.operations }));
   const hooks = mergeHooks(modules.map((m) => m.binderHooks ?? {}), log.child({ component: 'binder' }));
   const binderOn = opts.controllers.includes('binder');
   const reflectors = makeReflectors(stores, transport, log, deps);
@@ -201,7 +211,7 @@ export async function startController(opts: ControllerOptions, deps: ControllerD
 
   if (!elector) void maybeStartWorkers();
   let stopped: Promise<void> | undefined;
-  return {
+  const running: Omit<RunningController, 'observability'> = {
     lost,
     context: ctx,
     api,
@@ -209,6 +219,7 @@ export async function startController(opts: ControllerOptions, deps: ControllerD
     ready: () => workersStarted && !stopping && synced() && (!elector || elector.isLeader()),
     stop: () =>
       (stopped ??= (async () => {
+        await observability.stop();
         await halt();
         await Promise.race([events.flush(), new Promise((r) => setTimeout(r, 2000).unref())]);
         stopping = true;
@@ -233,6 +244,16 @@ export async function startController(opts: ControllerOptions, deps: ControllerD
       },
     }),
   };
+  const observability = await startControllerObservability(running, {
+    metricsBindAddress: opts.metricsBindAddress,
+    volumeStatsAggPeriodMs: opts.volumeStatsAggPeriodMs,
+    ...(elector ? { leaseName: opts.leaderElection.resourceName } : {}),
+    plugins: pluginRegistryOf(deps.plugins),
+    metrics,
+    bindFailure: 'log',
+    logger: log,
+  });
+  return { ...running, observability };
 }
 
 type Stores = {

@@ -41,6 +41,8 @@ export interface ObservabilityOptions {
   /** Measurements at once and per-volume deadline (collector defaults otherwise). */
   collectConcurrency?: number;
   volumeTimeoutMs?: number;
+  /** When the bind address is taken: throw (default), or log and run without the endpoints. */
+  bindFailure?: 'throw' | 'log';
   logger?: Logger;
 }
 
@@ -113,14 +115,7 @@ export async function startControllerObservability(
     ...(plugins ? { pluginNameOf: (pv: PersistentVolume) => plugins.forVolume(pv)?.name } : {}),
   });
   const serve = opts.metricsBindAddress !== '' && opts.metricsBindAddress !== '0';
-  const server = serve
-    ? await startMetricsServer({
-        listen: opts.metricsBindAddress,
-        metrics,
-        readiness: controllerReadiness(controller, electing),
-        ...(opts.logger ? { logger: opts.logger.child({ component: 'metrics-server' }) } : {}),
-      })
-    : undefined;
+  const server = serve ? await serveEndpoints(controller, metrics, electing, opts) : undefined;
   collector.start();
   let stopped: Promise<void> | undefined;
   return {
@@ -129,4 +124,25 @@ export async function startControllerObservability(
     ...(server ? { server } : {}),
     stop: () => (stopped ??= Promise.all([collector.stop(), server?.stop()]).then(() => undefined)),
   };
+}
+
+async function serveEndpoints(
+  controller: ObservedController,
+  metrics: ControllerMetrics,
+  electing: boolean,
+  opts: ObservabilityOptions,
+): Promise<RunningMetricsServer | undefined> {
+  try {
+    return await startMetricsServer({
+      listen: opts.metricsBindAddress,
+      metrics,
+      readiness: controllerReadiness(controller, electing),
+      ...(opts.logger ? { logger: opts.logger.child({ component: 'metrics-server' }) } : {}),
+    });
+  } catch (err) {
+    if (opts.bindFailure !== 'log') throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    opts.logger?.error({ address: opts.metricsBindAddress, err: message }, 'cannot serve /metrics, /healthz and /readyz; running without them');
+    return undefined;
+  }
 }
