@@ -19,11 +19,13 @@ import { NilMetricsProvider } from '../../src/metrics/nil.js';
 import { PluginError, type DeleteRequest, type VolumePlugin } from '../../src/plugins/plugin.js';
 export { exists, waitFor } from './provisioning-helpers.js';
 
-/** defaultModules() plus the reclaimer and protection modules unless it already has them. */
+/** The shipped modules; asserts they include the reclaimer and both protection controllers. */
 export function reclaimModules(): ControllerModule[] {
   const modules = defaultModules();
   const names = new Set(modules.map((m) => m.name));
-  for (const m of [reclaimerModule(), ...protectionModules()]) if (!names.has(m.name)) modules.push(m);
+  for (const m of [reclaimerModule(), ...protectionModules()]) {
+    if (!names.has(m.name)) throw new Error(`defaultModules() lacks the ${m.name} module`);
+  }
   return modules;
 }
 

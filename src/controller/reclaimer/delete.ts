@@ -12,7 +12,7 @@ import { backingName } from '../../plugins/naming.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import { hasFinalizer, withoutFinalizer } from './finalizers.js';
 import { recordFailedAttempt } from './outcome.js';
-import { updateFresh, type ReclaimSession } from './session.js';
+import { timedPluginCall, updateFresh, type ReclaimSession } from './session.js';
 
 const IN_TREE_PREFIX = 'kubernetes.io/';
 
@@ -59,12 +59,14 @@ export async function runDelete(
 ): Promise<void> {
   const name = pv.metadata.name ?? '';
   try {
-    await plugin.delete({
-      backingName: backingName(s.clusterName, name, plugin.maxBackingNameLength),
-      pv,
-      parameters: classParameters(s, pv),
-      signal,
-    });
+    await timedPluginCall(s, plugin.name, 'delete', () =>
+      plugin.delete({
+        backingName: backingName(s.clusterName, name, plugin.maxBackingNameLength),
+        pv,
+        parameters: classParameters(s, pv),
+        signal,
+      }),
+    );
   } catch (err) {
     if (signal.aborted) return;
     await recordFailedAttempt(s, pv, 'delete', count, err);

@@ -14,7 +14,7 @@ import { Reclaimer, type ReclaimerOptions } from './reclaimer.js';
 
 export const RECLAIMER_MODULE_NAME = 'reclaimer';
 
-export interface ReclaimerModuleOptions extends Partial<Pick<ReclaimerOptions, 'concurrency' | 'retryIntervalMs'>> {
+export interface ReclaimerModuleOptions extends Partial<Pick<ReclaimerOptions, 'concurrency' | 'retryIntervalMs' | 'metrics'>> {
   /** Called with each Reclaimer built (tests reach `settled()` through it). */
   onCreated?(reclaimer: Reclaimer): void;
 }

@@ -32,7 +32,7 @@ import { annealDeletionFinalizer, hasFinalizer } from './finalizers.js';
 import { OperationRunner } from './operations.js';
 import { markFailed, MissingPluginError, recordFailedAttempt, type ReclaimKind } from './outcome.js';
 import { podsUsingReleasedClaim, runRecycle } from './recycle.js';
-import { withPhase, type ReclaimSession } from './session.js';
+import { withPhase, type ReclaimMetrics, type ReclaimSession } from './session.js';
 
 export const DEFAULT_MAX_RECLAIM_ATTEMPTS = 3;
 export const DEFAULT_RECLAIM_INTERVAL_MS = 15_000;
@@ -50,6 +50,8 @@ export interface ReclaimerOptions {
   /** Plugin calls running at once (default 4). */
   concurrency?: number;
   logger?: Logger;
+  /** Plugin call durations and errors (Prometheus). */
+  metrics?: ReclaimMetrics;
 }
 
 type Trigger = 'released' | 'pv-deleted';
@@ -74,6 +76,7 @@ export class Reclaimer {
       ops: new OperationRunner(options.concurrency ?? DEFAULT_RECLAIM_CONCURRENCY),
       log: options.logger ?? pino({ name: 'reclaimer', level: process.env.LOG_LEVEL ?? 'info' }),
       backingDeleted: new Set(),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     };
   }
 

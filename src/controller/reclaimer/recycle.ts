@@ -11,7 +11,7 @@ import type { VolumePlugin } from '../../plugins/plugin.js';
 import { withoutAttempts } from './attempts.js';
 import { MSG_RECYCLED, REASON_VOLUME_RECYCLED } from './events.js';
 import { recordFailedAttempt } from './outcome.js';
-import { updateFresh, withPhase, type ReclaimSession } from './session.js';
+import { timedPluginCall, updateFresh, withPhase, type ReclaimSession } from './session.js';
 
 function isTerminated(pod: Pod): boolean {
   return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
@@ -69,8 +69,9 @@ export async function runRecycle(
   signal: AbortSignal,
 ): Promise<void> {
   try {
-    if (!plugin.recycle) throw new Error(`plugin ${plugin.name} cannot recycle`);
-    await plugin.recycle(pv, signal);
+    const recycle = plugin.recycle?.bind(plugin);
+    if (!recycle) throw new Error(`plugin ${plugin.name} cannot recycle`);
+    await timedPluginCall(s, plugin.name, 'recycle', () => recycle(pv, signal));
   } catch (err) {
     if (signal.aborted) return;
     await recordFailedAttempt(s, pv, 'recycle', count, err);

@@ -215,3 +215,14 @@ test('a second sync while the plugin call is running starts nothing', async () =
   assert.equal(r.plugin.calls.length, 1);
   assert.equal(r.fake.volume('v'), undefined);
 });
+
+test('each plugin call is reported to the metrics with its outcome', async () => {
+  const seen: string[] = [];
+  const r = rig({ metrics: { onOperation: (plugin, op, seconds, err) => void seen.push(`${plugin} ${op} ${seconds >= 0} ${err?.message ?? 'ok'}`) } });
+  r.plugin.outcomes.push(new Error('boom'));
+  r.fake.addVolume(volume('v'));
+  await r.reclaim();
+  r.fake.clock.advance(INTERVAL);
+  await r.reclaim();
+  assert.deepEqual(seen, [`${FAKE_PROVISIONER} delete true boom`, `${FAKE_PROVISIONER} delete true ok`]);
+});
