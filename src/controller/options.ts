@@ -2,10 +2,11 @@
  * The `controller` command's flags → a typed ControllerOptions. Flag names follow
  * kube-controller-manager where it has one. Bad values throw OptionsError (the CLI exits 2).
  *
- * `--pvclaimbinder-sync-period` defaults to 15s, the modern upstream default: it is also the
- * longest a claim waits for a PV created after it (spec §13 trap 13), and 1.2's 10m would make
- * that ten minutes. The seed's "retry reclaim every 10 minutes" is a separate knob here,
- * `--reclaim-retry-interval` (10m), instead of being tied to the resync period as in 1.2.
+ * `--pvclaimbinder-sync-period` defaults to 15s, the modern upstream default, not 1.2's 10m: it
+ * is also the longest a claim waits for a PV created after it (spec §13 trap 13), and 10m would
+ * make that ten minutes. As in 1.2 (the seed), it is also the wait between reclaim retries, so
+ * an operator wanting the seed's "3 tries, 10 minutes apart" passes
+ * `--pvclaimbinder-sync-period=10m`.
  */
 import { parseDuration } from './duration.js';
 
@@ -26,10 +27,8 @@ export interface ControllerOptions {
   /** Kubeconfig file; unset ⇒ in-cluster, then client-node's default chain. */
   kubeconfig?: string;
   clusterName: string;
-  /** --pvclaimbinder-sync-period: every claim and volume is re-synced this often. */
+  /** --pvclaimbinder-sync-period: every claim and volume is re-synced this often; reclaim retry interval. */
   syncPeriodMs: number;
-  /** --reclaim-retry-interval: wait between failed reclaim (delete/recycle) attempts. */
-  reclaimRetryIntervalMs: number;
   /** --pv-recycler-maximum-retry: failed reclaim attempts before the PV goes Failed. */
   recyclerMaximumRetry: number;
   concurrentSyncs: number;
@@ -48,7 +47,6 @@ export interface ControllerOptions {
 export const DEFAULTS = {
   clusterName: 'kubernetes',
   syncPeriod: '15s',
-  reclaimRetryInterval: '10m',
   recyclerMaximumRetry: '3',
   concurrentSyncs: '4',
   kubeApiQps: '20',
@@ -77,7 +75,6 @@ export interface RawControllerFlags {
   kubeconfig?: string;
   clusterName?: string;
   pvclaimbinderSyncPeriod?: string;
-  reclaimRetryInterval?: string;
   pvRecyclerMaximumRetry?: string;
   concurrentSyncs?: string;
   kubeApiQps?: string;
@@ -101,7 +98,6 @@ export function parseControllerOptions(raw: RawControllerFlags): ControllerOptio
   const opts: ControllerOptions = {
     clusterName: nonEmpty('--cluster-name', raw.clusterName ?? DEFAULTS.clusterName),
     syncPeriodMs: positiveDuration('--pvclaimbinder-sync-period', raw.pvclaimbinderSyncPeriod ?? DEFAULTS.syncPeriod),
-    reclaimRetryIntervalMs: positiveDuration('--reclaim-retry-interval', raw.reclaimRetryInterval ?? DEFAULTS.reclaimRetryInterval),
     recyclerMaximumRetry: integer('--pv-recycler-maximum-retry', raw.pvRecyclerMaximumRetry ?? DEFAULTS.recyclerMaximumRetry, 0),
     concurrentSyncs: integer('--concurrent-syncs', raw.concurrentSyncs ?? DEFAULTS.concurrentSyncs, 1),
     kubeApiQps: number('--kube-api-qps', raw.kubeApiQps ?? DEFAULTS.kubeApiQps),
@@ -205,9 +201,11 @@ function oneOf<const V extends readonly string[]>(flag: string, value: string, a
   return value as V[number];
 }
 
+/** host:port, or "0" to turn the listener off. */
 function hostPort(flag: string, value: string): string {
+  if (value === '0') return value;
   if (!/^(\[[^\]]+\]|[^:]*):\d{1,5}$/.test(value) || Number(value.slice(value.lastIndexOf(':') + 1)) > 65535) {
-    throw new OptionsError(`${flag} must be host:port, got "${value}"`);
+    throw new OptionsError(`${flag} must be host:port (or 0 to disable), got "${value}"`);
   }
   return value;
 }

@@ -22,6 +22,7 @@ test('`pv-controller controller` binds against a server, holds the lease, and ex
       '--leader-elect-retry-period', '500ms',
       '--log-format', 'text',
       '--kube-api-qps', '1000',
+      '--metrics-bind-address', '127.0.0.1:0',
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

@@ -14,6 +14,7 @@ const FAST_ELECTION = {
   leaderElectRenewDeadline: '1s',
   leaderElectRetryPeriod: '200ms',
   kubeApiQps: '0',
+  metricsBindAddress: '0',
 };
 
 test('mostUrgent prefers retry, then the shortest requeueAfter, then done', () => {

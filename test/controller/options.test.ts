@@ -56,6 +56,7 @@ test('flags override defaults', () => {
   assert.equal(o.logFormat, 'text');
   assert.equal(o.nodeName, 'n1');
   assert.equal(o.kubeApiQps, 500.5);
+  assert.equal(parseControllerOptions({ metricsBindAddress: '0' }).metricsBindAddress, '0', '0 turns /metrics off');
 });
 
 test('--controllers takes *, names and -name like kube-controller-manager', () => {

@@ -17,7 +17,7 @@ import { rvNumber } from './resource-version.js';
 export interface ReflectorOptions<T extends KubeObject> {
   /** Collection path, e.g. /api/v1/persistentvolumes. */
   path: string;
-  /** Kind name, for logs. */
+  /** Kind name, for stats (the logger should already carry it). */
   kind: string;
   store: MergedStore<T>;
   transport: RestTransport;
@@ -77,7 +77,7 @@ export class Reflector<T extends KubeObject> {
           needList = false;
         } catch (err) {
           this.counts.errors += 1;
-          this.opts.log.warn({ kind: this.opts.kind, err: errText(err) }, 'list failed; retrying');
+          this.opts.log.warn({ err: errText(err) }, 'list failed; retrying');
           await delay(this.backoff.next(), signal);
           continue;
         }
@@ -87,7 +87,7 @@ export class Reflector<T extends KubeObject> {
       const quickClose = outcome === 'closed' && performance.now() - openedAt < 1000;
       if (outcome === 'expired') {
         this.counts.expired += 1;
-        this.opts.log.info({ kind: this.opts.kind, rv: this.lastRv }, 'watch expired; re-listing');
+        this.opts.log.info({ rv: this.lastRv }, 'watch expired; re-listing');
         needList = true;
         await delay(this.backoff.next(), signal);
       } else if (outcome === 'error' || outcome === 'inactive' || quickClose) {
@@ -114,7 +114,7 @@ export class Reflector<T extends KubeObject> {
     } while (cont);
     this.opts.store.replaceAll(items, rv);
     this.lastRv = rv ?? '';
-    this.opts.log.debug({ kind: this.opts.kind, count: items.length, rv }, 'listed');
+    this.opts.log.debug({ count: items.length, rv }, 'listed');
   }
 
   /** One watch connection, from open to close; resolves with why it ended. */
@@ -140,7 +140,7 @@ export class Reflector<T extends KubeObject> {
         clearTimeout(timer);
         timer = setTimeout(() => {
           this.counts.inactive += 1;
-          this.opts.log.info({ kind: this.opts.kind, ms: inactivityMs }, 'watch silent; reconnecting');
+          this.opts.log.info({ ms: inactivityMs }, 'watch silent; reconnecting');
           finish('inactive');
         }, inactivityMs);
       };
@@ -155,10 +155,11 @@ export class Reflector<T extends KubeObject> {
         if (outcome) finish(outcome);
       };
       const onDone = (err: unknown): void => {
+        if (finished) return;
         if (!err) return finish('closed');
         if (statusOf(err).code === 410) return finish('expired');
         this.counts.errors += 1;
-        this.opts.log.warn({ kind: this.opts.kind, err: errText(err) }, 'watch failed; reconnecting');
+        this.opts.log.warn({ err: errText(err) }, 'watch failed; reconnecting');
         finish('error');
       };
       this.watcher.watch(this.opts.path, query, onEvent, onDone).then(
@@ -187,7 +188,7 @@ export class Reflector<T extends KubeObject> {
       case 'ERROR': {
         const st = raw as Partial<Status>;
         if (st.code === 410 || st.reason === 'Expired' || st.reason === 'Gone') return 'expired';
-        this.opts.log.warn({ kind: this.opts.kind, status: st.message }, 'watch error event');
+        this.opts.log.warn({ status: st.message }, 'watch error event');
         return 'error';
       }
       default:
