@@ -31,6 +31,7 @@ export function reclaimerModule(options: ReclaimerModuleOptions = {}): Controlle
         maxAttempts: env.options.recyclerMaximumRetry,
         retryIntervalMs: env.options.syncPeriodMs,
         logger: env.logger,
+        ...(env.metrics ? { metrics: env.metrics } : {}),
         ...rest,
       });
       onCreated?.(reclaimer);
