@@ -27,7 +27,8 @@ export class OperationRunner {
   start(key: string, body: (signal: AbortSignal) => Promise<void>): boolean {
     if (this.running.has(key) || this.abort.signal.aborted) return false;
     const run = this.slot()
-      .then(() => body(this.abort.signal))
+      // Queued behind the limit when close() came: never start it (its attempt stays counted).
+      .then(() => (this.abort.signal.aborted ? undefined : body(this.abort.signal)))
       .catch(() => undefined)
       .finally(() => {
         this.running.delete(key);
