@@ -58,15 +58,15 @@ async function syncUnboundClaim(s: BinderSession, claim: PersistentVolumeClaim, 
   const delayBinding = isDelayBindingMode(s, claim);
   const found = s.index.findBestMatch(claim, delayBinding);
   if (found) {
-    // Taking a volume that is not yet ours: make sure this claim copy is the server's newest,
-    // so a lagging cache can never bind a claim that is already bound elsewhere.
-    if (mayReread && found.spec.claimRef?.uid !== claim.metadata.uid) {
-      const live = await s.ctx.api.getClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? '');
-      if (!live || live.metadata.uid !== claim.metadata.uid) return DONE;
-      if (newestOf(claim, live) !== claim) return decideClaim(s, live, false);
+    const pvName = found.metadata.name ?? '';
+    const key = claimKeyOf(claim);
+    // Taken in the same synchronous stretch as the lookup: no other worker can pick it now.
+    if (!s.index.reserve(pvName, key)) return { kind: 'retry', reason: `volume ${pvName} is being bound to another claim` };
+    try {
+      return await bindFound(s, claim, found, mayReread);
+    } finally {
+      s.index.release(pvName, key);
     }
-    await bind(s, newestOf(found, newestVolume(s, found.metadata.name ?? '')) ?? found, claim);
-    return DONE;
   }
   if (await assignDefaultClass(s, claim)) return DONE;
   if (delayBinding && !claim.metadata.annotations?.[ANN_SELECTED_NODE]) {
@@ -77,6 +77,18 @@ async function syncUnboundClaim(s: BinderSession, claim: PersistentVolumeClaim, 
   if (matchingClassOfClaim(claim) !== '') return routeToProvisioner(s, claim);
   await updateClaimStatus(s, claim, 'Pending', undefined);
   s.ctx.events.event(claim, 'Normal', REASON_FAILED_BINDING, MSG_NO_VOLUME_NO_CLASS);
+  return DONE;
+}
+
+async function bindFound(s: BinderSession, claim: PersistentVolumeClaim, found: PersistentVolume, mayReread: boolean): Promise<SyncResult> {
+  // Taking a volume that is not yet ours: make sure this claim copy is the server's newest,
+  // so a lagging cache can never bind a claim that is already bound elsewhere.
+  if (mayReread && found.spec.claimRef?.uid !== claim.metadata.uid) {
+    const live = await s.ctx.api.getClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? '');
+    if (!live || live.metadata.uid !== claim.metadata.uid) return DONE;
+    if (newestOf(claim, live) !== claim) return decideClaim(s, live, false);
+  }
+  await bind(s, newestOf(found, newestVolume(s, found.metadata.name ?? '')) ?? found, claim);
   return DONE;
 }
 

@@ -73,6 +73,12 @@ export class VolumeIndex {
   private readonly byClaimKey = new Map<string, Set<string>>();
   /** Work done by lookups since construction (debug / test counters). */
   readonly counters: LookupCounters = { comparisons: 0, candidatesExamined: 0 };
+  /**
+   * Volumes a claim sync has picked and is binding right now (name → claim key). Other claims'
+   * lookups pass them over, so concurrent workers never race for one volume (each loser would
+   * get a 409 and a wasted round trip); the binding itself is still guarded by resourceVersion.
+   */
+  private readonly reserved = new Map<string, string>();
 
   constructor(private readonly options: VolumeIndexOptions = {}) {}
 
@@ -118,11 +124,28 @@ export class VolumeIndex {
       if (!bucket) continue;
       for (const entry of bucket.atLeast(request, this.counters)) {
         this.counters.candidatesExamined++;
+        const reservedFor = this.reserved.get(entry.name);
+        if (reservedFor !== undefined && reservedFor !== claimKeyOf(claim)) continue;
         const pv = this.byName.get(entry.name)?.pv;
         if (pv && labelSelectorMatches(claim.spec.selector, pv.metadata.labels)) return pv;
       }
     }
     return undefined;
+  }
+
+  /**
+   * Marks a volume as being bound to a claim until `release`. Call it in the same synchronous
+   * stretch as the `findBestMatch` that returned the volume. False if another claim holds it.
+   */
+  reserve(name: string, claimKey: string): boolean {
+    const holder = this.reserved.get(name);
+    if (holder !== undefined && holder !== claimKey) return false;
+    this.reserved.set(name, claimKey);
+    return true;
+  }
+
+  release(name: string, claimKey: string): void {
+    if (this.reserved.get(name) === claimKey) this.reserved.delete(name);
   }
 
   /** Steps 2–8 of FindMatchingVolume for the volumes whose claimRef names this claim. */
@@ -207,4 +230,8 @@ export class VolumeIndex {
       }
     }
   }
+}
+
+function claimKeyOf(claim: PersistentVolumeClaim): string {
+  return `${claim.metadata.namespace ?? ''}/${claim.metadata.name ?? ''}`;
 }

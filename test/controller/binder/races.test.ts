@@ -35,6 +35,24 @@ test('the same claim synced twice at once binds exactly one volume; the loser ge
   assert.equal(h.fake.successfulWrites().length, writes);
 });
 
+test('two claims synced at once never race for one volume: each takes its own, with no 409', async () => {
+  const h = harness();
+  h.fake.addVolume(pv('a', '1Gi'));
+  h.fake.addVolume(pv('b', '1Gi'));
+  h.fake.addClaim(pvc('c1', '1Gi'));
+  h.fake.addClaim(pvc('c2', '1Gi'));
+  const hold = h.fake.holdNextWrite({ kind: 'PersistentVolume', verb: 'update' });
+  const first = syncClaim(h.fake.ctx, h.index, h.fake.ctx.claims.get('default/c1')!, h.hooks);
+  await hold.reached;
+  // c1's bind is mid-flight; the index still shows its volume as Available.
+  const second = syncClaim(h.fake.ctx, h.index, h.fake.ctx.claims.get('default/c2')!, h.hooks);
+  hold.release();
+  assert.deepEqual(await Promise.all([first, second]), [{ kind: 'done' }, { kind: 'done' }]);
+  assert.equal(h.fake.writes.filter((w) => w.outcome === 'conflict').length, 0);
+  const names = [h.fake.claim('default/c1')!.spec.volumeName, h.fake.claim('default/c2')!.spec.volumeName].sort();
+  assert.deepEqual(names, ['a', 'b']);
+});
+
 test('a cache behind the server never binds a claim a second time', async () => {
   const h = harness();
   h.fake.addVolume(pv('small', '1Gi'));
