@@ -8,6 +8,7 @@ import {
   ANN_BETA_STORAGE_PROVISIONER,
   ANN_STORAGE_PROVISIONER,
 } from '../../kube/annotations.js';
+import { NO_PROVISIONER } from '../../kube/annotations.js';
 import { isConflict } from '../../kube/errors.js';
 import { defaultStorageClass, hasAnnotation } from '../../kube/volume-helpers.js';
 import { DONE, type SyncResult } from '../context.js';
@@ -103,7 +104,10 @@ export async function routeToProvisioner(s: BinderSession, claim: PersistentVolu
   const { provisionClaim, servesProvisioner } = s.hooks;
   const served = servesProvisioner ? servesProvisioner(provisioner) : provisionClaim !== undefined;
   if (served && provisionClaim) return provisionClaim.call(s.hooks, claim);
-  if (provisioner.startsWith('kubernetes.io/')) {
+  // An in-tree name nobody here serves fails as upstream — but only when this process runs a
+  // provisioner: a binder-only process (--controllers without provisioner) hands every class to
+  // the external-provisioner protocol, so our provisioner running elsewhere picks it up.
+  if (provisioner === NO_PROVISIONER || (provisioner.startsWith('kubernetes.io/') && provisionClaim !== undefined)) {
     s.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_FAILED, `no volume plugin matched name: ${provisioner}`);
     return DONE;
   }
