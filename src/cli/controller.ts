@@ -7,12 +7,14 @@ import { startController } from '../controller/controller.js';
 import { createControllerLogger } from '../controller/log.js';
 import { defaultModules } from '../controller/modules.js';
 import { DEFAULTS, OptionsError, parseControllerOptions, type RawControllerFlags } from '../controller/options.js';
-import { buildPluginRegistry } from '../plugins/from-options.js';
+import { loadKubeConfig } from '../controller/client/kubeconfig.js';
+import { buildPluginRegistry, type CloudFlags, cloudSettingsFromFlags } from '../plugins/from-options.js';
+import { addCloudOptions } from './cloud-flags.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function register(program: Command): void {
-  program
+  const controllerCommand = program
     .command('controller')
     .description('Run the PV controller (bind, provision, reclaim) against a Kubernetes API server')
     .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster, then $KUBECONFIG / ~/.kube/config)')
@@ -44,8 +46,10 @@ export function register(program: Command): void {
         throw err;
       }
       const logger = createControllerLogger(opts.logFormat, opts.logLevel);
-      const plugins = buildPluginRegistry({ hostPathRoots: opts.hostPathRoots, ...(opts.nodeName ? { nodeName: opts.nodeName } : {}) }, logger);
-      const running = await startController(opts, { logger, plugins, modules: defaultModules() });
+      const kubeConfig = loadKubeConfig(opts.kubeconfig);
+      const { cloud } = cloudSettingsFromFlags(command.opts<CloudFlags>(), kubeConfig);
+      const plugins = buildPluginRegistry({ hostPathRoots: opts.hostPathRoots, ...(opts.nodeName ? { nodeName: opts.nodeName } : {}), ...(cloud ? { cloud } : {}) }, logger);
+      const running = await startController(opts, { logger, plugins, modules: defaultModules(), kubeConfig });
       const stop = (signal: string): void => {
         logger.info({ signal }, 'shutting down');
         void running.stop().then(() => process.exit(0));
@@ -57,4 +61,5 @@ export function register(program: Command): void {
       await running.stop();
       process.exit(1);
     });
+  addCloudOptions(controllerCommand);
 }

@@ -16,16 +16,13 @@ import { createControllerLogger } from '../controller/log.js';
 import { DEFAULTS } from '../controller/options.js';
 import { type ClusterObjects, deleteOrphans, findOrphans, type Orphan, type OrphanDeletion } from '../controller/orphans.js';
 import type { ObjectList, PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
-import { buildPluginRegistry, CLOUD_PROVIDERS, parseCloudProvider, parseNfsMount, type PluginSettings } from '../plugins/from-options.js';
+import { buildPluginRegistry, type CloudFlags, cloudSettingsFromFlags, parseNfsMount, type PluginSettings } from '../plugins/from-options.js';
+import { addCloudOptions } from './cloud-flags.js';
 
-interface OrphansFlags {
+interface OrphansFlags extends CloudFlags {
   kubeconfig?: string;
   delete?: boolean;
   clusterName: string;
-  cloudProvider?: string;
-  gceProject?: string;
-  gceZone?: string;
-  gceEndpoint?: string;
   hostPathRoot?: string[];
   nfsMount?: string[];
   logFormat: 'json' | 'text';
@@ -35,16 +32,13 @@ interface OrphansFlags {
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function register(program: Command): void {
-  program
+  const orphans = program
     .command('orphans')
     .description('List (or --delete) backing volumes of this cluster that no PV or provisioning claim refers to')
     .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster, then $KUBECONFIG / ~/.kube/config)')
     .option('--delete', 'delete the orphans found (each re-checked just before its delete)')
-    .option('--cluster-name <name>', 'the cluster whose volumes to look at (as the controller\'s --cluster-name)', DEFAULTS.clusterName)
-    .addOption(new Option('--cloud-provider <name>', `cloud whose volumes to list: ${CLOUD_PROVIDERS.join(' | ')} | none`).default('none'))
-    .option('--gce-project <project>', 'GCE project (default: GOOGLE_CLOUD_PROJECT, the credentials, or the metadata server)')
-    .option('--gce-zone <zone>', 'GCE default zone (default: the metadata server)')
-    .addOption(new Option('--gce-endpoint <url>', 'Compute API base URL (tests)').hideHelp())
+    .option('--cluster-name <name>', 'the cluster whose volumes to look at (as the controller\'s --cluster-name)', DEFAULTS.clusterName);
+  addCloudOptions(orphans)
     .option('--host-path-root <dir>', 'host-path root to scan (repeatable)', collect)
     .option('--nfs-mount <server:/share=/mount>', 'NFS mount to scan (repeatable)', collect)
     .addOption(new Option('--log-format <format>', 'json | text').choices(['json', 'text']).default('text'))
@@ -66,20 +60,13 @@ function pluginSettingsOf(flags: OrphansFlags): PluginSettings {
   for (const root of flags.hostPathRoot ?? []) {
     if (!root.startsWith('/')) throw new Error(`--host-path-root must be an absolute path, got "${root}"`);
   }
-  const provider = parseCloudProvider(flags.cloudProvider);
-  const settings: PluginSettings = {
+  // Listing and deleting never choose a zone: no topology resolver.
+  const { cloud } = cloudSettingsFromFlags(flags);
+  return {
     hostPathRoots: flags.hostPathRoot ?? [],
     nfsMounts: (flags.nfsMount ?? []).map(parseNfsMount),
+    ...(cloud ? { cloud } : {}),
   };
-  if (provider) {
-    settings.cloud = {
-      provider,
-      ...(flags.gceProject ? { gceProject: flags.gceProject } : {}),
-      ...(flags.gceZone ? { gceZone: flags.gceZone } : {}),
-      ...(flags.gceEndpoint ? { gceEndpoint: flags.gceEndpoint } : {}),
-    };
-  }
-  return settings;
 }
 
 function logLevelOf(v: string | undefined): string {

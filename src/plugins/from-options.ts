@@ -97,6 +97,32 @@ export function buildCloudPlugin(cloud: CloudSettings, logger: Logger): VolumePl
   }
 }
 
+/** The cloud flags as commander hands them over. */
+export interface CloudFlags {
+  cloudProvider?: string;
+  gceProject?: string;
+  gceZone?: string;
+  gceEndpoint?: string;
+}
+
+/**
+ * The cloud the flags select (undefined for none), with a TopologyResolver reading nodes through
+ * `kc` when given; `close()` releases the resolver's connections. Throws naming a bad flag.
+ */
+export function cloudSettingsFromFlags(flags: CloudFlags, kc?: KubeConfig): { cloud?: CloudSettings; close(): void } {
+  const provider = parseCloudProvider(flags.cloudProvider);
+  if (provider === undefined) return { close: () => undefined };
+  const resolver = kc ? topologyFromKubeConfig(kc) : undefined;
+  const cloud: CloudSettings = {
+    provider,
+    ...(flags.gceProject ? { gceProject: flags.gceProject } : {}),
+    ...(flags.gceZone ? { gceZone: flags.gceZone } : {}),
+    ...(flags.gceEndpoint ? { gceEndpoint: flags.gceEndpoint } : {}),
+    ...(resolver ? { topology: resolver.topology } : {}),
+  };
+  return { cloud, close: () => resolver?.close() };
+}
+
 /** `--cloud-provider` value → a provider, undefined for "" / "none"; throws naming the flag. */
 export function parseCloudProvider(text: string | undefined): CloudProvider | undefined {
   if (text === undefined || text === '' || text === 'none') return undefined;
