@@ -25,6 +25,7 @@ import { DONE, type ControllerContext, type SyncResult } from './context.js';
 import { KubeEventRecorder } from './events.js';
 import { LeaderElector } from './leader-election.js';
 import { createControllerLogger } from './log.js';
+import { PendingClaims } from './pending-claims.js';
 import { CONTROLLER_NAMES, type ControllerName, type ControllerOptions } from './options.js';
 import { WorkQueue, type QueueStats } from './queue.js';
 import { pluginRegistryOf } from './provisioner/module.js';
@@ -270,9 +271,11 @@ type Stores = {
  * Own writes only update the index (their informer echo, same resourceVersion, enqueues).
  */
 function wireChangeHandlers(stores: Stores, index: VolumeIndex, claims: WorkQueue, volumes: WorkQueue): void {
+  const pending = new PendingClaims();
   stores.volumes.onChange((name, pv, prev, origin) => {
     if (pv) index.upsert(pv);
     else index.remove(name);
+    if (pv) for (const key of pending.wokenBy(pv, prev)) claims.add(key);
     if (origin === 'own-write') return;
     volumes.add(name);
     const ref = (pv ?? prev)?.spec.claimRef;
@@ -281,6 +284,7 @@ function wireChangeHandlers(stores: Stores, index: VolumeIndex, claims: WorkQueu
     if (!pv || (ref.uid && stores.claims.get(claimKey))) claims.add(claimKey);
   });
   stores.claims.onChange((key, pvc, prev, origin) => {
+    pending.track(key, pvc);
     if (origin === 'own-write') return;
     claims.add(key);
     if (!pvc && prev?.spec.volumeName) volumes.add(prev.spec.volumeName);

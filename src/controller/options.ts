@@ -2,11 +2,11 @@
  * The `controller` command's flags → a typed ControllerOptions. Flag names follow
  * kube-controller-manager where it has one. Bad values throw OptionsError (the CLI exits 2).
  *
- * `--pvclaimbinder-sync-period` defaults to 15s, the modern upstream default, not 1.2's 10m: it
- * is also the longest a claim waits for a PV created after it (spec §13 trap 13), and 10m would
- * make that ten minutes. As in 1.2 (the seed), it is also the wait between reclaim retries, so
- * an operator wanting the seed's "3 tries, 10 minutes apart" passes
- * `--pvclaimbinder-sync-period=10m`.
+ * `--pvclaimbinder-sync-period` defaults to 10m, as the seed and kube-controller-manager 1.2 had
+ * it: it is both the resync period and the wait between reclaim retries ("3 tries, 10 minutes
+ * apart"). Upstream's later 15s default existed because a claim created before its volume waited
+ * for the next resync (spec §13 trap 13); here a volume that becomes free wakes the pending
+ * claims of its class at once (pending-claims.ts), so the resync is only a safety net.
  */
 import { parseDuration } from './duration.js';
 
@@ -46,7 +46,7 @@ export interface ControllerOptions {
 
 export const DEFAULTS = {
   clusterName: 'kubernetes',
-  syncPeriod: '15s',
+  syncPeriod: '10m',
   recyclerMaximumRetry: '3',
   concurrentSyncs: '4',
   kubeApiQps: '20',
@@ -107,7 +107,7 @@ export function parseControllerOptions(raw: RawControllerFlags): ControllerOptio
     logFormat: oneOf('--log-format', raw.logFormat ?? DEFAULTS.logFormat, ['json', 'text'] as const),
     logLevel: logLevelOf(raw.v),
     metricsBindAddress: hostPort('--metrics-bind-address', raw.metricsBindAddress ?? DEFAULTS.metricsBindAddress),
-    volumeStatsAggPeriodMs: positiveDuration('--volume-stats-agg-period', raw.volumeStatsAggPeriod ?? DEFAULTS.volumeStatsAggPeriod),
+    volumeStatsAggPeriodMs: durationOrZero('--volume-stats-agg-period', raw.volumeStatsAggPeriod ?? DEFAULTS.volumeStatsAggPeriod),
     hostPathRoots: (raw.hostPathRoot ?? []).map((p) => absolutePath('--host-path-root', p)),
   };
   if (raw.kubeconfig !== undefined) opts.kubeconfig = nonEmpty('--kubeconfig', raw.kubeconfig);
@@ -173,6 +173,11 @@ function positiveDuration(flag: string, value: string): number {
   }
   if (!(ms > 0)) throw new OptionsError(`${flag} must be a positive duration, got "${value}"`);
   return ms;
+}
+
+/** A duration where 0 means "off" (e.g. --volume-stats-agg-period 0 disables collection). */
+function durationOrZero(flag: string, value: string): number {
+  return value.trim() === '0' ? 0 : positiveDuration(flag, value);
 }
 
 function number(flag: string, value: string): number {

@@ -18,10 +18,10 @@ test('durations parse like Go', () => {
   assert.equal(formatDuration(5_400_000), '1h30m0s');
 });
 
-test('defaults match kube-controller-manager', () => {
+test('defaults match kube-controller-manager, with the seed\'s 10m sync period', () => {
   const o = parseControllerOptions({});
   assert.equal(o.clusterName, 'kubernetes');
-  assert.equal(o.syncPeriodMs, 15_000);
+  assert.equal(o.syncPeriodMs, 600_000);
   assert.equal(o.recyclerMaximumRetry, 3);
   assert.equal(o.concurrentSyncs, 4);
   assert.equal(o.kubeApiQps, 20);
@@ -92,4 +92,11 @@ test('the controller command documents its flags in --help', () => {
   for (const flag of ['--pvclaimbinder-sync-period', '--leader-elect-resource-namespace', '--kube-api-qps', '--host-path-root']) {
     assert.ok(r.stdout.includes(flag), flag);
   }
+});
+
+test('--volume-stats-agg-period 0 disables collection; a negative or malformed period is refused', () => {
+  assert.equal(parseControllerOptions({ volumeStatsAggPeriod: '0' }).volumeStatsAggPeriodMs, 0);
+  assert.equal(parseControllerOptions({ volumeStatsAggPeriod: '30s' }).volumeStatsAggPeriodMs, 30_000);
+  assert.throws(() => parseControllerOptions({ volumeStatsAggPeriod: '-1s' }), /--volume-stats-agg-period/);
+  assert.throws(() => parseControllerOptions({ volumeStatsAggPeriod: 'soon' }), /--volume-stats-agg-period/);
 });

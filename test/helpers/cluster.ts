@@ -52,6 +52,8 @@ export function testControllerOptions(kubeconfig: string, hostPathRoot: string, 
     kubeApiQps: '1000',
     kubeApiBurst: '2000',
     hostPathRoot: [hostPathRoot],
+    // Each test controller serves /metrics on a free port, never the shared default 10258.
+    metricsBindAddress: '127.0.0.1:0',
   });
   return { ...base, ...overrides };
 }

@@ -64,4 +64,19 @@ describe('binding through the embedded API server', () => {
     const small = await core.readPersistentVolume({ name: 'pv-small' });
     assert.equal(small.spec?.claimRef, undefined, 'a too-small volume is never touched');
   });
+
+  test('a volume created after its claim binds at once, not at the next resync (10m here)', async () => {
+    await cluster.restartController({ syncPeriodMs: 600_000 });
+    await core.createNamespacedPersistentVolumeClaim({ namespace: 'default', body: claim('late', '1Gi', 'late-class') });
+    await waitFor(async () => {
+      const c = await core.readNamespacedPersistentVolumeClaim({ name: 'late', namespace: 'default' });
+      return c.status?.phase === 'Pending' ? c : undefined;
+    }, 'claim late Pending');
+    await core.createPersistentVolume({ body: staticVolume('pv-late', '2Gi', 'late-class') });
+    const c = await waitFor(async () => {
+      const got = await core.readNamespacedPersistentVolumeClaim({ name: 'late', namespace: 'default' });
+      return got.status?.phase === 'Bound' ? got : undefined;
+    }, 'claim late Bound', { timeoutMs: 30_000 });
+    assert.equal(c.spec?.volumeName, 'pv-late');
+  });
 });

@@ -37,6 +37,7 @@ export function provisionerModule(options: ProvisionerModuleOptions = {}): Contr
     create(ctx: ControllerContext, env: ModuleEnv): ModuleInstance {
       const provisioner = new Provisioner({
         ...rest,
+        ...(rest.metrics ?? env.metrics ? { metrics: rest.metrics ?? env.metrics } : {}),
         ctx,
         plugins: pluginRegistryOf(env.plugins),
         clusterName: env.options.clusterName,
