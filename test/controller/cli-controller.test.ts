@@ -42,17 +42,17 @@ test('`pv-controller controller` binds against a server, holds the lease, and ex
     } catch {
       return false;
     }
-  }, `the controller to take the lease\n${stderr}`, 30_000);
+  }, `the controller to take the lease\n${stderr}`, { timeoutMs: 30_000 });
   await client.request({ method: 'POST', verb: 'create', path: '/api/v1/persistentvolumes', body: newVolume('cli-pv') });
   await waitFor(async () => {
     const v = await client.request<PersistentVolume>({ method: 'GET', verb: 'get', path: '/api/v1/persistentvolumes/cli-pv' });
     return v.status?.phase === 'Available';
-  }, 'the volume to become Available', 30_000);
+  }, 'the volume to become Available', { timeoutMs: 30_000 });
   await client.request({ method: 'POST', verb: 'create', path: '/api/v1/namespaces/default/persistentvolumeclaims', body: newClaim('default', 'cli-claim') });
   await waitFor(async () => {
     const c = await client.request<PersistentVolumeClaim>({ method: 'GET', verb: 'get', path: '/api/v1/namespaces/default/persistentvolumeclaims/cli-claim' });
     return c.status?.phase === 'Bound';
-  }, 'the claim to be Bound', 30_000);
+  }, 'the claim to be Bound', { timeoutMs: 30_000 });
   process.kill(child.pid!, 'SIGTERM');
   assert.equal(await exited, 0, stderr);
   const lease = await client.request<Lease>({ method: 'GET', verb: 'get', path: leasePath });

@@ -86,7 +86,7 @@ test('with leader election, only the leading controller syncs; a stopped leader 
   await assert.rejects(b.api.updateVolume(newVolume('x')), WriteRefusedError);
 
   await a.stop();
-  await waitFor(() => b.ready(), 'the standby to take over', 5000);
+  await waitFor(() => b.ready(), 'the standby to take over', { timeoutMs: 5000 });
   await assert.rejects(a.api.createVolume(newVolume('from-stopped')), WriteRefusedError);
   await client.request({ method: 'POST', verb: 'create', path: '/api/v1/persistentvolumes', body: newVolume('pv-2') });
   await waitFor(async () => {

@@ -4,14 +4,7 @@ import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/typ
 
 export const silentLog = pino({ level: process.env.PV_TEST_LOG ?? 'silent' });
 
-/** Resolves when `cond()` holds, or rejects after `ms` with `what`. */
-export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { waitFor } from '../helpers/wait.js';
 
 export function newVolume(name: string, size = '1Gi', extra: Partial<PersistentVolume['spec']> = {}): PersistentVolume {
   return {

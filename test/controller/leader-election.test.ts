@@ -51,7 +51,7 @@ test('of two electors only one leads; when it stops, the other takes over and th
   assert.deepEqual(stoppedLeading, [leader.identity]);
   assert.equal(leader.signal.aborted, true);
   await assert.rejects(oldApi.createVolume(newVolume('from-old-leader')), WriteRefusedError);
-  await waitFor(() => standby.isLeader(), 'the standby to take over the released lease', 5000);
+  await waitFor(() => standby.isLeader(), 'the standby to take over the released lease', { timeoutMs: 5000 });
   assert.deepEqual(started, [leader.identity, standby.identity]);
 });
 
@@ -74,7 +74,7 @@ test('a leader that cannot renew stops leading by the renew deadline and its wri
   const api = new KubeApiClient(transport, { writeGuard: () => (elector.isLeader() ? undefined : 'not the leader') });
   await api.createVolume(newVolume('while-leading'));
   await srv.stop();
-  await waitFor(() => lost, 'the renew deadline to pass', 5000);
+  await waitFor(() => lost, 'the renew deadline to pass', { timeoutMs: 5000 });
   assert.equal(elector.isLeader(), false);
   await assert.rejects(api.createVolume(newVolume('after-loss')), WriteRefusedError);
 });
@@ -101,7 +101,7 @@ test('a standby takes over a lease whose holder went silent, after the lease dur
     await srv.stop();
   });
   elector.start();
-  await waitFor(() => elector.isLeader(), 'takeover of the silent lease', 5000);
+  await waitFor(() => elector.isLeader(), 'takeover of the silent lease', { timeoutMs: 5000 });
   const lease = await transport.request<Lease>({ method: 'GET', verb: 'get', path: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/pv-controller-silent' });
   assert.equal(lease.spec?.holderIdentity, 'standby');
   assert.equal(lease.spec?.leaseTransitions, 5);

@@ -2,15 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkQueue } from '../../src/controller/queue.js';
 import { DONE, type SyncResult } from '../../src/controller/context.js';
+import { waitFor } from '../helpers/wait.js';
 
-/** Resolves when `cond()` holds, or rejects after `ms`. */
-async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
+/** Short polls: some tests look at the queue before a 10-20 ms delay has passed. */
+const QUICK_POLL = { timeoutMs: 5000, intervalMs: 2 };
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -48,12 +43,12 @@ test('a key is never processed by two workers at once, and an add during process
     return DONE;
   });
   q.add('k');
-  await waitFor(() => runs === 1);
+  await waitFor(() => runs === 1, 'the first run', QUICK_POLL);
   q.add('k');
   q.add('k');
   assert.equal(q.len(), 0, 'the re-add waits for the running sync instead of entering the queue');
   gate.resolve();
-  await waitFor(() => runs === 2);
+  await waitFor(() => runs === 2, 'the second run', QUICK_POLL);
   await q.whenIdle();
   await q.shutDown();
   assert.equal(maxRunning, 1);
@@ -74,7 +69,7 @@ test('a retry result re-runs the key after a growing backoff, and success forget
     return results.shift() ?? DONE;
   });
   q.add('k');
-  await waitFor(() => results.length === 0);
+  await waitFor(() => results.length === 0, 'every scripted result', QUICK_POLL);
   await q.whenIdle();
   assert.deepEqual(requeuesSeen, [0, 1, 2, 3]);
   assert.equal(q.numRequeues('k'), 0, 'forgotten after success');
@@ -91,7 +86,7 @@ test('a thrown sync is retried like a retry result', async () => {
     return DONE;
   });
   q.add('k');
-  await waitFor(() => calls === 2);
+  await waitFor(() => calls === 2, 'the retry', QUICK_POLL);
   await q.whenIdle();
   assert.equal(q.stats().failures, 1);
   await q.shutDown();
@@ -127,9 +122,9 @@ test('addAfter adds the key only once the delay has passed, and requeueAfter use
     return DONE;
   });
   q.add('k');
-  await waitFor(() => seen.length === 1);
+  await waitFor(() => seen.length === 1, 'the first sync', QUICK_POLL);
   assert.equal(q.len(), 0, 'not queued before the delay');
-  await waitFor(() => seen.length === 2);
+  await waitFor(() => seen.length === 2, 'the delayed sync', QUICK_POLL);
   await q.shutDown();
   assert.deepEqual(seen, ['k', 'k']);
 });
@@ -146,7 +141,7 @@ test('shutDown waits for in-flight syncs and drops queued and delayed work', asy
   q.add('a');
   q.add('b');
   q.addAfter('c', 10);
-  await waitFor(() => q.stats().processing === 1);
+  await waitFor(() => q.stats().processing === 1, 'one sync in flight', QUICK_POLL);
   const stopping = q.shutDown();
   let stopped = false;
   void stopping.then(() => (stopped = true));

@@ -18,16 +18,9 @@ import type {
   ProvisionRequest,
   VolumePlugin,
 } from '../../src/plugins/plugin.js';
+import { waitFor } from '../helpers/wait.js';
 
-export async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { waitFor };
 
 export async function exists(path: string): Promise<boolean> {
   return access(path).then(

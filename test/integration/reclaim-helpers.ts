@@ -17,7 +17,9 @@ import { isNotFound } from '../../src/kube/errors.js';
 import type { CoreEvent, ObjectList, PersistentVolume, PersistentVolumeClaim, Pod } from '../../src/kube/types.js';
 import { NilMetricsProvider } from '../../src/metrics/nil.js';
 import { PluginError, type DeleteRequest, type VolumePlugin } from '../../src/plugins/plugin.js';
-export { exists, waitFor } from './provisioning-helpers.js';
+import { waitFor } from '../helpers/wait.js';
+export { exists } from './provisioning-helpers.js';
+export { waitFor };
 
 /** The shipped modules; asserts they include the reclaimer and both protection controllers. */
 export function reclaimModules(): ControllerModule[] {
@@ -38,13 +40,9 @@ export function claimSyncsPass(controller: RunningController, n: number): Promis
   return syncsPass(controller, 'claims', n);
 }
 
-async function syncsPass(controller: RunningController, queue: 'claims' | 'volumes', n: number, ms = 20_000): Promise<void> {
+async function syncsPass(controller: RunningController, queue: 'claims' | 'volumes', n: number): Promise<void> {
   const start = controller.stats().queues[queue].syncs;
-  const deadline = Date.now() + ms;
-  while (controller.stats().queues[queue].syncs < start + n) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} ${queue} syncs`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(() => controller.stats().queues[queue].syncs >= start + n, `${n} ${queue} syncs`);
 }
 
 export class ReclaimApi {

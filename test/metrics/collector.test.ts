@@ -14,8 +14,8 @@ import {
   unboundVolume,
   unsupportedProvider,
   usage,
-  waitFor,
 } from './collector-fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 
 function setup(pairs: Array<ReturnType<typeof boundPair>>, source: UsageSource, extra: Partial<UsageCollectorOptions> = {}) {
   const volumes = new MapStore<PersistentVolume>(pairs.map((p) => p.pv));
@@ -186,7 +186,7 @@ describe('VolumeUsageCollector loop', () => {
     const counting: MetricsProvider = { getMetrics: () => Promise.resolve(usage(BigInt(++calls))) };
     const { collector } = setup([a], { providerFor: () => ({ plugin: 'p', provider: counting }) }, { periodMs: 5 });
     collector.start();
-    await waitFor('three passes', () => calls >= 3);
+    await waitFor(() => calls >= 3, 'three passes');
     await collector.stop();
     const after = calls;
     await new Promise((r) => setTimeout(r, 30));
@@ -217,10 +217,10 @@ describe('VolumeUsageCollector loop', () => {
       },
     });
     collector.start();
-    await waitFor('two inactive checks', () => checks >= 2);
+    await waitFor(() => checks >= 2, 'two inactive checks');
     assert.deepEqual(source.asked, []);
     active = true;
-    await waitFor('a measurement', () => source.asked.length > 0);
+    await waitFor(() => source.asked.length > 0, 'a measurement');
     await collector.stop();
     assert.equal(byClaim(collector).get('a')?.metrics?.usedBytes, 1n);
   });
@@ -230,7 +230,7 @@ describe('VolumeUsageCollector loop', () => {
     const signals: AbortSignal[] = [];
     const { collector } = setup([a], tableSource({ 'pv-a': hangingProvider(signals) }), { periodMs: 60_000, timeoutMs: 60_000 });
     collector.start();
-    await waitFor('the measurement to start', () => signals.length === 1);
+    await waitFor(() => signals.length === 1, 'the measurement to start');
     await collector.stop();
     assert.equal(signals[0].aborted, true);
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { capByVolume, DuMetricsProvider } from '../../src/metrics/du.js';
 import { MetricsError } from '../../src/metrics/provider.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** What `du -s -x -P -B1` and `--inodes` must report: a no-follow walk, each inode once. */
 async function expectedUsage(dir: string): Promise<{ bytes: bigint; inodes: bigint }> {
@@ -29,14 +30,6 @@ function isProcessGone(pid: number): Promise<boolean> {
     (stat) => stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z'),
     () => true,
   );
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('DuMetricsProvider', () => {
@@ -127,8 +120,8 @@ describe('DuMetricsProvider', () => {
       },
     );
     const [shellPid, sleepPid] = (await fs.readFile(pids, 'utf8')).trim().split(' ').map(Number);
-    await waitFor(`pid ${shellPid} to exit`, () => isProcessGone(shellPid!));
-    await waitFor(`pid ${sleepPid} to exit`, () => isProcessGone(sleepPid!));
+    await waitFor(() => isProcessGone(shellPid!), `pid ${shellPid} to exit`);
+    await waitFor(() => isProcessGone(sleepPid!), `pid ${sleepPid} to exit`);
   });
 
   test('an aborted signal stops the measurement', async () => {

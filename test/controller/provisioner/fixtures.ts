@@ -202,11 +202,4 @@ export function harness(options: Partial<Omit<ProvisionerOptions, 'ctx' | 'plugi
   return { fake, plugin, provisioner, metrics };
 }
 
-/** Waits until `condition` holds, polling; fails after `ms`. */
-export async function waitFor(condition: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+export { waitFor } from '../../helpers/wait.js';
