@@ -41,7 +41,8 @@ export async function main(argv: string[]): Promise<number> {
     throw err;
   }
   if (parsed.list) {
-    for (const s of SCENARIOS) process.stdout.write(`${s.name.padEnd(10)} ${s.description}\n`);
+    const width = Math.max(...SCENARIOS.map((s) => s.name.length));
+    for (const s of SCENARIOS) process.stdout.write(`${s.name.padEnd(width)}  ${s.description}\n`);
     return 0;
   }
   selectScenarios(parsed.options.scenarios); // fail fast on unknown names

@@ -36,11 +36,11 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     .description('pv-controller benchmarks: throughput against the floor the API itself sets')
     .option('--quick', 'one-minute smoke run: small sizes, 3 repetitions', false)
     .option('--scenario <names>', `comma-separated: ${scenarioNames.join(', ')} (default: all)`)
-    .option('--n <sizes>', 'sizes for bind/provision, comma-separated (default 1000,10000; quick 200)', parseSizes)
+    .option('--n <sizes>', 'sizes for bind, comma-separated (default 1000,10000; quick 100); provision uses the smallest', parseSizes)
     .option('--storage <kind>', 'API server storage: memory, sqlite or both', parseStorage, ['memory', 'sqlite'])
     .option('--kubeconfig <file>', 'run the client-side scenarios against this cluster')
-    .option('--repetitions <n>', 'repetitions per measurement (default 5; quick 3)', parsePositive)
-    .option('--writes <n>', 'measured writes per loop in the apiserver scenario (default 10000; quick 1000)', parsePositive)
+    .option('--repetitions <n>', 'repetitions per measurement (default 5, bind/provision 3; quick 3, bind/provision 1)', parsePositive)
+    .option('--writes <n>', 'measured writes per loop in the apiserver scenario (default 10000; quick 500)', parsePositive)
     .option('--concurrency <n>', 'in-flight requests per client loop and controller workers', parsePositive, 16)
     .option('--cpu-prof', 'pass --cpu-prof to the child processes (profiles in the results dir)', false)
     .option('--results-dir <dir>', 'where JSON records go', join(benchRoot(), 'results'))
@@ -69,6 +69,7 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     kubeconfig: o.kubeconfig ? resolve(o.kubeconfig) : undefined,
     cpuProf: o.cpuProf,
     repetitions: o.repetitions ?? (o.quick ? 3 : 5),
+    repetitionsGiven: o.repetitions !== undefined,
     writes: o.writes,
     concurrency: o.concurrency,
     resultsDir: resolve(o.resultsDir),

@@ -20,6 +20,8 @@ export interface BenchOptions {
   cpuProf: boolean;
   /** How many times each measurement is repeated; the table reports medians. */
   repetitions: number;
+  /** Whether --repetitions was given (then every scenario uses it as is). */
+  repetitionsGiven: boolean;
   /** Measured writes per loop of the apiserver scenario; undefined: its default (quick 1000, else 10000). */
   writes: number | undefined;
   /** In-flight requests of every client loop (and the controller's worker count). */
@@ -79,4 +81,13 @@ export function checkAtLeast(value: number | null, min: number, text: string): T
 export function checkAtMost(value: number | null, max: number, text: string, strict = false): TargetCheck {
   if (value === null || !Number.isFinite(value)) return { text, pass: null };
   return { text, pass: strict ? value < max : value <= max };
+}
+
+/**
+ * Repetitions of the heavy, child-process scenarios (bind, provision): at most 3, and 1 in a
+ * --quick smoke run unless --repetitions says otherwise.
+ */
+export function heavyRepetitions(opts: Pick<BenchOptions, 'quick' | 'repetitions' | 'repetitionsGiven'>): number {
+  if (opts.repetitionsGiven) return opts.repetitions;
+  return opts.quick ? 1 : Math.min(opts.repetitions, 3);
 }

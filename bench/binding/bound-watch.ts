@@ -5,6 +5,9 @@
  */
 import type { PersistentVolumeClaim, WatchEvent } from '../../src/kube/types.js';
 import type { BenchClient } from '../client/kube-client.js';
+
+/** No progress for this long (twice the controller's 15 s resync) means the run is stuck. */
+export const STALL_MS = 30_000;
 import { BENCH_NAMESPACE } from '../fixtures.js';
 
 export interface BoundTracker {
@@ -43,7 +46,7 @@ export async function trackBound(client: BenchClient, fromResourceVersion: numbe
   return {
     boundAt,
     volumeOf,
-    async waitForBound(prefix, count, check, stallMs = 60_000) {
+    async waitForBound(prefix, count, check, stallMs = STALL_MS) {
       let last = -1;
       let lastChange = Date.now();
       for (;;) {

@@ -4,6 +4,7 @@
  */
 import type { PersistentVolume, WatchEvent } from '../../src/kube/types.js';
 import type { BenchClient } from '../client/kube-client.js';
+import { STALL_MS } from './bound-watch.js';
 
 export interface DeletedTracker {
   /** PV name → performance.now() of its DELETED event. */
@@ -24,7 +25,7 @@ export async function trackDeletedVolumes(client: BenchClient, fromResourceVersi
   });
   return {
     deletedAt,
-    async waitForDeleted(names, check, stallMs = 60_000) {
+    async waitForDeleted(names, check, stallMs = STALL_MS) {
       let last = -1;
       let lastChange = Date.now();
       for (;;) {

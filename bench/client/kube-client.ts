@@ -76,6 +76,7 @@ function keepAliveAuth(settings: ConnectionSettings): SecurityAuthentication {
 function rawRequester(settings: ConnectionSettings): RawRequest {
   return (method, path, body) =>
     new Promise<RawResponse>((resolve, reject) => {
+      const fail = (err: Error): void => reject(new Error(`${method} ${path}: ${err.message}`, { cause: err }));
       const headers: Record<string, string | number> = { ...settings.headers, Accept: 'application/json' };
       if (body !== undefined) {
         headers['Content-Type'] = 'application/json';
@@ -94,10 +95,10 @@ function rawRequester(settings: ConnectionSettings): RawRequest {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
+          res.on('error', fail);
         },
       );
-      req.on('error', reject);
+      req.on('error', fail);
       req.end(body);
     });
 }

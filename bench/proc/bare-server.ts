@@ -72,7 +72,7 @@ async function main(dir: string): Promise<void> {
   const tls = await makeTlsIdentity();
   const token = makeToken();
   const expectedAuth = `Bearer ${token}`;
-  const server = createServer({ key: tls.key, cert: tls.cert, keepAliveTimeout: 60_000 }, (req, res) => {
+  const server = createServer({ key: tls.key, cert: tls.cert, keepAliveTimeout: 120_000 }, (req, res) => {
     if (req.headers.authorization !== expectedAuth) return send(res, 401, '{"kind":"Status","code":401}');
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

@@ -130,7 +130,7 @@ function rowsFrom(opts: BenchOptions, samples: Map<string, number[]>): ResultRow
 }
 
 async function run(opts: BenchOptions): Promise<ScenarioResult> {
-  const count = opts.writes ?? (opts.quick ? 1000 : 10_000);
+  const count = opts.writes ?? (opts.quick ? 500 : 10_000);
   const sizes: Sizes = { warmup: Math.min(1000, Math.max(100, Math.ceil(count / 5))), count };
   const unavailable = await embeddedServerUnavailable(opts);
   const groups = groupsFor(opts).filter((g) => g.server === 'bare' || unavailable === undefined);

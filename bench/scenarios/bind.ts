@@ -11,7 +11,7 @@ import { runWriteFloor } from '../binding/floor.js';
 import { createAvailableVolumes, deleteRunObjects, ensureNamespaceAndClasses } from '../binding/setup.js';
 import { note } from '../progress.js';
 import { embeddedServerUnavailable, missingCommand, startApiServer } from '../proc/servers.js';
-import { failedRow, skippedRow, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult, type StorageKind } from '../scenario.js';
+import { failedRow, heavyRepetitions, skippedRow, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult, type StorageKind } from '../scenario.js';
 import { bindRows, floorOnlyRows, type SizeSamples } from './bind-rows.js';
 
 const NAME = 'bind';
@@ -47,7 +47,7 @@ async function measureBind(opts: BenchOptions, storage: StorageKind, n: number):
 
 async function measureSize(opts: BenchOptions, storage: StorageKind, n: number, withController: boolean): Promise<SizeSamples> {
   const samples: SizeSamples = { storage, n, floorMs: [], binds: [] };
-  const reps = Math.min(opts.repetitions, 3);
+  const reps = heavyRepetitions(opts);
   for (let rep = 0; rep < reps; rep++) {
     note(`[${NAME}] ${storage} n=${n} repetition ${rep + 1}/${reps}`);
     const floorFirst = rep % 2 === 1;
@@ -59,7 +59,7 @@ async function measureSize(opts: BenchOptions, storage: StorageKind, n: number, 
 }
 
 function defaultSizes(opts: BenchOptions): number[] {
-  return opts.sizes ?? (opts.quick ? [200] : [1000, 10_000]);
+  return opts.sizes ?? (opts.quick ? [100] : [1000, 10_000]);
 }
 
 async function run(opts: BenchOptions): Promise<ScenarioResult> {

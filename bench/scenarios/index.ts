@@ -4,8 +4,15 @@ import { apiserverScenario } from './apiserver.js';
 import { bindScenario } from './bind.js';
 import { matchingScenario } from './matching.js';
 import { provisionScenario } from './provision.js';
+import { usageCollectionScenario } from './usage-collection.js';
 
-export const SCENARIOS: readonly Scenario[] = [apiserverScenario, matchingScenario, bindScenario, provisionScenario];
+export const SCENARIOS: readonly Scenario[] = [
+  apiserverScenario,
+  matchingScenario,
+  bindScenario,
+  provisionScenario,
+  usageCollectionScenario,
+];
 
 /** Resolves `--scenario` names and aliases; throws on an unknown name. */
 export function selectScenarios(names: readonly string[]): Scenario[] {

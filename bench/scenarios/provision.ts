@@ -7,7 +7,7 @@ import { runProvision, type ProvisionSample } from '../binding/provision-run.js'
 import { note } from '../progress.js';
 import { commandHelp, hasFlag, type OptionalFlag } from '../proc/controller.js';
 import { embeddedServerUnavailable, missingCommand, startApiServer } from '../proc/servers.js';
-import { checkAtLeast, failedRow, skippedRow, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult, type StorageKind } from '../scenario.js';
+import { checkAtLeast, failedRow, heavyRepetitions, skippedRow, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult, type StorageKind } from '../scenario.js';
 import { formatNumber, median } from '../stats.js';
 
 const NAME = 'provision';
@@ -48,7 +48,7 @@ async function run(opts: BenchOptions): Promise<ScenarioResult> {
   const rootFlags = (root: string): OptionalFlag[] => [{ flag, args: [flag, root] }];
   // The target is at 1,000 volumes; with --n the smallest size given (provisioning 10k directories adds little).
   const sizes = [opts.sizes ? Math.min(...opts.sizes) : opts.quick ? 50 : 1000];
-  const reps = Math.min(opts.repetitions, 3);
+  const reps = heavyRepetitions(opts);
   const result: ResultRow[] = [];
   const details: Array<{ storage: StorageKind; n: number; samples: ProvisionSample[] }> = [];
   for (const storage of opts.storages) {
