@@ -6,7 +6,8 @@
  * server's global resourceVersion (every successful write bumps it by one) minus the bench's own
  * creates; the controller's peak RSS from /proc.
  */
-import { connect, currentResourceVersion, expectOk, type BenchClient } from '../client/kube-client.js';
+import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import { connect, currentResourceVersion, type BenchClient } from '../client/kube-client.js';
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, claimFor, pairSpec } from '../fixtures.js';
 import { startProgress } from '../progress.js';
@@ -41,8 +42,8 @@ function controllerAlive(controller: RunningControllerProcess): () => void {
 
 /** Creates pair `index`'s claim with the same client as the floor's creates. */
 async function createClaim(client: BenchClient, runId: string, index: number): Promise<void> {
-  const body = JSON.stringify(claimFor(pairSpec(runId, index)));
-  expectOk(await client.raw('POST', `/api/v1/namespaces/${BENCH_NAMESPACE}/persistentvolumeclaims`, body), 'create claim');
+  const body = claimFor(pairSpec(runId, index)) as V1PersistentVolumeClaim;
+  await client.core.createNamespacedPersistentVolumeClaim({ namespace: BENCH_NAMESPACE, body });
 }
 
 async function bindCanary(client: BenchClient, runId: string, n: number, tracker: BoundTracker, alive: () => void): Promise<void> {
