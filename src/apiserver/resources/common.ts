@@ -5,6 +5,7 @@
 import { BadRequestError } from '../../kube/errors.js';
 import { Quantity } from '../../kube/quantity.js';
 import type { KubeObject } from '../../kube/types.js';
+import { jsonEqual, rfc3339Seconds } from '../object-utils.js';
 import type { ResourceInfo } from './strategy.js';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -75,24 +76,11 @@ export function ensureFinalizer(obj: KubeObject, finalizer: string): void {
 
 /** RFC 3339 with whole seconds, as metav1.Time serialises. */
 export function rfc3339Now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339Seconds(new Date());
 }
 
-/** Deep equality of JSON values, key order ignored, undefined members ignored. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => jsonEqual(ao[k], bo[k]));
-}
+/** Deep equality of JSON values: the registry's own, so strategies and registry agree on "unchanged". */
+export { jsonEqual };
 
 /** A short "- old / + new" rendering for immutability messages (upstream appends a cmp.Diff). */
 export function diffText(before: unknown, after: unknown): string {
