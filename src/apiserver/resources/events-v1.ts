@@ -4,10 +4,9 @@
  * names (`regarding.*`, `reportingController`, `deprecatedSource`).
  */
 import type { KubeObject, ObjectReference, StatusCause } from '../../kube/types.js';
-import { requireMicroTime, resourceInfo } from './common.js';
-import { EVENT_COLUMNS, eventRow, legacyEventCauses } from './events.js';
+import { eventStrategy, legacyEventCauses, referenceFields } from './event-strategy.js';
 import { invalid, required } from './field-errors.js';
-import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { nameIsDNSSubdomain, validateObjectMeta } from './object-meta.js';
 import type { ResourceStrategy } from './strategy.js';
 
 interface EventV1 extends KubeObject {
@@ -57,33 +56,16 @@ function validateEventV1(obj: KubeObject): StatusCause[] {
   return [...legacy, ...validateObjectMeta(ev.metadata, true, nameIsDNSSubdomain), ...strictCauses(ev)];
 }
 
-export const eventsV1Strategy: ResourceStrategy = {
-  info: resourceInfo({ group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true,
-    shortNames: ['ev'], hasStatus: false }),
-
-  defaults(obj) {
-    const ev = obj as EventV1;
-    requireMicroTime(ev.eventTime, 'Event', 'events.k8s.io/v1');
-    requireMicroTime(ev.series?.lastObservedTime, 'Event', 'events.k8s.io/v1');
-  },
-  prepareForCreate() {},
-  validateCreate: validateEventV1,
-  prepareForUpdate() {},
-  validateUpdate(next, prev) {
-    return [...validateEventV1(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata)];
-  },
+export const eventsV1Strategy: ResourceStrategy = eventStrategy({
+  group: 'events.k8s.io',
+  decodeVersion: 'events.k8s.io/v1',
+  microTimes: (obj) => [(obj as EventV1).eventTime, (obj as EventV1).series?.lastObservedTime],
+  validate: validateEventV1,
 
   fields(obj) {
     const ev = obj as EventV1;
-    const r = ev.regarding ?? {};
     return {
-      'regarding.kind': r.kind ?? '',
-      'regarding.namespace': r.namespace ?? '',
-      'regarding.name': r.name ?? '',
-      'regarding.uid': r.uid ?? '',
-      'regarding.apiVersion': r.apiVersion ?? '',
-      'regarding.resourceVersion': r.resourceVersion ?? '',
-      'regarding.fieldPath': r.fieldPath ?? '',
+      ...referenceFields('regarding', ev.regarding),
       reason: ev.reason ?? '',
       reportingController: ev.reportingController ?? '',
       deprecatedSource: ev.deprecatedSource?.component || ev.reportingController || '',
@@ -91,16 +73,14 @@ export const eventsV1Strategy: ResourceStrategy = {
     };
   },
 
-  tableColumns: EVENT_COLUMNS,
-
-  tableRow(obj, now) {
+  rowParts(obj) {
     const ev = obj as EventV1;
-    return eventRow({
+    return {
       first: ev.deprecatedFirstTimestamp, eventTime: ev.eventTime, last: ev.deprecatedLastTimestamp,
       seriesLast: ev.series?.lastObservedTime, seriesCount: ev.series?.count, count: ev.deprecatedCount, type: ev.type,
       reason: ev.reason, kind: ev.regarding?.kind, name: ev.regarding?.name, fieldPath: ev.regarding?.fieldPath,
       component: ev.deprecatedSource?.component || ev.reportingController,
       host: ev.deprecatedSource?.host || ev.reportingInstance, message: ev.note,
-    }, ev.metadata.name ?? '', now);
+    };
   },
-};
+});

@@ -1,62 +1,12 @@
 /**
  * core/v1 Event: the legacy event validation (namespace agreement; for events carrying an
- * eventTime, the reporting fields), selectable fields `kubectl describe` uses, and the
- * `kubectl get events` columns.
+ * eventTime, the reporting fields) over core/v1 field names, the selectable fields
+ * `kubectl describe` uses, and where a `kubectl get events` row takes its values from.
  */
 import type { CoreEvent, KubeObject, StatusCause } from '../../kube/types.js';
-import { isDNS1123Subdomain, isQualifiedName } from '../../kube/name-validation.js';
-import { requireMicroTime, resourceInfo } from './common.js';
-import { invalid, invalidEach, required } from './field-errors.js';
-import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
-import { age, column } from './printing.js';
-import type { ResourceStrategy, TableColumn } from './strategy.js';
-
-export const REPORTING_INSTANCE_LIMIT = 128;
-export const ACTION_LIMIT = 128;
-export const REASON_LIMIT = 128;
-export const NOTE_LIMIT = 1024;
-
-/** The fields both API versions carry, under core/v1 names. */
-export interface EventCore {
-  namespace: string;
-  involvedNamespace: string;
-  eventTime: unknown;
-  reportingController: string;
-  reportingInstance: string;
-  action: string;
-  reason: string;
-  message: string;
-}
-
-const longer = (s: string, n: number): boolean => s.length > n;
-
-/** legacyValidateEvent; `controllerField` is "reportingComponent" on core/v1. */
-export function legacyEventCauses(e: EventCore, controllerField: string): StatusCause[] {
-  const causes: StatusCause[] = [];
-  const mismatch = invalid('involvedObject.namespace', e.involvedNamespace, 'does not match event.namespace');
-  if (e.eventTime === undefined || e.eventTime === null || e.eventTime === '') {
-    if (!e.involvedNamespace) {
-      if (e.namespace !== '' && e.namespace !== 'default') causes.push(mismatch);
-    } else if (e.namespace !== e.involvedNamespace) {
-      causes.push(mismatch);
-    }
-  } else {
-    if (!e.involvedNamespace && e.namespace !== 'default' && e.namespace !== 'kube-system') causes.push(mismatch);
-    if (!e.reportingController) causes.push(required(controllerField));
-    causes.push(...invalidEach(controllerField, e.reportingController, isQualifiedName(e.reportingController)));
-    if (!e.reportingInstance) causes.push(required('reportingInstance'));
-    if (longer(e.reportingInstance, REPORTING_INSTANCE_LIMIT)) {
-      causes.push(invalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_LIMIT} characters`));
-    }
-    if (!e.action) causes.push(required('action'));
-    if (longer(e.action, ACTION_LIMIT)) causes.push(invalid('action', '', `can have at most ${ACTION_LIMIT} characters`));
-    if (!e.reason) causes.push(required('reason'));
-    if (longer(e.reason, REASON_LIMIT)) causes.push(invalid('reason', '', `can have at most ${REASON_LIMIT} characters`));
-    if (longer(e.message, NOTE_LIMIT)) causes.push(invalid('message', '', `can have at most ${NOTE_LIMIT} characters`));
-  }
-  causes.push(...invalidEach('namespace', e.namespace, isDNS1123Subdomain(e.namespace)));
-  return causes;
-}
+import { eventStrategy, legacyEventCauses, referenceFields, type EventCore } from './event-strategy.js';
+import { nameIsDNSSubdomain, validateObjectMeta } from './object-meta.js';
+import type { ResourceStrategy } from './strategy.js';
 
 function coreOf(ev: CoreEvent): EventCore {
   return {
@@ -76,83 +26,22 @@ function validateCoreEvent(obj: KubeObject): StatusCause[] {
   return [...validateObjectMeta(ev.metadata, true, nameIsDNSSubdomain), ...legacyEventCauses(coreOf(ev), 'reportingComponent')];
 }
 
-/** Columns of `kubectl get events` (same printer for both API versions). */
-export const EVENT_COLUMNS: TableColumn[] = [
-  column('Last Seen', 'The time at which the most recent occurrence of this event was recorded.'),
-  column('Type', 'Type of this event (Normal, Warning), new types could be added in the future.'),
-  column('Reason', 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.'),
-  column('Object', 'The object that this event is about.'),
-  column('Subobject', 'The field of the object this event is about.', { priority: 1 }),
-  column('Source', 'The component reporting this event.', { priority: 1 }),
-  column('Message', 'A human-readable description of the status of this operation.'),
-  column('First Seen', 'The time at which the event was first recorded.', { priority: 1 }),
-  column('Count', 'The number of times this event has occurred.', { priority: 1, type: 'integer' }),
-  column('Name', 'Name must be unique within a namespace.', { priority: 1, format: 'name' }),
-];
+type CoreEventSeries = { series?: { lastObservedTime?: string; count?: number } };
 
-export interface EventRowParts {
-  first?: string | null;
-  eventTime?: string | null;
-  last?: string | null;
-  seriesLast?: string | null;
-  seriesCount?: number;
-  count?: number;
-  type?: string;
-  reason?: string;
-  kind?: string;
-  name?: string;
-  fieldPath?: string;
-  component?: string;
-  host?: string;
-  message?: string;
-}
-
-/** printEvent: timestamps fall back to eventTime/series; Object is "kind/name" lower-cased kind. */
-export function eventRow(p: EventRowParts, objName: string, now: Date): unknown[] {
-  const first = p.first ? age(p.first, now) : age(p.eventTime, now);
-  let last = p.last ? age(p.last, now) : first;
-  let count = p.count ?? 0;
-  if (p.seriesLast) {
-    last = age(p.seriesLast, now);
-    count = p.seriesCount ?? count;
-  } else if (count === 0) {
-    count = 1;
-  }
-  const kind = (p.kind ?? '').toLowerCase();
-  const target = p.name ? `${kind}/${p.name}` : kind;
-  const source = p.host ? `${p.component ?? ''}, ${p.host}` : (p.component ?? '');
-  return [last, p.type ?? '', p.reason ?? '', target, p.fieldPath ?? '', source, (p.message ?? '').trim(), first, count, objName];
-}
-
-export const coreEventStrategy: ResourceStrategy = {
-  info: resourceInfo({ group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true,
-    shortNames: ['ev'], hasStatus: false }),
-
-  defaults(obj) {
+export const coreEventStrategy: ResourceStrategy = eventStrategy({
+  group: '',
+  decodeVersion: 'v1',
+  microTimes: (obj) => [(obj as CoreEvent).eventTime, (obj as CoreEventSeries).series?.lastObservedTime],
+  fillDefaults(obj) {
     const ev = obj as CoreEvent;
-    requireMicroTime(ev.eventTime, 'Event', 'v1');
-    const series = (obj as { series?: { lastObservedTime?: unknown } }).series;
-    requireMicroTime(series?.lastObservedTime, 'Event', 'v1');
     if (typeof ev.involvedObject !== 'object' || ev.involvedObject === null) ev.involvedObject = {};
   },
-  prepareForCreate() {},
-  validateCreate: validateCoreEvent,
-  prepareForUpdate() {},
-  validateUpdate(next, prev) {
-    return [...validateCoreEvent(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata)];
-  },
+  validate: validateCoreEvent,
 
   fields(obj) {
     const ev = obj as CoreEvent;
-    const io = ev.involvedObject ?? {};
     return {
-      'involvedObject.kind': io.kind ?? '',
-      'involvedObject.namespace': io.namespace ?? '',
-      'involvedObject.name': io.name ?? '',
-      'involvedObject.uid': io.uid ?? '',
-      'involvedObject.apiVersion': io.apiVersion ?? '',
-      'involvedObject.resourceVersion': io.resourceVersion ?? '',
-      'involvedObject.fieldPath': io.fieldPath ?? '',
+      ...referenceFields('involvedObject', ev.involvedObject),
       reason: ev.reason ?? '',
       reportingComponent: ev.reportingComponent ?? '',
       source: ev.source?.component || ev.reportingComponent || '',
@@ -160,17 +49,15 @@ export const coreEventStrategy: ResourceStrategy = {
     };
   },
 
-  tableColumns: EVENT_COLUMNS,
-
-  tableRow(obj, now) {
+  rowParts(obj) {
     const ev = obj as CoreEvent;
-    const series = (obj as { series?: { lastObservedTime?: string; count?: number } }).series;
-    return eventRow({
+    const series = (obj as CoreEventSeries).series;
+    return {
       first: ev.firstTimestamp, eventTime: ev.eventTime ?? null, last: ev.lastTimestamp,
       seriesLast: series?.lastObservedTime, seriesCount: series?.count, count: ev.count, type: ev.type, reason: ev.reason,
       kind: ev.involvedObject?.kind, name: ev.involvedObject?.name, fieldPath: ev.involvedObject?.fieldPath,
       component: ev.source?.component || ev.reportingComponent, host: ev.source?.host || ev.reportingInstance,
       message: ev.message,
-    }, ev.metadata.name ?? '', now);
+    };
   },
-};
+});
