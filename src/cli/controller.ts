@@ -8,7 +8,7 @@ import { createControllerLogger } from '../controller/log.js';
 import { defaultModules } from '../controller/modules.js';
 import { DEFAULTS, OptionsError, parseControllerOptions, type RawControllerFlags } from '../controller/options.js';
 import { loadKubeConfig } from '../controller/client/kubeconfig.js';
-import { buildPluginRegistry, type CloudFlags, cloudSettingsFromFlags } from '../plugins/from-options.js';
+import { buildPluginRegistry, type CloudFlags, cloudSettingsFromFlags, parseNfsMount } from '../plugins/from-options.js';
 import { addCloudOptions } from './cloud-flags.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -37,6 +37,7 @@ export function register(program: Command): void {
     .option('--volume-stats-agg-period <duration>', 'how often volume usage is measured', DEFAULTS.volumeStatsAggPeriod)
     .option('--host-path-root <dir>', 'directory host-path volumes may live under (repeatable)', collect)
     .option('--node-name <name>', 'node this process runs on (host-path volumes)')
+    .option('--nfs-mount <server:/share=/mount>', 'an NFS export mounted into this process, for nfs-subdir volumes (repeatable)', collect)
     .action(async (_flags: unknown, command: Command) => {
       let opts;
       try {
@@ -45,10 +46,19 @@ export function register(program: Command): void {
         if (err instanceof OptionsError) command.error(`error: ${err.message}`, { exitCode: 2, code: 'pv-controller.invalidOption' });
         throw err;
       }
+      let nfsMounts;
+      try {
+        nfsMounts = (command.opts<{ nfsMount?: string[] }>().nfsMount ?? []).map(parseNfsMount);
+      } catch (err) {
+        command.error(`error: ${(err as Error).message}`, { exitCode: 2, code: 'pv-controller.invalidOption' });
+      }
       const logger = createControllerLogger(opts.logFormat, opts.logLevel);
       const kubeConfig = loadKubeConfig(opts.kubeconfig);
       const { cloud } = cloudSettingsFromFlags(command.opts<CloudFlags>(), kubeConfig);
-      const plugins = buildPluginRegistry({ hostPathRoots: opts.hostPathRoots, ...(opts.nodeName ? { nodeName: opts.nodeName } : {}), ...(cloud ? { cloud } : {}) }, logger);
+      const plugins = buildPluginRegistry(
+        { hostPathRoots: opts.hostPathRoots, nfsMounts, ...(opts.nodeName ? { nodeName: opts.nodeName } : {}), ...(cloud ? { cloud } : {}) },
+        logger,
+      );
       const running = await startController(opts, { logger, plugins, modules: defaultModules(), kubeConfig });
       const stop = (signal: string): void => {
         logger.info({ signal }, 'shutting down');

@@ -79,7 +79,7 @@ test('bad values are refused with a message naming the flag', () => {
 });
 
 test('the controller command exits 2 with a clear message on a bad flag value or an unknown flag', () => {
-  for (const args of [['--pvclaimbinder-sync-period', '10x'], ['--no-such-flag'], ['--concurrent-syncs', '-1']]) {
+  for (const args of [['--pvclaimbinder-sync-period', '10x'], ['--no-such-flag'], ['--concurrent-syncs', '-1'], ['--nfs-mount', 'nfs.example:share']]) {
     const r = spawnSync(process.execPath, [MAIN, 'controller', ...args], { encoding: 'utf8', timeout: 20_000 });
     assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, /error: /);
