@@ -74,6 +74,17 @@ export function ensureFinalizer(obj: KubeObject, finalizer: string): void {
   if (!list.includes(finalizer)) obj.metadata.finalizers = [...list, finalizer];
 }
 
+/**
+ * PrepareForUpdate's "the stored one stays": `next[part]` becomes a copy of what `prev` holds
+ * (absent when it has none), so a write to the main resource cannot change status, nor a
+ * /status write the spec.
+ */
+export function keepStored(next: KubeObject, prev: KubeObject, part: 'spec' | 'status'): void {
+  const stored = prev[part];
+  if (stored === undefined) delete next[part];
+  else next[part] = structuredClone(stored);
+}
+
 /** RFC 3339 with whole seconds, as metav1.Time serialises. */
 export function rfc3339Now(): string {
   return rfc3339Seconds(new Date());

@@ -2,7 +2,7 @@
 import { FINALIZER_NAMESPACE_KUBERNETES, LABEL_NAMESPACE_NAME } from '../../kube/annotations.js';
 import { isQualifiedName } from '../../kube/name-validation.js';
 import type { KubeObject, Namespace, StatusCause } from '../../kube/types.js';
-import { resourceInfo } from './common.js';
+import { keepStored, resourceInfo } from './common.js';
 import { invalid, invalidEach } from './field-errors.js';
 import { nameIsDNSLabel, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
@@ -53,12 +53,8 @@ export const namespaceStrategy: ResourceStrategy = {
   validateCreate: validateNamespace,
 
   prepareForUpdate(next, prev) {
-    const old = asNamespace(prev);
-    const ns = asNamespace(next);
-    if (old.spec === undefined) delete ns.spec;
-    else ns.spec = structuredClone(old.spec);
-    if (old.status === undefined) delete ns.status;
-    else ns.status = structuredClone(old.status);
+    keepStored(next, prev, 'spec');
+    keepStored(next, prev, 'status');
   },
 
   validateUpdate(next, prev) {
@@ -66,9 +62,7 @@ export const namespaceStrategy: ResourceStrategy = {
   },
 
   prepareForStatusUpdate(next, prev) {
-    const old = asNamespace(prev);
-    if (old.spec === undefined) delete next.spec;
-    else next.spec = structuredClone(old.spec);
+    keepStored(next, prev, 'spec');
     resetObjectMetaForStatus(next, prev);
   },
 

@@ -1,6 +1,6 @@
 /** Node (core/v1), lightly: name syntax, status kept on update, `kubectl get nodes` columns. */
 import type { KubeObject, Node, StatusCause } from '../../kube/types.js';
-import { resourceInfo } from './common.js';
+import { keepStored, resourceInfo } from './common.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -49,17 +49,13 @@ export const nodeStrategy: ResourceStrategy = {
   prepareForCreate() {},
   validateCreate: validateNode,
   prepareForUpdate(next, prev) {
-    const status = asNode(prev).status;
-    if (status === undefined) delete next.status;
-    else next.status = structuredClone(status);
+    keepStored(next, prev, 'status');
   },
   validateUpdate(next, prev) {
     return [...validateNode(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata)];
   },
   prepareForStatusUpdate(next, prev) {
-    const spec = asNode(prev).spec;
-    if (spec === undefined) delete next.spec;
-    else next.spec = structuredClone(spec);
+    keepStored(next, prev, 'spec');
   },
   validateStatusUpdate(next, prev) {
     return validateObjectMetaUpdate(next.metadata, prev.metadata);

@@ -6,7 +6,7 @@ import { FINALIZER_PVC_PROTECTION } from '../../kube/annotations.js';
 import type { KubeObject, PersistentVolumeClaim, StatusCause, StorageClass } from '../../kube/types.js';
 import { accessModesKey, defaultStorageClass, storageClassOfClaim } from '../../kube/volume-helpers.js';
 import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
-import { canonicalizeQuantities, ensureFinalizer, recordAt, resourceInfo } from './common.js';
+import { canonicalizeQuantities, ensureFinalizer, keepStored, recordAt, resourceInfo } from './common.js';
 import { required } from './field-errors.js';
 import { nameIsDNSSubdomain, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
@@ -84,9 +84,7 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
   validateCreate: validatePVC,
 
   prepareForUpdate(next, prev) {
-    const status = (prev as PersistentVolumeClaim).status;
-    if (status === undefined) delete next.status;
-    else next.status = structuredClone(status);
+    keepStored(next, prev, 'status');
   },
 
   validateUpdate(next, prev) {
@@ -96,7 +94,7 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
   },
 
   prepareForStatusUpdate(next, prev) {
-    next.spec = structuredClone((prev as PersistentVolumeClaim).spec);
+    keepStored(next, prev, 'spec');
     resetObjectMetaForStatus(next, prev);
   },
 

@@ -5,7 +5,7 @@
 import { ANN_MOUNT_OPTIONS, FINALIZER_PV_PROTECTION } from '../../kube/annotations.js';
 import type { KubeObject, PersistentVolume, PersistentVolumeSpec, StatusCause } from '../../kube/types.js';
 import { accessModesKey, hasAnnotation, storageClassOfVolume } from '../../kube/volume-helpers.js';
-import { canonicalizeQuantities, diffText, ensureFinalizer, jsonEqual, resourceInfo, rfc3339Now } from './common.js';
+import { canonicalizeQuantities, diffText, ensureFinalizer, keepStored, jsonEqual, resourceInfo, rfc3339Now } from './common.js';
 import { forbidden, immutable, notSupported, required } from './field-errors.js';
 import { nameIsDNSSubdomain, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
@@ -156,9 +156,7 @@ export const persistentVolumeStrategy: ResourceStrategy = {
   validateCreate: validatePV,
 
   prepareForUpdate(next, prev) {
-    const status = (prev as PersistentVolume).status;
-    if (status === undefined) delete next.status;
-    else next.status = structuredClone(status);
+    keepStored(next, prev, 'status');
   },
 
   validateUpdate(next, prev) {
@@ -166,7 +164,7 @@ export const persistentVolumeStrategy: ResourceStrategy = {
   },
 
   prepareForStatusUpdate(next, prev, now) {
-    next.spec = structuredClone((prev as PersistentVolume).spec);
+    keepStored(next, prev, 'spec');
     resetObjectMetaForStatus(next, prev);
     stampPhaseTransition(asPV(next), asPV(prev), now);
   },

@@ -5,7 +5,7 @@
  */
 import { isDNS1123Label } from '../../kube/name-validation.js';
 import type { KubeObject, Pod, StatusCause } from '../../kube/types.js';
-import { resourceInfo } from './common.js';
+import { keepStored, resourceInfo } from './common.js';
 import { duplicate, invalidEach, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
@@ -76,17 +76,13 @@ export const podStrategy: ResourceStrategy = {
   },
   validateCreate: validatePod,
   prepareForUpdate(next, prev) {
-    const status = asPod(prev).status;
-    if (status === undefined) delete next.status;
-    else next.status = structuredClone(status);
+    keepStored(next, prev, 'status');
   },
   validateUpdate(next, prev) {
     return [...validatePod(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata)];
   },
   prepareForStatusUpdate(next, prev) {
-    const spec = asPod(prev).spec;
-    if (spec === undefined) delete next.spec;
-    else next.spec = structuredClone(spec);
+    keepStored(next, prev, 'spec');
     if (prev.metadata.ownerReferences === undefined) delete next.metadata.ownerReferences;
     else next.metadata.ownerReferences = structuredClone(prev.metadata.ownerReferences);
   },
