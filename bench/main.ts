@@ -45,7 +45,12 @@ export async function main(argv: string[]): Promise<number> {
     for (const s of SCENARIOS) process.stdout.write(`${s.name.padEnd(width)}  ${s.description}\n`);
     return 0;
   }
-  selectScenarios(parsed.options.scenarios); // fail fast on unknown names
+  try {
+    selectScenarios(parsed.options.scenarios); // fail fast on unknown names
+  } catch (err) {
+    process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 2;
+  }
   mkdirSync(parsed.options.resultsDir, { recursive: true });
   const opts: BenchOptions = { ...parsed.options, workDir: mkdtempSync(join(tmpdir(), 'pv-bench-')) };
   try {

@@ -72,7 +72,8 @@ describe('npm run bench -- --quick (tiny sizes)', () => {
 
   it('rejects an unknown scenario with a usage error before running anything', async () => {
     const run = await runBench(['--scenario', 'nope', '--results-dir', resultsDir]);
-    assert.notEqual(run.code, 0);
+    assert.equal(run.code, 2);
     assert.match(run.stderr, /unknown scenario "nope"/);
+    assert.deepEqual(readdirSync(resultsDir).filter((f) => f.startsWith('nope')), []);
   });
 });
