@@ -30,7 +30,7 @@ import { CONTROLLER_NAMES, type ControllerName, type ControllerOptions } from '.
 import { WorkQueue, type QueueStats } from './queue.js';
 import { pluginRegistryOf } from './provisioner/module.js';
 import { startControllerObservability, type RunningObservability } from '../metrics/observability.js';
-import { ControllerMetrics, type OperationObserver } from '../metrics/prometheus.js';
+import { ControllerMetrics, type OperationObserver, type OrphanObserver } from '../metrics/prometheus.js';
 
 /**
  * A controller that plugs into this process (provisioner, reclaimer, protection, …): built once
@@ -49,6 +49,8 @@ export interface ModuleEnv {
   logger: Logger;
   /** Where plugin calls are reported (storage_operation_duration_seconds, volume_operation_total_errors). */
   metrics?: OperationObserver;
+  /** Where orphan scans are reported (pv_controller_orphaned_volumes). */
+  orphans?: OrphanObserver;
 }
 
 export interface ModuleInstance {
@@ -154,7 +156,7 @@ export async function startController(opts: ControllerOptions, deps: ControllerD
   const metrics = deps.metrics ?? new ControllerMetrics();
   const modules = (deps.modules ?? [])
     .filter((m) => isEnabled(m.name, opts.controllers))
-    .map((m) => m.create(ctx, { options: opts, plugins: deps.plugins, logger: log.child({ component: m.name }), metrics: metrics.operations }));
+    .map((m) => m.create(ctx, { options: opts, plugins: deps.plugins, logger: log.child({ component: m.name }), metrics: metrics.operations, orphans: metrics.orphans }));
   const hooks = mergeHooks(modules.map((m) => m.binderHooks ?? {}), log.child({ component: 'binder' }));
   const binderOn = opts.controllers.includes('binder');
   const reflectors = makeReflectors(stores, transport, log, deps);

@@ -6,12 +6,19 @@ import type { ControllerModule } from './controller.js';
 import { provisionerModule, type ProvisionerModuleOptions } from './provisioner/module.js';
 import { reclaimerModule, type ReclaimerModuleOptions } from './reclaimer/module.js';
 import { protectionModules } from './protection/module.js';
+import { orphanMonitorModule } from './orphan-monitor.js';
 
 export interface ModuleOptions {
   provisioner?: ProvisionerModuleOptions;
   reclaimer?: ReclaimerModuleOptions;
+  orphanMonitor?: { periodMs?: number };
 }
 
 export function defaultModules(options: ModuleOptions = {}): ControllerModule[] {
-  return [provisionerModule(options.provisioner), reclaimerModule(options.reclaimer), ...protectionModules()];
+  return [
+    provisionerModule(options.provisioner),
+    reclaimerModule(options.reclaimer),
+    ...protectionModules(),
+    orphanMonitorModule(options.orphanMonitor),
+  ];
 }

@@ -53,6 +53,11 @@ export interface OperationObserver {
   onOperation(plugin: string, operation: string, seconds: number, error?: Error): void;
 }
 
+/** Receives the result of each orphan scan: orphaned backing volumes per plugin. */
+export interface OrphanObserver {
+  orphanCounts(counts: ReadonlyMap<string, number>): void;
+}
+
 const VOLUME_STATS: Array<[string, string, (m: VolumeMetrics) => bigint]> = [
   ['kubelet_volume_stats_capacity_bytes', 'Capacity in bytes of the volume', (m) => m.capacityBytes],
   ['kubelet_volume_stats_available_bytes', 'Number of available bytes in the volume', (m) => m.availableBytes],
@@ -130,6 +135,21 @@ export class ControllerMetrics {
       const status = error ? 'fail-unknown' : 'success';
       this.operationDuration.observe({ volume_plugin: plugin || NOT_AVAILABLE, operation_name: operation, status }, seconds);
       if (error) this.operationErrors.inc({ plugin_name: plugin || NOT_AVAILABLE, operation_name: operation });
+    },
+  };
+
+  private readonly orphanGauge = new Gauge({
+    name: 'pv_controller_orphaned_volumes',
+    help: 'Backing volumes carrying this cluster\'s mark that no PV or provisioning claim refers to, at the last scan',
+    labelNames: ['plugin'],
+    registers: [this.registry],
+  });
+
+  /** Hand to the orphan monitor: each scan replaces the previous counts. */
+  readonly orphans: OrphanObserver = {
+    orphanCounts: (counts) => {
+      this.orphanGauge.reset();
+      for (const [plugin, n] of counts) this.orphanGauge.set({ plugin }, n);
     },
   };
 
