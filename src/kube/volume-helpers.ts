@@ -5,6 +5,7 @@
 import {
   ANN_BETA_DEFAULT_STORAGE_CLASS,
   ANN_BETA_STORAGE_CLASS,
+  ANN_BOUND_BY_CONTROLLER,
   ANN_DEFAULT_STORAGE_CLASS,
 } from './annotations.js';
 import { Quantity } from './quantity.js';
@@ -129,4 +130,23 @@ export function claimRefFor(pvc: PersistentVolumeClaim): ObjectReference {
   if (pvc.metadata.uid !== undefined) ref.uid = pvc.metadata.uid;
   if (pvc.metadata.resourceVersion !== undefined) ref.resourceVersion = pvc.metadata.resourceVersion;
   return ref;
+}
+
+/**
+ * A copy of the volume with its binding undone from the volume's side (k8s-pv-spec.md §6.3): a
+ * claimRef the controller wrote (bound-by-controller) goes, with that annotation; a user's
+ * pre-binding keeps the claim's name and loses the uid, so it stays reserved for that name.
+ */
+export function volumeWithoutBinding(pv: PersistentVolume): PersistentVolume {
+  const next = structuredClone(pv);
+  if (hasAnnotation(pv, ANN_BOUND_BY_CONTROLLER)) {
+    delete next.spec.claimRef;
+    const annotations = { ...next.metadata.annotations };
+    delete annotations[ANN_BOUND_BY_CONTROLLER];
+    if (Object.keys(annotations).length === 0) delete next.metadata.annotations;
+    else next.metadata.annotations = annotations;
+  } else if (next.spec.claimRef) {
+    next.spec.claimRef = { ...next.spec.claimRef, uid: '' };
+  }
+  return next;
 }

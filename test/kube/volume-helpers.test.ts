@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANN_BETA_DEFAULT_STORAGE_CLASS, ANN_BETA_STORAGE_CLASS, ANN_DEFAULT_STORAGE_CLASS } from '../../src/kube/annotations.js';
+import { ANN_BETA_DEFAULT_STORAGE_CLASS, ANN_BETA_STORAGE_CLASS, ANN_BOUND_BY_CONTROLLER, ANN_DEFAULT_STORAGE_CLASS } from '../../src/kube/annotations.js';
 import { QuantityParseError } from '../../src/kube/quantity.js';
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
 import {
@@ -17,6 +17,7 @@ import {
   storageClassOfVolume,
   volumeCapacityBytes,
   volumeModeOf,
+  volumeWithoutBinding,
 } from '../../src/kube/volume-helpers.js';
 
 function pv(spec: PersistentVolume['spec'], annotations?: Record<string, string>): PersistentVolume {
@@ -107,4 +108,23 @@ test('hasAnnotation sees empty values and claimRef copies the claim identity', (
   assert.deepEqual(claimRefFor(pvc({})), {
     kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: 'ns', name: 'c1', uid: 'u1', resourceVersion: '7',
   });
+});
+
+test('volumeWithoutBinding drops a claimRef the controller wrote, with its annotation, and leaves the input untouched', () => {
+  const pv: PersistentVolume = {
+    metadata: { name: 'pv', annotations: { [ANN_BOUND_BY_CONTROLLER]: 'yes', keep: 'me' } },
+    spec: { claimRef: { namespace: 'ns', name: 'c', uid: 'u1' } },
+  };
+  const unbound = volumeWithoutBinding(pv);
+  assert.equal(unbound.spec.claimRef, undefined);
+  assert.deepEqual(unbound.metadata.annotations, { keep: 'me' });
+  assert.equal(pv.spec.claimRef?.uid, 'u1');
+  const onlyMarker = volumeWithoutBinding({ ...pv, metadata: { name: 'pv', annotations: { [ANN_BOUND_BY_CONTROLLER]: 'yes' } } });
+  assert.equal(onlyMarker.metadata.annotations, undefined);
+});
+
+test('volumeWithoutBinding keeps a user\'s pre-binding to the claim name and clears only the uid', () => {
+  const pv: PersistentVolume = { metadata: { name: 'pv' }, spec: { claimRef: { namespace: 'ns', name: 'c', uid: 'u1' } } };
+  assert.deepEqual(volumeWithoutBinding(pv).spec.claimRef, { namespace: 'ns', name: 'c', uid: '' });
+  assert.deepEqual(volumeWithoutBinding({ metadata: { name: 'free' }, spec: {} }), { metadata: { name: 'free' }, spec: {} });
 });

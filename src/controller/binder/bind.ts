@@ -18,7 +18,7 @@ import {
   ANN_VALUE_YES,
 } from '../../kube/annotations.js';
 import { compareQuantityStrings, isValidQuantity } from '../../kube/quantity.js';
-import { claimRefFor, hasAnnotation, isVolumeBoundToClaim } from '../../kube/volume-helpers.js';
+import { claimRefFor, hasAnnotation, isVolumeBoundToClaim, volumeWithoutBinding } from '../../kube/volume-helpers.js';
 import type { EventType } from '../context.js';
 import type { BinderSession } from './hooks.js';
 
@@ -174,17 +174,7 @@ export async function bind(
  * wrote it (bound-by-controller); a user's reservation keeps the claim name, loses the uid.
  */
 export async function unbindVolume(s: BinderSession, pv: PersistentVolume, why: string): Promise<PersistentVolume> {
-  const next = structuredClone(pv);
-  if (hasAnnotation(pv, ANN_BOUND_BY_CONTROLLER)) {
-    delete next.spec.claimRef;
-    const annotations = { ...next.metadata.annotations };
-    delete annotations[ANN_BOUND_BY_CONTROLLER];
-    if (Object.keys(annotations).length === 0) delete next.metadata.annotations;
-    else next.metadata.annotations = annotations;
-  } else if (next.spec.claimRef) {
-    next.spec.claimRef = { ...next.spec.claimRef, uid: '' };
-  }
-  const saved = await s.ctx.api.updateVolume(next);
+  const saved = await s.ctx.api.updateVolume(volumeWithoutBinding(pv));
   s.index.upsert(saved);
   s.log.info({ pv: pv.metadata.name, claim: pv.spec.claimRef?.name, why }, 'volume unbound');
   return updateVolumePhase(s, saved, 'Available', why);

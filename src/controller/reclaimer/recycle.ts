@@ -5,12 +5,11 @@
  * it stays reserved for that claim name.
  */
 import type { PersistentVolume, Pod } from '../../kube/types.js';
-import { ANN_BOUND_BY_CONTROLLER } from '../../kube/annotations.js';
-import { hasAnnotation } from '../../kube/volume-helpers.js';
+import { volumeWithoutBinding } from '../../kube/volume-helpers.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import { withoutAttempts } from './attempts.js';
 import { MSG_RECYCLED, REASON_VOLUME_RECYCLED } from './events.js';
-import { recordFailedAttempt } from './outcome.js';
+import { runCountedAttempt } from './outcome.js';
 import { timedPluginCall, updateFresh, withPhase, type ReclaimSession } from './session.js';
 
 function isTerminated(pod: Pod): boolean {
@@ -35,17 +34,7 @@ export async function podsUsingReleasedClaim(s: ReclaimSession, pv: PersistentVo
 
 /** The PV's spec after a recycle: claimRef gone or reduced to the name, retry marks removed. */
 function unboundSpec(pv: PersistentVolume): PersistentVolume {
-  const next = withoutAttempts(pv);
-  if (hasAnnotation(pv, ANN_BOUND_BY_CONTROLLER)) {
-    delete next.spec.claimRef;
-    const annotations = { ...next.metadata.annotations };
-    delete annotations[ANN_BOUND_BY_CONTROLLER];
-    if (Object.keys(annotations).length === 0) delete next.metadata.annotations;
-    else next.metadata.annotations = annotations;
-  } else if (next.spec.claimRef) {
-    next.spec.claimRef = { ...next.spec.claimRef, uid: '' };
-  }
-  return next;
+  return volumeWithoutBinding(withoutAttempts(pv));
 }
 
 async function makeAvailable(s: ReclaimSession, pv: PersistentVolume): Promise<void> {
@@ -68,15 +57,12 @@ export async function runRecycle(
   count: number,
   signal: AbortSignal,
 ): Promise<void> {
-  try {
+  const recycled = await runCountedAttempt(s, pv, 'recycle', count, signal, async () => {
     const recycle = plugin.recycle?.bind(plugin);
     if (!recycle) throw new Error(`plugin ${plugin.name} cannot recycle`);
     await timedPluginCall(s, plugin.name, 'recycle', () => recycle(pv, signal));
-  } catch (err) {
-    if (signal.aborted) return;
-    await recordFailedAttempt(s, pv, 'recycle', count, err);
-    return;
-  }
+  });
+  if (!recycled) return;
   s.ctx.events.event(pv, 'Normal', REASON_VOLUME_RECYCLED, MSG_RECYCLED);
   s.log.info({ pv: pv.metadata.name, plugin: plugin.name }, 'volume recycled');
   await makeAvailable(s, pv);
