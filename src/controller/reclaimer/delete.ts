@@ -11,7 +11,7 @@ import { storageClassOfVolume } from '../../kube/volume-helpers.js';
 import { backingName } from '../../plugins/naming.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import { hasFinalizer, withoutFinalizer } from './finalizers.js';
-import { recordFailedAttempt } from './outcome.js';
+import { runCountedAttempt } from './outcome.js';
 import { timedPluginCall, updateFresh, type ReclaimSession } from './session.js';
 
 const IN_TREE_PREFIX = 'kubernetes.io/';
@@ -58,20 +58,17 @@ export async function runDelete(
   signal: AbortSignal,
 ): Promise<void> {
   const name = pv.metadata.name ?? '';
-  try {
-    await timedPluginCall(s, plugin.name, 'delete', () =>
+  const deleted = await runCountedAttempt(s, pv, 'delete', count, signal, () =>
+    timedPluginCall(s, plugin.name, 'delete', () =>
       plugin.delete({
         backingName: backingName(s.clusterName, name, plugin.maxBackingNameLength),
         pv,
         parameters: classParameters(s, pv),
         signal,
       }),
-    );
-  } catch (err) {
-    if (signal.aborted) return;
-    await recordFailedAttempt(s, pv, 'delete', count, err);
-    return;
-  }
+    ),
+  );
+  if (!deleted) return;
   if (pv.metadata.uid) s.backingDeleted.add(pv.metadata.uid);
   s.log.info({ pv: name, plugin: plugin.name }, 'backing volume deleted');
   await finishDeletion(s, pv);

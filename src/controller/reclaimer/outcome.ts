@@ -101,3 +101,25 @@ export async function recordFailedAttempt(
   s.log.warn({ pv: name, attempt: count, err: text, why }, `${kind} failed; volume marked Failed`);
   await markFailed(s, pv, failureReason(kind), text, `${text} (${why}; remove annotation ${ANN_RECLAIM_FAILED_ATTEMPTS} to retry)`);
 }
+
+/**
+ * Runs attempt number `count` (already charged on `pv`) of a delete or recycle. True when it
+ * succeeded; a failure is recorded as above, except when the operation was aborted (the
+ * controller is stopping or the PV changed hands: the next sync decides again).
+ */
+export async function runCountedAttempt(
+  s: ReclaimSession,
+  pv: PersistentVolume,
+  kind: ReclaimKind,
+  count: number,
+  signal: AbortSignal,
+  attempt: () => Promise<void>,
+): Promise<boolean> {
+  try {
+    await attempt();
+    return true;
+  } catch (err) {
+    if (!signal.aborted) await recordFailedAttempt(s, pv, kind, count, err);
+    return false;
+  }
+}
