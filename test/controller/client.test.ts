@@ -4,7 +4,7 @@ import { startTestApiServer, type TestApiServer } from '../helpers/apiserver.js'
 import { KubeApiClient, WriteRefusedError } from '../../src/controller/client/kube-api-client.js';
 import { RestTransport } from '../../src/controller/client/transport.js';
 import { MergedStore } from '../../src/controller/cache/merged-store.js';
-import { isConflict, isNotFound } from '../../src/kube/errors.js';
+import { ApiError, isConflict, isNotFound } from '../../src/kube/errors.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
 import { newClaim, newVolume } from './helpers.js';
 
@@ -70,4 +70,42 @@ test('while the write guard refuses, writes throw and are never sent', async () 
   assert.equal(await api.getVolume('pv-guarded'), undefined, 'reads still work');
   leading = true;
   await api.createVolume(newVolume('pv-guarded'));
+});
+
+test('objects read through the generated API equal the server’s JSON, timestamps byte for byte', async () => {
+  const api = new KubeApiClient(transport);
+  await api.createVolume(newVolume('pv-same'));
+  const raw = await transport.request<PersistentVolume>({ method: 'GET', verb: 'get', path: '/api/v1/persistentvolumes/pv-same' });
+  assert.match(raw.metadata.creationTimestamp ?? '', /:\d\dZ$/);
+  assert.deepEqual(await api.getVolume('pv-same'), raw);
+  const claim = await transport.request<PersistentVolumeClaim>({
+    method: 'POST', verb: 'create', path: '/api/v1/namespaces/default/persistentvolumeclaims', body: newClaim('default', 'c-same'),
+  });
+  assert.deepEqual(await api.getClaim('default', 'c-same'), claim);
+});
+
+test('a rejected write comes back as an Invalid ApiError carrying the server’s causes', async () => {
+  const api = new KubeApiClient(transport);
+  const bad = newVolume('pv-invalid');
+  delete (bad.spec as { capacity?: unknown }).capacity;
+  await assert.rejects(api.createVolume(bad), (e: unknown) => {
+    assert.ok(e instanceof ApiError);
+    assert.equal(e.code, 422);
+    assert.equal(e.reason, 'Invalid');
+    assert.ok((e.details.causes ?? []).some((c) => c.field === 'spec.capacity'), JSON.stringify(e.details));
+    return true;
+  });
+});
+
+test('pods of a namespace are listed as plain JSON', async () => {
+  const api = new KubeApiClient(transport);
+  await transport.request({
+    method: 'POST', verb: 'create', path: '/api/v1/namespaces/default/pods',
+    body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p-list' }, spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'c-own' } }] } },
+  });
+  const pods = await api.listPods('default');
+  const pod = pods.find((p) => p.metadata.name === 'p-list');
+  assert.equal(pod?.spec?.volumes?.[0]?.persistentVolumeClaim?.claimName, 'c-own');
+  assert.equal(typeof pod?.metadata.creationTimestamp, 'string');
+  assert.equal(transport.counters.snapshot().list?.errors, 0);
 });
