@@ -103,3 +103,41 @@ test('the reflector keeps retrying while the server is down and syncs once it is
   await new KubeApiClient(transport).createVolume(newVolume('after-restart'));
   await waitFor(() => store.get('after-restart') !== undefined, 'the watch to follow the new server');
 });
+
+test('the reflector pages through the generated list call and starts its watch from the list', async (t) => {
+  const srv = await startTestApiServer();
+  const transport = new RestTransport(srv.kc, { qps: 0, burst: 0 });
+  const store = new MergedStore<PersistentVolume>();
+  const reflector = new Reflector({ kind: 'PersistentVolume', path: '/api/v1/persistentvolumes', store, transport, log: silentLog, pageSize: 2 });
+  t.after(async () => {
+    await reflector.stop();
+    transport.close();
+    await srv.stop();
+  });
+  const api = new KubeApiClient(transport);
+  for (let i = 0; i < 5; i++) await api.createVolume(newVolume(`paged-${i}`));
+  reflector.start();
+  await waitFor(() => reflector.hasSynced(), 'initial list');
+  assert.equal(store.size(), 5);
+  assert.equal(transport.counters.snapshot().list?.requests, 3, 'three pages of at most two');
+  assert.equal(typeof store.get('paged-0')?.metadata.creationTimestamp, 'string');
+  await api.createVolume(newVolume('paged-after'));
+  await waitFor(() => store.get('paged-after') !== undefined, 'ADDED through the watch');
+  assert.equal(reflector.counts.lists, 1);
+});
+
+test('a reflector for a collection without a generated list call is refused at construction', (t) => {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: false }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
+    currentContext: 'c',
+  });
+  const transport = new RestTransport(kc, { qps: 0, burst: 0 });
+  t.after(() => transport.close());
+  assert.throws(
+    () => new Reflector({ kind: 'Node', path: '/api/v1/nodes', store: new MergedStore(), transport, log: silentLog }),
+    /no generated list call for \/api\/v1\/nodes/,
+  );
+});

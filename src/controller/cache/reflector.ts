@@ -1,22 +1,26 @@
 /**
- * Keeps a MergedStore in step with one resource: list, then watch from the list's
- * resourceVersion with bookmarks; re-list on 410 Expired; reconnect with backoff on any other
- * error; reconnect when nothing (not even a bookmark) arrived for `inactivityTimeoutMs`. Never
+ * Keeps a MergedStore in step with one resource: list (paged, through client-node's generated
+ * list call for the collection, client/list-calls.ts), then watch (client-node's `Watch`) from
+ * the list's resourceVersion with bookmarks; re-list on 410 Expired; reconnect with backoff on
+ * any other error; reconnect when nothing (not even a bookmark) arrived for `inactivityTimeoutMs`. Never
  * gives up until stopped. (client-node's ListWatch stops for good on the first non-410 error and
  * has no inactivity timeout; see shared/reference/ts-ecosystem.md §1.4.)
  */
 import { Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { KubeObject, ObjectList, Status } from '../../kube/types.js';
+import type { KubeObject, Status } from '../../kube/types.js';
 import { statusOf } from '../../kube/errors.js';
+import { listCallFor, type ListCall } from '../client/list-calls.js';
 import type { RestTransport } from '../client/transport.js';
 import { Backoff, delay } from './backoff.js';
 import type { MergedStore } from './merged-store.js';
 import { rvNumber } from './resource-version.js';
 
 export interface ReflectorOptions<T extends KubeObject> {
-  /** Collection path, e.g. /api/v1/persistentvolumes. */
+  /** Collection path the watch follows, e.g. /api/v1/persistentvolumes. */
   path: string;
+  /** Lists one page; default: the generated list call for `path` (client/list-calls.ts). */
+  list?: ListCall<T>;
   /** Kind name, for stats (the logger should already carry it). */
   kind: string;
   store: MergedStore<T>;
@@ -35,6 +39,7 @@ export class Reflector<T extends KubeObject> {
   private readonly stopper = new AbortController();
   private readonly backoff: Backoff;
   private readonly watcher: Watch;
+  private readonly list: ListCall<T>;
   private lastRv = '';
   private lastPrune = 0;
   private running: Promise<void> | undefined;
@@ -44,6 +49,7 @@ export class Reflector<T extends KubeObject> {
   constructor(private readonly opts: ReflectorOptions<T>) {
     this.backoff = opts.backoff ?? new Backoff();
     this.watcher = new Watch(opts.transport.kubeConfig);
+    this.list = opts.list ?? listCallFor<T>(opts.transport, opts.path);
   }
 
   start(): void {
@@ -102,15 +108,10 @@ export class Reflector<T extends KubeObject> {
     let cont: string | undefined;
     let rv: string | undefined;
     do {
-      const page: ObjectList<T> = await this.opts.transport.request<ObjectList<T>>({
-        method: 'GET',
-        verb: 'list',
-        path: this.opts.path,
-        query: { limit: this.opts.pageSize ?? 500, continue: cont },
-      });
-      items.push(...(page.items ?? []));
-      rv ??= page.metadata?.resourceVersion;
-      cont = page.metadata?.continue || undefined;
+      const page = await this.list({ limit: this.opts.pageSize ?? 500, continueToken: cont });
+      items.push(...page.items);
+      rv ??= page.resourceVersion;
+      cont = page.continueToken;
     } while (cont);
     this.opts.store.replaceAll(items, rv);
     this.lastRv = rv ?? '';
