@@ -4,12 +4,9 @@
  * or stop the controller at exactly that moment), and wait-for-condition.
  */
 import { access } from 'node:fs/promises';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { RestTransport } from '../../src/controller/client/transport.js';
 import { paths } from '../../src/controller/client/paths.js';
 import { FINALIZER_PVC_PROTECTION } from '../../src/kube/annotations.js';
-import { isNotFound } from '../../src/kube/errors.js';
-import type { CoreEvent, ObjectList, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
+import type { CoreEvent, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
 import type { MetricsProvider } from '../../src/metrics/provider.js';
 import type {
   DeleteRequest,
@@ -18,6 +15,7 @@ import type {
   ProvisionRequest,
   VolumePlugin,
 } from '../../src/plugins/plugin.js';
+import { TestRestClient } from '../helpers/rest-client.js';
 import { waitFor } from '../helpers/wait.js';
 
 export { waitFor };
@@ -43,66 +41,42 @@ export async function claimLeft(api: TestApi, ns: string, name: string): Promise
 }
 
 /** The few calls the tests make, over the same HTTPS the controller uses. */
-export class TestApi {
-  private readonly transport: RestTransport;
-
-  constructor(kc: KubeConfig) {
-    this.transport = new RestTransport(kc, { qps: 0, burst: 0 });
-  }
-
-  close(): void {
-    this.transport.close();
-  }
-
+export class TestApi extends TestRestClient {
   createClass(sc: StorageClass): Promise<StorageClass> {
-    const body = { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', ...sc };
-    return this.transport.request({ method: 'POST', verb: 'create', path: paths.storageClasses(), body });
+    return this.create(paths.storageClasses(), 'storage.k8s.io/v1', 'StorageClass', sc);
   }
 
   createClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
-    const body = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...pvc };
-    return this.transport.request({ method: 'POST', verb: 'create', path: paths.claims(pvc.metadata.namespace ?? 'default'), body });
+    return this.create(paths.claims(pvc.metadata.namespace ?? 'default'), 'v1', 'PersistentVolumeClaim', pvc);
   }
 
   updateClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
-    const path = paths.claim(pvc.metadata.namespace ?? 'default', pvc.metadata.name ?? '');
-    return this.transport.request({ method: 'PUT', verb: 'update', path, body: pvc });
+    return this.update(paths.claim(pvc.metadata.namespace ?? 'default', pvc.metadata.name ?? ''), pvc);
   }
 
-  async claim(ns: string, name: string): Promise<PersistentVolumeClaim | undefined> {
-    return this.orUndefined(this.transport.request({ method: 'GET', verb: 'get', path: paths.claim(ns, name) }));
+  claim(ns: string, name: string): Promise<PersistentVolumeClaim | undefined> {
+    return this.getOrUndefined(paths.claim(ns, name));
   }
 
-  async deleteClaim(ns: string, name: string): Promise<void> {
-    await this.transport.request({ method: 'DELETE', verb: 'delete', path: paths.claim(ns, name) });
+  deleteClaim(ns: string, name: string): Promise<void> {
+    return this.remove(paths.claim(ns, name));
   }
 
-  async volume(name: string): Promise<PersistentVolume | undefined> {
-    return this.orUndefined(this.transport.request({ method: 'GET', verb: 'get', path: paths.volume(name) }));
+  volume(name: string): Promise<PersistentVolume | undefined> {
+    return this.getOrUndefined(paths.volume(name));
   }
 
-  async volumes(): Promise<PersistentVolume[]> {
-    const list = await this.transport.request<ObjectList<PersistentVolume>>({ method: 'GET', verb: 'list', path: paths.volumes() });
-    return list.items;
+  volumes(): Promise<PersistentVolume[]> {
+    return this.list(paths.volumes());
   }
 
   /** Events about one object, by involved object name. */
-  async eventsFor(ns: string, name: string): Promise<CoreEvent[]> {
-    const list = await this.transport.request<ObjectList<CoreEvent>>({ method: 'GET', verb: 'list', path: paths.events(ns) });
-    return list.items.filter((e) => e.involvedObject.name === name);
+  eventsFor(ns: string, name: string): Promise<CoreEvent[]> {
+    return this.eventsAbout(ns, name);
   }
 
   async eventReasons(ns: string, name: string): Promise<string[]> {
     return (await this.eventsFor(ns, name)).map((e) => e.reason ?? '');
-  }
-
-  private async orUndefined<T>(request: Promise<T>): Promise<T | undefined> {
-    try {
-      return await request;
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
   }
 }
 

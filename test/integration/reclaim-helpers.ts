@@ -6,17 +6,15 @@
 import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { RestTransport } from '../../src/controller/client/transport.js';
 import { paths } from '../../src/controller/client/paths.js';
 import type { ControllerModule, RunningController } from '../../src/controller/controller.js';
 import { defaultModules } from '../../src/controller/modules.js';
 import { protectionModules } from '../../src/controller/protection/index.js';
 import { reclaimerModule } from '../../src/controller/reclaimer/index.js';
-import { isNotFound } from '../../src/kube/errors.js';
-import type { CoreEvent, ObjectList, PersistentVolume, PersistentVolumeClaim, Pod } from '../../src/kube/types.js';
+import type { CoreEvent, PersistentVolume, PersistentVolumeClaim, Pod } from '../../src/kube/types.js';
 import { NilMetricsProvider } from '../../src/metrics/nil.js';
 import { PluginError, type DeleteRequest, type VolumePlugin } from '../../src/plugins/plugin.js';
+import { TestRestClient } from '../helpers/rest-client.js';
 import { waitFor } from '../helpers/wait.js';
 export { exists } from './provisioning-helpers.js';
 export { waitFor };
@@ -45,57 +43,36 @@ async function syncsPass(controller: RunningController, queue: 'claims' | 'volum
   await waitFor(() => controller.stats().queues[queue].syncs >= start + n, `${n} ${queue} syncs`);
 }
 
-export class ReclaimApi {
-  private readonly transport: RestTransport;
-
-  constructor(kc: KubeConfig) {
-    this.transport = new RestTransport(kc, { qps: 0, burst: 0 });
-  }
-
-  close(): void {
-    this.transport.close();
-  }
-
+export class ReclaimApi extends TestRestClient {
   createVolume(pv: PersistentVolume): Promise<PersistentVolume> {
-    return this.transport.request({ method: 'POST', verb: 'create', path: paths.volumes(), body: { apiVersion: 'v1', kind: 'PersistentVolume', ...pv } });
+    return this.create(paths.volumes(), 'v1', 'PersistentVolume', pv);
   }
   updateVolume(pv: PersistentVolume): Promise<PersistentVolume> {
-    return this.transport.request({ method: 'PUT', verb: 'update', path: paths.volume(pv.metadata.name ?? ''), body: pv });
+    return this.update(paths.volume(pv.metadata.name ?? ''), pv);
   }
   volume(name: string): Promise<PersistentVolume | undefined> {
-    return this.orUndefined(this.transport.request({ method: 'GET', verb: 'get', path: paths.volume(name) }));
+    return this.getOrUndefined(paths.volume(name));
   }
-  async deleteVolume(name: string): Promise<void> {
-    await this.transport.request({ method: 'DELETE', verb: 'delete', path: paths.volume(name) });
+  deleteVolume(name: string): Promise<void> {
+    return this.remove(paths.volume(name));
   }
   createClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
-    const body = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...pvc };
-    return this.transport.request({ method: 'POST', verb: 'create', path: paths.claims(pvc.metadata.namespace ?? 'default'), body });
+    return this.create(paths.claims(pvc.metadata.namespace ?? 'default'), 'v1', 'PersistentVolumeClaim', pvc);
   }
   claim(name: string, ns = 'default'): Promise<PersistentVolumeClaim | undefined> {
-    return this.orUndefined(this.transport.request({ method: 'GET', verb: 'get', path: paths.claim(ns, name) }));
+    return this.getOrUndefined(paths.claim(ns, name));
   }
-  async deleteClaim(name: string, ns = 'default'): Promise<void> {
-    await this.transport.request({ method: 'DELETE', verb: 'delete', path: paths.claim(ns, name) });
+  deleteClaim(name: string, ns = 'default'): Promise<void> {
+    return this.remove(paths.claim(ns, name));
   }
   createPod(pod: Pod): Promise<Pod> {
-    return this.transport.request({ method: 'POST', verb: 'create', path: paths.pods(pod.metadata.namespace ?? 'default'), body: { apiVersion: 'v1', kind: 'Pod', ...pod } });
+    return this.create(paths.pods(pod.metadata.namespace ?? 'default'), 'v1', 'Pod', pod);
   }
-  async deletePod(name: string, ns = 'default'): Promise<void> {
-    await this.transport.request({ method: 'DELETE', verb: 'delete', path: `${paths.pods(ns)}/${encodeURIComponent(name)}` });
+  deletePod(name: string, ns = 'default'): Promise<void> {
+    return this.remove(`${paths.pods(ns)}/${encodeURIComponent(name)}`);
   }
-  async events(name: string, ns = 'default'): Promise<CoreEvent[]> {
-    const list = await this.transport.request<ObjectList<CoreEvent>>({ method: 'GET', verb: 'list', path: paths.events(ns) });
-    return list.items.filter((e) => (e.involvedObject as { name?: string } | undefined)?.name === name);
-  }
-
-  private async orUndefined<T>(request: Promise<T>): Promise<T | undefined> {
-    try {
-      return await request;
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+  events(name: string, ns = 'default'): Promise<CoreEvent[]> {
+    return this.eventsAbout(ns, name);
   }
 }
 
