@@ -19,7 +19,7 @@ import {
   type ContainedPath,
 } from '../safe-path.js';
 import { isBackingNameOfCluster, pvNameOfBackingName } from '../naming.js';
-import { PluginError, type BackingVolume } from '../plugin.js';
+import { PluginError, type BackingVolume, type ParameterProblem, type ProvisionRequest } from '../plugin.js';
 import { listRecords, readRecord, RECORD_DIR, removeRecord, writeRecord, type VolumeRecord } from '../metadata-record.js';
 
 /** NAME_MAX (255) less room for "archived-" + a timestamp suffix and the record's ".json.<rand>". */
@@ -46,6 +46,18 @@ export async function withPluginErrors<T>(what: string, operation: () => Promise
 export function assertBackingName(backingName: string): void {
   if (!isSafeComponent(backingName) || backingName.startsWith('.') || backingName.length > MAX_DIRECTORY_BACKING_NAME) {
     throw new PluginError('InvalidParameter', `backing name "${backingName}" is not a plain file name`, false);
+  }
+}
+
+/**
+ * What every directory plugin refuses before provisioning: an unsafe backing name, a raw block
+ * volume, or any parameter problem (all listed). `plugin` names the volumes in the message.
+ */
+export function assertDirectoryRequest(req: ProvisionRequest, plugin: string, problems: readonly ParameterProblem[]): void {
+  assertBackingName(req.backingName);
+  if (req.volumeMode === 'Block') throw new PluginError('NotSupported', `${plugin} volumes cannot be raw block devices`, false);
+  if (problems.length > 0) {
+    throw new PluginError('InvalidParameter', problems.map((p) => `${p.parameter}: ${p.message}`).join('; '), false);
   }
 }
 

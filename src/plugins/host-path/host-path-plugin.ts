@@ -32,6 +32,7 @@ import {
 import { emptyDirNoFollow } from '../safe-path.js';
 import {
   assertBackingName,
+  assertDirectoryRequest,
   capacityOf,
   containedVolumePath,
   ContainedDuMetricsProvider,
@@ -173,12 +174,7 @@ export class HostPathPlugin implements VolumePlugin {
   }
 
   private checkRequest(req: ProvisionRequest): void {
-    assertBackingName(req.backingName);
-    if (req.volumeMode === 'Block') throw new PluginError('NotSupported', 'host-path volumes cannot be raw block devices', false);
-    const problems = this.validateParameters(req.parameters);
-    if (problems.length > 0) {
-      throw new PluginError('InvalidParameter', problems.map((p) => `${p.parameter}: ${p.message}`).join('; '), false);
-    }
+    assertDirectoryRequest(req, 'host-path', this.validateParameters(req.parameters));
     if (this.nodeName !== undefined && req.selectedNode !== undefined && req.selectedNode !== this.nodeName) {
       throw new PluginError(
         'NotSupported',

@@ -20,6 +20,7 @@ import type { PersistentVolume } from '../../kube/types.js';
 import { MetricsError, type MetricsProvider } from '../../metrics/provider.js';
 import {
   assertBackingName,
+  assertDirectoryRequest,
   capacityOf,
   ContainedDuMetricsProvider,
   containedVolumePath,
@@ -126,7 +127,7 @@ export class NfsSubdirPlugin implements VolumePlugin {
 
   private async provisionVolume(req: ProvisionRequest): Promise<ProvisionedVolume> {
     req.signal?.throwIfAborted();
-    this.checkRequest(req);
+    assertDirectoryRequest(req, 'nfs-subdir', this.validateParameters(req.parameters));
     const mount = this.mountFor(req.parameters)!;
     const root = await realRoot(mount);
     const pattern = req.parameters.pathPattern;
@@ -232,15 +233,6 @@ export class NfsSubdirPlugin implements VolumePlugin {
       }
     }
     return undefined;
-  }
-
-  private checkRequest(req: ProvisionRequest): void {
-    assertBackingName(req.backingName);
-    if (req.volumeMode === 'Block') throw new PluginError('NotSupported', 'nfs-subdir volumes cannot be raw block devices', false);
-    const problems = this.validateParameters(req.parameters);
-    if (problems.length > 0) {
-      throw new PluginError('InvalidParameter', problems.map((p) => `${p.parameter}: ${p.message}`).join('; '), false);
-    }
   }
 
   private mountProblems(parameters: Record<string, string>): ParameterProblem[] {
