@@ -5,88 +5,42 @@
  *
  * - Runs on its own timer loop, never in the controller's work queues; passes never overlap (the
  *   next starts one period after the previous started, or as soon as it ends when it ran long).
- * - At most `concurrency` measurements at once; each has a deadline. The provider gets an
- *   AbortSignal (du kills its process group), and the collector stops waiting at the deadline even
- *   when a provider ignores the signal; such a volume is skipped ("busy") until its call ends,
- *   so a stuck measurement never piles up more of itself.
+ * - At most `concurrency` measurements at once; each has a deadline (deadline-measurement.ts).
+ *   The provider gets an AbortSignal (du kills its process group), and the collector stops
+ *   waiting at the deadline even when a provider ignores the signal; such a volume is skipped
+ *   ("busy") until its call ends, so a stuck measurement never piles up more of itself.
+ * - Types and defaults live in usage.ts (re-exported here).
  * - Only volumes bound both ways (pv.claimRef names a claim in the store, with the same uid when
  *   set) are measured and reported: their claim is what the `kubelet_volume_stats_*` labels name.
  */
-import type { Logger } from 'pino';
 import { isVolumeBoundToClaim } from '../kube/volume-helpers.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
-import { MetricsNotSupportedError, type MetricsProvider, type VolumeMetrics } from './provider.js';
+import { DeadlineMeasurements, UsageFailure } from './deadline-measurement.js';
+import { MetricsNotSupportedError, type VolumeMetrics } from './provider.js';
+import {
+  DEFAULT_COLLECT_CONCURRENCY,
+  DEFAULT_STATS_PERIOD_MS,
+  DEFAULT_VOLUME_TIMEOUT_MS,
+  NO_PLUGIN,
+  type PassSummary,
+  type UsageCollectorOptions,
+  type UsageError,
+  type UsageErrorReason,
+  type VolumeUsage,
+} from './usage.js';
 
-/** Why a volume has no fresh numbers (the `reason` label of the error metrics). */
-export type UsageErrorReason = 'timeout' | 'not_supported' | 'no_plugin' | 'busy' | 'failed';
+export type {
+  ObjectLister,
+  PassSummary,
+  UsageCollectionObserver,
+  UsageCollectorOptions,
+  UsageError,
+  UsageErrorReason,
+  UsageSource,
+  VolumeUsage,
+} from './usage.js';
+export { DEFAULT_COLLECT_CONCURRENCY, DEFAULT_STATS_PERIOD_MS, DEFAULT_VOLUME_TIMEOUT_MS, NO_PLUGIN } from './usage.js';
 
-export interface UsageError {
-  reason: UsageErrorReason;
-  message: string;
-  at: Date;
-}
-
-/** What the collector knows about one measured volume. */
-export interface VolumeUsage {
-  pvName: string;
-  namespace: string;
-  claimName: string;
-  /** The plugin that measured it, or "N/A" when none owns the volume. */
-  plugin: string;
-  /** The last successful measurement (kept when later attempts fail). */
-  metrics?: VolumeMetrics;
-  /** The error of the latest attempt; absent when the latest attempt succeeded. */
-  error?: UsageError;
-  lastAttempt: Date;
-}
-
-/** The plugin side of measuring: which plugin owns a PV and its provider. */
-export interface UsageSource {
-  /** Undefined when no plugin of ours owns the volume. May throw (reported as "failed"). */
-  providerFor(pv: PersistentVolume): { plugin: string; provider: MetricsProvider } | undefined;
-}
-
-/** Minimal read access to the controller's stores. */
-export interface ObjectLister<T> {
-  get(key: string): T | undefined;
-  list(): T[];
-}
-
-/** Told about each measurement and each pass (prometheus.ts turns these into metrics). */
-export interface UsageCollectionObserver {
-  volumeMeasured(plugin: string, seconds: number, error?: UsageErrorReason): void;
-  passFinished(summary: PassSummary): void;
-}
-
-export interface PassSummary {
-  volumes: number;
-  measured: number;
-  failed: number;
-  seconds: number;
-  finishedAt: Date;
-}
-
-export interface UsageCollectorOptions {
-  volumes: ObjectLister<PersistentVolume>;
-  claims: ObjectLister<PersistentVolumeClaim>;
-  source: UsageSource;
-  /** `--volume-stats-agg-period` in ms; 0 (or less) disables the loop. Default 60 s. */
-  periodMs?: number;
-  /** Measurements running at once. Default 4. */
-  concurrency?: number;
-  /** Deadline of one volume's measurement. Default 2 minutes. */
-  timeoutMs?: number;
-  /** The loop measures only while this is true (e.g. caches synced and leading); rechecked every second. */
-  active?: () => boolean;
-  observer?: UsageCollectionObserver;
-  logger?: Logger;
-  now?: () => Date;
-}
-
-export const DEFAULT_STATS_PERIOD_MS = 60_000;
-export const DEFAULT_COLLECT_CONCURRENCY = 4;
-export const DEFAULT_VOLUME_TIMEOUT_MS = 120_000;
-export const NO_PLUGIN = 'N/A';
 const INACTIVE_RECHECK_MS = 1000;
 
 interface Target {
@@ -94,28 +48,17 @@ interface Target {
   claim: PersistentVolumeClaim;
 }
 
-/** A measurement that did not happen, with the reason the metrics report. */
-class UsageFailure extends Error {
-  constructor(
-    readonly reason: UsageErrorReason,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'UsageFailure';
-  }
-}
-
 export class VolumeUsageCollector {
   private readonly entries = new Map<string, VolumeUsage>();
-  /** Provider calls still running (past their deadline when a pass finds them here). */
-  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly measurements: DeadlineMeasurements;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<PassSummary> | undefined;
   private stopped = false;
-  private readonly stopper = new AbortController();
   private lastPass: PassSummary | undefined;
 
-  constructor(private readonly opts: UsageCollectorOptions) {}
+  constructor(private readonly opts: UsageCollectorOptions) {
+    this.measurements = new DeadlineMeasurements(opts.timeoutMs ?? DEFAULT_VOLUME_TIMEOUT_MS);
+  }
 
   get periodMs(): number {
     return this.opts.periodMs ?? DEFAULT_STATS_PERIOD_MS;
@@ -132,7 +75,7 @@ export class VolumeUsageCollector {
     this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.stopper.abort(new Error('usage collector stopped'));
+    this.measurements.stop();
     await this.running?.catch(() => undefined);
   }
 
@@ -237,7 +180,7 @@ export class VolumeUsageCollector {
       const found = this.opts.source.providerFor(pv);
       if (!found) throw new UsageFailure('no_plugin', 'no volume plugin of this controller owns the volume');
       plugin = found.plugin;
-      outcome = await this.callProvider(pvName, found.provider);
+      outcome = await this.measurements.call(pvName, found.provider);
     } catch (err) {
       outcome = this.classify(err);
     }
@@ -269,36 +212,6 @@ export class VolumeUsageCollector {
       }
     }
     this.entries.set(pvName, entry);
-  }
-
-  /** Runs the provider with a deadline; the waiting ends at the deadline even if the call does not. */
-  private callProvider(pvName: string, provider: MetricsProvider): Promise<VolumeMetrics> {
-    if (this.inFlight.has(pvName)) {
-      return Promise.reject(new UsageFailure('busy', 'the previous measurement of this volume has not finished yet'));
-    }
-    const timeoutMs = this.opts.timeoutMs ?? DEFAULT_VOLUME_TIMEOUT_MS;
-    const deadline = new AbortController();
-    const signal = AbortSignal.any([deadline.signal, this.stopper.signal]);
-    const call = Promise.resolve().then(() => provider.getMetrics(signal));
-    const tracked = call.catch(() => undefined).finally(() => this.inFlight.delete(pvName));
-    this.inFlight.set(pvName, tracked);
-    let timer: NodeJS.Timeout | undefined;
-    const stopSignal = this.stopper.signal;
-    let onStop = (): void => undefined;
-    const ended = new Promise<never>((_, reject) => {
-      const fail = (failure: UsageFailure): void => {
-        deadline.abort(failure);
-        reject(failure);
-      };
-      timer = setTimeout(() => fail(new UsageFailure('timeout', `measuring took longer than ${timeoutMs} ms`)), timeoutMs);
-      onStop = () => fail(new UsageFailure('failed', 'the usage collector is stopping'));
-      if (stopSignal.aborted) onStop();
-      else stopSignal.addEventListener('abort', onStop, { once: true });
-    });
-    return Promise.race([call, ended]).finally(() => {
-      clearTimeout(timer);
-      stopSignal.removeEventListener('abort', onStop);
-    });
   }
 
   private classify(err: unknown): UsageError {
