@@ -1,9 +1,11 @@
 /**
- * Label selectors (string and object form) and field selectors, with apimachinery's grammar,
- * validation and messages (k8s.io/apimachinery/pkg/labels, /fields, metav1.LabelSelectorAsSelector).
+ * Label selectors (string and object form), with apimachinery's grammar, validation and messages
+ * (k8s.io/apimachinery/pkg/labels, metav1.LabelSelectorAsSelector); the lexer is in
+ * label-selector-lexer.ts. Field selectors live in field-selectors.ts and are re-exported here.
  * Parse failures throw BadRequestError, as kube-apiserver answers a bad `?labelSelector=`.
  */
 import { BadRequestError } from './errors.js';
+import { lex, type Token } from './label-selector-lexer.js';
 import { goQuote, isQualifiedName, isValidLabelValue } from './name-validation.js';
 import type { LabelSelector } from './types.js';
 
@@ -68,47 +70,6 @@ function newRequirement(key: string, operator: LabelOperator, values: string[], 
   if (errs.length === 1) throw new BadRequestError(errs[0]);
   if (errs.length > 1) throw new BadRequestError(`[${errs.join(', ')}]`);
   return { key, operator, values };
-}
-
-// ---------------------------------------------------------------------------- lexer
-
-type TokenKind = 'end' | 'id' | 'in' | 'notin' | '(' | ')' | ',' | '!' | '=' | '==' | '!=' | '>' | '<' | 'error';
-interface Token {
-  kind: TokenKind;
-  text: string;
-}
-
-const SYMBOL_TOKENS = new Set(['(', ')', ',', '!', '=', '==', '!=', '>', '<']);
-const isSpecial = (ch: string): boolean => '=!(),><'.includes(ch);
-const isSpace = (ch: string): boolean => ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n';
-
-function lex(input: string): Token[] {
-  const tokens: Token[] = [];
-  let pos = 0;
-  for (;;) {
-    while (pos < input.length && isSpace(input[pos])) pos++;
-    if (pos >= input.length) {
-      tokens.push({ kind: 'end', text: '' });
-      return tokens;
-    }
-    if (isSpecial(input[pos])) {
-      // Longest operator made of special symbols, as upstream's scanSpecialSymbol.
-      let buffer = '';
-      let last: Token | undefined;
-      while (pos < input.length && isSpecial(input[pos])) {
-        buffer += input[pos];
-        if (SYMBOL_TOKENS.has(buffer)) last = { kind: buffer as TokenKind, text: buffer };
-        else if (last) break;
-        pos++;
-      }
-      tokens.push(last ?? { kind: 'error', text: `error expected: keyword found '${buffer}'` });
-      continue;
-    }
-    const start = pos;
-    while (pos < input.length && !isSpecial(input[pos]) && !isSpace(input[pos])) pos++;
-    const word = input.slice(start, pos);
-    tokens.push({ kind: word === 'in' || word === 'notin' ? word : 'id', text: word });
-  }
 }
 
 // ---------------------------------------------------------------------------- parser
@@ -324,72 +285,4 @@ export function labelSelectorMatches(sel: LabelSelector | undefined, labels?: Re
   return matchesLabelRequirements(labelSelectorAsRequirements(sel), labels);
 }
 
-// ---------------------------------------------------------------------------- field selectors
-
-export interface FieldRequirement {
-  field: string;
-  operator: 'Equals' | 'NotEquals';
-  value: string;
-}
-
-/** Splits on commas not escaped by a backslash. */
-function splitFieldTerms(s: string): string[] {
-  const terms: string[] = [];
-  let start = 0;
-  let escaped = false;
-  for (let i = 0; i < s.length; i++) {
-    if (escaped) escaped = false;
-    else if (s[i] === '\\') escaped = true;
-    else if (s[i] === ',') {
-      terms.push(s.slice(start, i));
-      start = i + 1;
-    }
-  }
-  terms.push(s.slice(start));
-  return terms;
-}
-
-function unescapeFieldValue(v: string): string {
-  let out = '';
-  for (let i = 0; i < v.length; i++) {
-    const ch = v[i];
-    if (ch === '\\') {
-      const nextCh = v[i + 1];
-      if (nextCh !== '\\' && nextCh !== ',' && nextCh !== '=') {
-        throw new BadRequestError(`invalid field selector: invalid escape sequence: \\${nextCh ?? ''}`);
-      }
-      out += nextCh;
-      i++;
-    } else if (ch === ',' || ch === '=') {
-      throw new BadRequestError(`invalid field selector: unescaped character in value: ${ch}`);
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-/** Parses `a=b,c==d,e!=f` (only these operators; `\,` `\=` `\\` escape inside values). */
-export function parseFieldSelector(s: string): FieldRequirement[] {
-  const reqs: FieldRequirement[] = [];
-  for (const term of splitFieldTerms(s).sort()) {
-    if (term === '') continue;
-    const m = /^(.*?)(!=|==|=)(.*)$/s.exec(term);
-    if (!m) throw new BadRequestError(`invalid selector: '${s}'; can't understand '${term}'`);
-    reqs.push({ field: m[1], operator: m[2] === '!=' ? 'NotEquals' : 'Equals', value: unescapeFieldValue(m[3]) });
-  }
-  return reqs;
-}
-
-/** A field absent from `fields` reads as "" (upstream's fields.Set.Get). */
-export function matchesFieldRequirements(reqs: FieldRequirement[], fields: Record<string, string>): boolean {
-  return reqs.every((r) => {
-    const have = Object.hasOwn(fields, r.field) ? fields[r.field] : '';
-    return r.operator === 'Equals' ? have === r.value : have !== r.value;
-  });
-}
-
-/** The field names the requirements mention, for "field label not supported" checks. */
-export function fieldNames(reqs: FieldRequirement[]): string[] {
-  return [...new Set(reqs.map((r) => r.field))];
-}
+export { fieldNames, matchesFieldRequirements, parseFieldSelector, type FieldRequirement } from './field-selectors.js';
