@@ -5,18 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION } from '../../src/kube/annotations.js';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
-import { ReclaimApi, claimFor, claimSyncsPass, podUsing, reclaimModules, staticVolume, volumeSyncsPass, waitFor } from './reclaim-helpers.js';
+import type { TestCluster } from '../helpers/cluster.js';
+import { ReclaimApi, claimFor, claimSyncsPass, podUsing, staticVolume, volumeSyncsPass, waitFor, withReclaimCluster } from './reclaim-helpers.js';
 
-async function withCluster(body: (c: TestCluster, api: ReclaimApi) => Promise<void>): Promise<void> {
-  const cluster = await startTestCluster({ modules: reclaimModules(), controllerOptions: { syncPeriodMs: 300 } });
-  const api = new ReclaimApi(cluster.kc);
-  try {
-    await body(cluster, api);
-  } finally {
-    api.close();
-    await cluster.stop();
-  }
+function withCluster(body: (c: TestCluster, api: ReclaimApi) => Promise<void>): Promise<void> {
+  return withReclaimCluster({ controllerOptions: { syncPeriodMs: 300 } }, body);
 }
 
 test('deleting a claim completes: admission added pvc-protection, the controller removes it', async () => {

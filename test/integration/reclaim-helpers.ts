@@ -14,6 +14,7 @@ import { reclaimerModule } from '../../src/controller/reclaimer/index.js';
 import type { CoreEvent, PersistentVolume, PersistentVolumeClaim, Pod } from '../../src/kube/types.js';
 import { NilMetricsProvider } from '../../src/metrics/nil.js';
 import { PluginError, type DeleteRequest, type VolumePlugin } from '../../src/plugins/plugin.js';
+import { startTestCluster, type TestCluster, type TestClusterOptions } from '../helpers/cluster.js';
 import { TestRestClient } from '../helpers/rest-client.js';
 import { waitFor } from '../helpers/wait.js';
 export { exists } from './provisioning-helpers.js';
@@ -27,6 +28,24 @@ export function reclaimModules(): ControllerModule[] {
     if (!names.has(m.name)) throw new Error(`defaultModules() lacks the ${m.name} module`);
   }
   return modules;
+}
+
+/**
+ * Runs `body` on a fresh test cluster that runs the shipped modules (plus `options`), with a
+ * ReclaimApi on it; closes the client and stops the cluster however `body` ends.
+ */
+export async function withReclaimCluster(
+  options: TestClusterOptions,
+  body: (cluster: TestCluster, api: ReclaimApi) => Promise<void>,
+): Promise<void> {
+  const cluster = await startTestCluster({ modules: reclaimModules(), ...options });
+  const api = new ReclaimApi(cluster.kc);
+  try {
+    await body(cluster, api);
+  } finally {
+    api.close();
+    await cluster.stop();
+  }
 }
 
 /** Resolves once the controller has run `n` more volume syncs than now (a "some time passed" wait). */

@@ -6,25 +6,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANN_RECLAIM_FAILED_ATTEMPTS } from '../../src/kube/annotations.js';
-import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
-import { ReclaimApi, ScriptedDeleter, reclaimModules, staticVolume, volumeSyncsPass, waitFor } from './reclaim-helpers.js';
+import type { TestCluster } from '../helpers/cluster.js';
+import { ReclaimApi, ScriptedDeleter, staticVolume, volumeSyncsPass, waitFor, withReclaimCluster } from './reclaim-helpers.js';
 
 const FAST = { syncPeriodMs: 300, recyclerMaximumRetry: 3 };
 
-async function withCluster(
+function withCluster(
   deleter: ScriptedDeleter,
   body: (c: TestCluster, api: ReclaimApi) => Promise<void>,
   syncPeriodMs = FAST.syncPeriodMs,
 ): Promise<void> {
-  const controllerOptions = { ...FAST, syncPeriodMs };
-  const cluster = await startTestCluster({ plugins: [deleter], modules: reclaimModules(), controllerOptions });
-  const api = new ReclaimApi(cluster.kc);
-  try {
-    await body(cluster, api);
-  } finally {
-    api.close();
-    await cluster.stop();
-  }
+  return withReclaimCluster({ plugins: [deleter], controllerOptions: { ...FAST, syncPeriodMs } }, body);
 }
 
 const attempts = async (api: ReclaimApi, name: string) => (await api.volume(name))?.metadata.annotations?.[ANN_RECLAIM_FAILED_ATTEMPTS];
