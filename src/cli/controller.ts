@@ -2,13 +2,15 @@
  * `pv-controller controller`: runs the persistent-volume controller against a cluster (a
  * kubeconfig file, or in-cluster). Flag parsing and wiring only; options.ts does the checking.
  */
+import type { KubeConfig } from '@kubernetes/client-node';
 import { Command, Option } from 'commander';
 import { startController } from '../controller/controller.js';
 import { createControllerLogger } from '../controller/log.js';
 import { defaultModules } from '../controller/modules.js';
 import { DEFAULTS, OptionsError, parseControllerOptions, type RawControllerFlags } from '../controller/options.js';
 import { loadKubeConfig } from '../controller/client/kubeconfig.js';
-import { buildPluginRegistry, type CloudFlags, cloudSettingsFromFlags, parseNfsMount } from '../plugins/from-options.js';
+import { topologyFromKubeConfig } from '../controller/topology.js';
+import { buildPluginRegistry, type CloudFlags, type CloudSettings, cloudSettingsFromFlags, parseCloudProvider, parseNfsMount } from '../plugins/from-options.js';
 import { addCloudOptions } from './cloud-flags.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -54,22 +56,39 @@ export function register(program: Command): void {
       }
       const logger = createControllerLogger(opts.logFormat, opts.logLevel);
       const kubeConfig = loadKubeConfig(opts.kubeconfig);
-      const { cloud } = cloudSettingsFromFlags(command.opts<CloudFlags>(), kubeConfig);
+      const { cloud, close: closeTopology } = cloudWithTopology(command.opts<CloudFlags>(), kubeConfig);
       const plugins = buildPluginRegistry(
         { hostPathRoots: opts.hostPathRoots, nfsMounts, ...(opts.nodeName ? { nodeName: opts.nodeName } : {}), ...(cloud ? { cloud } : {}) },
         logger,
       );
-      const running = await startController(opts, { logger, plugins, modules: defaultModules(), kubeConfig });
+      const running = await startController(opts, { logger, plugins, modules: defaultModules(), kubeConfig }).catch((err: unknown) => {
+        closeTopology();
+        throw err;
+      });
+      const shutDown = async (): Promise<void> => {
+        await running.stop();
+        closeTopology();
+      };
       const stop = (signal: string): void => {
         logger.info({ signal }, 'shutting down');
-        void running.stop().then(() => process.exit(0));
+        void shutDown().then(() => process.exit(0));
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
       await running.lost;
       logger.error('leader election lost');
-      await running.stop();
+      await shutDown();
       process.exit(1);
     });
   addCloudOptions(controllerCommand);
+}
+
+/**
+ * The cloud the flags select, with a TopologyResolver reading nodes through the controller's client
+ * on `kc` (none without a cloud); `close()` releases the resolver's connections.
+ */
+function cloudWithTopology(flags: CloudFlags, kc: KubeConfig): { cloud?: CloudSettings; close(): void } {
+  if (parseCloudProvider(flags.cloudProvider) === undefined) return { close: () => undefined };
+  const { topology, close } = topologyFromKubeConfig(kc);
+  return { ...cloudSettingsFromFlags(flags, topology), close };
 }

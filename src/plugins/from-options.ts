@@ -7,17 +7,15 @@
  * Clouds are chosen like kube-controller-manager's `--cloud-provider` (aws | gce | openstack; none
  * by default). Each cloud plugin reads its credentials from its SDK's standard environment (AWS
  * default credential chain and AWS_REGION / AWS_ENDPOINT_URL_EC2; GOOGLE_APPLICATION_CREDENTIALS
- * or the metadata server; OS_* or clouds.yaml) and is given the TopologyResolver that answers node
- * zones from the Kubernetes API. Nothing here logs a credential: only the provider and the
+ * or the metadata server; OS_* or clouds.yaml) and is given the TopologyResolver the caller built
+ * (the controller's, answering node zones from the Kubernetes API: controller/topology.ts).
+ * Nothing here imports the controller. Nothing here logs a credential: only the provider and the
  * non-secret location settings are logged.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { RestTransport } from '../controller/client/transport.js';
 import { AwsEbsPlugin } from './aws-ebs/aws-ebs-plugin.js';
 import { CinderPlugin } from './cinder/cinder-plugin.js';
 import type { TopologyResolver } from './cloud-common/zones.js';
-import { KubeTopologyResolver, restNodeSource } from './cloud-topology.js';
 import { GcePdPlugin } from './gce-pd/gce-pd-plugin.js';
 import { HostPathPlugin } from './host-path/index.js';
 import { NfsSubdirPlugin } from './nfs-subdir/index.js';
@@ -106,21 +104,20 @@ export interface CloudFlags {
 }
 
 /**
- * The cloud the flags select (undefined for none), with a TopologyResolver reading nodes through
- * `kc` when given; `close()` releases the resolver's connections. Throws naming a bad flag.
+ * The cloud the flags select (undefined for none), given `topology` for node zones when the caller
+ * has one (the caller owns it and closes it). Throws naming a bad flag.
  */
-export function cloudSettingsFromFlags(flags: CloudFlags, kc?: KubeConfig): { cloud?: CloudSettings; close(): void } {
+export function cloudSettingsFromFlags(flags: CloudFlags, topology?: TopologyResolver): { cloud?: CloudSettings } {
   const provider = parseCloudProvider(flags.cloudProvider);
-  if (provider === undefined) return { close: () => undefined };
-  const resolver = kc ? topologyFromKubeConfig(kc) : undefined;
+  if (provider === undefined) return {};
   const cloud: CloudSettings = {
     provider,
     ...(flags.gceProject ? { gceProject: flags.gceProject } : {}),
     ...(flags.gceZone ? { gceZone: flags.gceZone } : {}),
     ...(flags.gceEndpoint ? { gceEndpoint: flags.gceEndpoint } : {}),
-    ...(resolver ? { topology: resolver.topology } : {}),
+    ...(topology ? { topology } : {}),
   };
-  return { cloud, close: () => resolver?.close() };
+  return { cloud };
 }
 
 /** `--cloud-provider` value → a provider, undefined for "" / "none"; throws naming the flag. */
@@ -128,15 +125,6 @@ export function parseCloudProvider(text: string | undefined): CloudProvider | un
   if (text === undefined || text === '' || text === 'none') return undefined;
   if ((CLOUD_PROVIDERS as readonly string[]).includes(text)) return text as CloudProvider;
   throw new Error(`--cloud-provider must be one of ${CLOUD_PROVIDERS.join(', ')} or none, got "${text}"`);
-}
-
-/**
- * A TopologyResolver reading nodes through its own keep-alive REST client on `kc` (the same
- * transport the controller uses); `close()` releases its connections.
- */
-export function topologyFromKubeConfig(kc: KubeConfig): { topology: KubeTopologyResolver; close(): void } {
-  const transport = new RestTransport(kc, { qps: 5, burst: 10 });
-  return { topology: new KubeTopologyResolver(restNodeSource(transport)), close: () => transport.close() };
 }
 
 /** `--nfs-mount server:/share=/mount/path` → an NfsMount; throws with a message naming the flag. */

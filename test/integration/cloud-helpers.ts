@@ -6,12 +6,12 @@
 import { OAuth2Client } from 'google-auth-library';
 import { defaultModules } from '../../src/controller/modules.js';
 import { RestTransport } from '../../src/controller/client/transport.js';
+import { topologyFromKubeConfig } from '../../src/controller/topology.js';
 import { ANN_SELECTED_NODE } from '../../src/kube/annotations.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
 import { AwsEbsPlugin } from '../../src/plugins/aws-ebs/aws-ebs-plugin.js';
 import { CinderPlugin } from '../../src/plugins/cinder/cinder-plugin.js';
 import type { TopologyResolver } from '../../src/plugins/cloud-common/zones.js';
-import { topologyFromKubeConfig } from '../../src/plugins/from-options.js';
 import { GcePdPlugin } from '../../src/plugins/gce-pd/gce-pd-plugin.js';
 import type { VolumePlugin } from '../../src/plugins/plugin.js';
 import type { Ec2Emulator } from '../emulators/ec2.js';

@@ -1,14 +1,14 @@
 /**
- * The cloud plugins' TopologyResolver against the embedded API server: node zones from labels
- * through the same REST transport the controller uses, a short cache, no caching of a missing zone.
+ * The controller's TopologyResolver for the cloud plugins against the embedded API server: node
+ * zones from labels read through the controller's transport and client-node's generated CoreV1Api,
+ * a short cache, no caching of a missing zone.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RestTransport } from '../../src/controller/client/transport.js';
 import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '../../src/kube/annotations.js';
 import type { Node } from '../../src/kube/types.js';
-import { KubeTopologyResolver, type NodeSource, restNodeSource } from '../../src/plugins/cloud-topology.js';
-import { topologyFromKubeConfig } from '../../src/plugins/from-options.js';
+import { apiNodeSource, KubeTopologyResolver, type NodeSource, topologyFromKubeConfig } from '../../src/controller/topology.js';
 import { PluginError } from '../../src/plugins/plugin.js';
 import { startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
 
@@ -109,16 +109,38 @@ describe('KubeTopologyResolver caching and failures', () => {
     await assert.rejects(pending, (err: unknown) => err instanceof PluginError && err.code === 'Transient');
   });
 
-  it('reads nodes through any requester shaped like the controller transport (404 is no node)', async () => {
+  it('reads nodes through the generated API on the transport: counted per verb, plain JSON out, 404 is no node', async () => {
     const api = await startTestApiServer();
     const transport = new RestTransport(api.kc, { qps: 0, burst: 0 });
     try {
-      const source = restNodeSource(transport);
+      const source = apiNodeSource(transport);
       assert.equal(await source.getNode('absent'), undefined);
       assert.deepEqual(await source.listNodes(), []);
+      await transport.request<Node>({ method: 'POST', verb: 'create', path: '/api/v1/nodes', body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { [LABEL_TOPOLOGY_ZONE]: 'z1' } } } });
+      const got = await source.getNode('n1');
+      assert.equal(got?.metadata.labels?.[LABEL_TOPOLOGY_ZONE], 'z1');
+      assert.equal(typeof got?.metadata.creationTimestamp, 'string', 'a Date from the generated model is turned back into its wire string');
+      const listed = await source.listNodes();
+      assert.deepEqual(listed.map((n) => n.metadata.name), ['n1']);
+      assert.equal(typeof listed[0]?.metadata.creationTimestamp, 'string');
+      const counts = transport.counters.snapshot();
+      assert.deepEqual(counts.get, { requests: 2, conflicts: 0, errors: 1 });
+      assert.deepEqual(counts.list, { requests: 2, conflicts: 0, errors: 0 });
     } finally {
       transport.close();
       await api.stop();
+    }
+  });
+
+  it('passes a node read that cannot reach the API server on as a retryable PluginError', async () => {
+    const api = await startTestApiServer();
+    const transport = new RestTransport(api.kc, { qps: 0, burst: 0 });
+    await api.stop();
+    try {
+      const resolver = new KubeTopologyResolver(apiNodeSource(transport));
+      await assert.rejects(resolver.zoneOfNode('n1'), (err: unknown) => err instanceof PluginError && err.retryable && /reading node "n1"/.test(err.message));
+    } finally {
+      transport.close();
     }
   });
 });

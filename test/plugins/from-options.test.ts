@@ -32,11 +32,13 @@ describe('cloud plugins from options', () => {
     assert.throws(() => parseCloudProvider('azure'), /--cloud-provider must be one of aws, gce, openstack or none, got "azure"/);
   });
 
-  it('builds cloud settings from flags, with no topology resolver when no kubeconfig is given', () => {
-    assert.deepEqual(cloudSettingsFromFlags({ cloudProvider: 'none' }).cloud, undefined);
-    const { cloud, close } = cloudSettingsFromFlags({ cloudProvider: 'gce', gceProject: 'proj', gceZone: 'europe-west1-b' });
-    assert.deepEqual(cloud, { provider: 'gce', gceProject: 'proj', gceZone: 'europe-west1-b' });
-    close();
+  it('builds cloud settings from flags, carrying the topology resolver the caller gives and none otherwise', () => {
+    assert.deepEqual(cloudSettingsFromFlags({ cloudProvider: 'none' }, noTopology), {});
+    const flags = { cloudProvider: 'gce', gceProject: 'proj', gceZone: 'europe-west1-b' };
+    assert.deepEqual(cloudSettingsFromFlags(flags).cloud, { provider: 'gce', gceProject: 'proj', gceZone: 'europe-west1-b' });
+    const { cloud } = cloudSettingsFromFlags(flags, noTopology);
+    assert.equal(cloud?.topology, noTopology);
+    assert.throws(() => cloudSettingsFromFlags({ cloudProvider: 'azure' }), /--cloud-provider/);
   });
 
   it('logs which cloud plugin it registered and nothing from the credential environment', () => {

@@ -5,15 +5,19 @@
  * are kept for a short while so a burst of provisions costs one request, and a node without a zone
  * is never cached (its cloud controller may label it a moment later).
  *
- * Only a type is imported from the controller's client: the resolver is handed a NodeSource, so a
- * plugin never learns where nodes come from.
+ * It lives in the controller, not in plugins/: it talks to the API server, and plugins know nothing
+ * of it (they only see the TopologyResolver interface from plugins/cloud-common/zones.ts). Nodes are
+ * read through client-node's generated CoreV1Api on the controller's RestTransport (rate limiter,
+ * request counters, one error mapping), converted to plain JSON at the edge.
  */
+import type { KubeConfig } from '@kubernetes/client-node';
 import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '../kube/annotations.js';
 import { isNotFound } from '../kube/errors.js';
-import type { Node, ObjectList } from '../kube/types.js';
-import type { RequestSpec } from '../controller/client/transport.js';
-import type { TopologyResolver } from './cloud-common/zones.js';
-import { PluginError } from './plugin.js';
+import type { Node } from '../kube/types.js';
+import type { TopologyResolver } from '../plugins/cloud-common/zones.js';
+import { PluginError } from '../plugins/plugin.js';
+import { toPlain } from './client/model-json.js';
+import { RestTransport } from './client/transport.js';
 
 /** Where the resolver reads nodes. */
 export interface NodeSource {
@@ -22,27 +26,24 @@ export interface NodeSource {
   listNodes(): Promise<Node[]>;
 }
 
-/** Anything that sends Kubernetes API requests like the controller's RestTransport. */
-export interface KubeRequester {
-  request<T>(spec: RequestSpec): Promise<T>;
-}
+/** The part of RestTransport the node source uses: counted, rate-limited generated calls. */
+export type NodeApi = Pick<RestTransport, 'call' | 'core'>;
 
-const NODES_PATH = '/api/v1/nodes';
-
-/** Nodes over the controller's REST transport (GET /api/v1/nodes[/name]). */
-export function restNodeSource(requester: KubeRequester): NodeSource {
+/** Nodes through the transport's generated CoreV1Api (readNode / listNode); a 404 is no node. */
+export function apiNodeSource(transport: NodeApi): NodeSource {
   return {
     async getNode(name) {
       try {
-        return await requester.request<Node>({ method: 'GET', verb: 'get', path: `${NODES_PATH}/${encodeURIComponent(name)}` });
+        const node = await transport.call('get', `GET Node ${name}`, () => transport.core.readNode({ name }));
+        return toPlain<Node>(node);
       } catch (err) {
         if (isNotFound(err)) return undefined;
         throw err;
       }
     },
     async listNodes() {
-      const list = await requester.request<ObjectList<Node>>({ method: 'GET', verb: 'list', path: NODES_PATH });
-      return list.items;
+      const list = await transport.call('list', 'LIST Nodes', () => transport.core.listNode());
+      return list.items.map((node) => toPlain<Node>(node));
     },
   };
 }
@@ -127,4 +128,21 @@ export class KubeTopologyResolver implements TopologyResolver {
       if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** A resolver and the connections it holds. */
+export interface KubeTopology {
+  topology: KubeTopologyResolver;
+  /** Releases the resolver's keep-alive connections. */
+  close(): void;
+}
+
+/**
+ * A TopologyResolver reading nodes through its own RestTransport on `kc` (the controller's
+ * transport: generated API, keep-alive agent, 5 qps / burst 10 of its own so node reads never
+ * queue behind the controller's writes); `close()` releases its connections.
+ */
+export function topologyFromKubeConfig(kc: KubeConfig): KubeTopology {
+  const transport = new RestTransport(kc, { qps: 5, burst: 10 });
+  return { topology: new KubeTopologyResolver(apiNodeSource(transport)), close: () => transport.close() };
 }
