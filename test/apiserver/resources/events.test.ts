@@ -6,7 +6,7 @@ import type { KubeObject } from '../../../src/kube/types.js';
 import { EVENT_COLUMNS } from '../../../src/apiserver/resources/event-strategy.js';
 import { coreEventStrategy } from '../../../src/apiserver/resources/events.js';
 import { eventsV1Strategy } from '../../../src/apiserver/resources/events-v1.js';
-import { create, update, withChanges } from './helpers.js';
+import { create, EVENT_V1, update, withChanges } from './helpers.js';
 
 const ref = { kind: 'PersistentVolumeClaim', namespace: 'ns', name: 'c1', uid: 'u1', apiVersion: 'v1', resourceVersion: '7', fieldPath: 'spec' };
 
@@ -19,17 +19,7 @@ const coreEvent: KubeObject = {
   type: 'Warning',
 };
 
-const v1Event: KubeObject = {
-  metadata: { name: 'c1.2', namespace: 'ns' },
-  eventTime: '2024-05-01T10:00:00.123456Z',
-  reportingController: 'example.com/ctrl',
-  reportingInstance: 'ctrl-1',
-  action: 'Provision',
-  reason: 'Provisioned',
-  type: 'Normal',
-  regarding: ref,
-  note: 'done',
-};
+const v1Event: KubeObject = withChanges(EVENT_V1, { regarding: ref });
 
 test('both versions are the namespaced Event kind, short name ev, without status, printed with the same columns', () => {
   for (const [s, group] of [[coreEventStrategy, ''], [eventsV1Strategy, 'events.k8s.io']] as const) {

@@ -73,3 +73,16 @@ export function withChanges(base: KubeObject, set: Record<string, unknown>): Kub
   for (const [path, value] of Object.entries(set)) setPath(obj, path, value);
   return obj as unknown as KubeObject;
 }
+
+/** An events.k8s.io/v1 Event that passes validation, about claim ns/c1. */
+export const EVENT_V1: KubeObject = {
+  metadata: { name: 'e1', namespace: 'ns' },
+  eventTime: '2024-05-01T10:00:00.123456Z',
+  reportingController: 'example.com/ctrl',
+  reportingInstance: 'ctrl-1',
+  action: 'Provision',
+  reason: 'Provisioned',
+  type: 'Normal',
+  regarding: { kind: 'PersistentVolumeClaim', namespace: 'ns', name: 'c1' },
+  note: 'done',
+};

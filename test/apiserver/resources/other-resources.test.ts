@@ -8,7 +8,7 @@ import { leaseStrategy as leases } from '../../../src/apiserver/resources/leases
 import { namespaceStrategy as namespaces } from '../../../src/apiserver/resources/namespaces.js';
 import { nodeStrategy as nodes } from '../../../src/apiserver/resources/nodes.js';
 import { podStrategy as pods } from '../../../src/apiserver/resources/pods.js';
-import { assertCause, create, statusUpdate, update, withChanges } from './helpers.js';
+import { assertCause, create, EVENT_V1, statusUpdate, update, withChanges } from './helpers.js';
 
 const now = new Date('2024-05-01T10:00:30Z');
 
@@ -61,17 +61,7 @@ test('core events: namespace agreement, selectable involvedObject fields, kubect
 });
 
 test('events.k8s.io/v1 events need eventTime, a valid type and the reporting fields', () => {
-  const ev: KubeObject = {
-    metadata: { name: 'e1', namespace: 'ns' },
-    eventTime: '2024-05-01T10:00:00.123456Z',
-    reportingController: 'example.com/ctrl',
-    reportingInstance: 'ctrl-1',
-    action: 'Provision',
-    reason: 'Provisioned',
-    type: 'Normal',
-    regarding: { kind: 'PersistentVolumeClaim', namespace: 'ns', name: 'c1' },
-    note: 'done',
-  };
+  const ev = EVENT_V1;
   assert.deepEqual(create(eventsV1, ev).causes, []);
   assertCause(create(eventsV1, withChanges(ev, { eventTime: undefined })).causes, 'eventTime', 'FieldValueRequired');
   assertCause(create(eventsV1, withChanges(ev, { type: 'Info' })).causes, 'type', 'FieldValueInvalid');
