@@ -93,7 +93,10 @@ export class Reclaimer {
   /** Before the binder: anneal the finalizer; delete an unbound PV being deleted. undefined ⇒ go on. */
   syncVolume(pv: PersistentVolume): Promise<SyncResult | undefined> {
     return this.guarded(pv, async () => {
-      const annealed = annealDeletionFinalizer(pv, (name) => this.servesProvisioner(name));
+      // While its delete runs (or its backing volume is already gone) the finalizer is ours to
+      // remove: re-adding it on a copy read meanwhile would hold the deleted PV until the next
+      // retry interval.
+      const annealed = this.isDeleting(pv) ? undefined : annealDeletionFinalizer(pv, (name) => this.servesProvisioner(name));
       let current = pv;
       if (annealed) {
         current = await this.s.ctx.api.updateVolume(annealed);
@@ -103,6 +106,11 @@ export class Reclaimer {
       if (!isUnboundAndBeingDeleted(current)) return undefined;
       return this.attempt(current, 'delete', 'pv-deleted');
     });
+  }
+
+  private isDeleting(pv: PersistentVolume): boolean {
+    const uid = pv.metadata.uid ?? '';
+    return this.s.backingDeleted.has(uid) || this.s.ops.isRunning(deleteOpKey(pv));
   }
 
   /** Resolves when no plugin call is running (tests, shutdown). */
@@ -127,7 +135,7 @@ export class Reclaimer {
 
   private async attempt(pv: PersistentVolume, kind: ReclaimKind, trigger: Trigger): Promise<SyncResult> {
     const { s } = this;
-    const opKey = `${kind}-${pv.metadata.name ?? ''}[${pv.metadata.uid ?? ''}]`;
+    const opKey = operationKey(kind, pv);
     if (s.ops.isRunning(opKey)) return DONE;
     if (kind === 'delete' && hasExternalDeleter(s, pv)) {
       s.log.debug({ pv: pv.metadata.name }, 'volume is deleted by an external deleter; leaving it alone');
@@ -250,3 +258,8 @@ async function isStillReleased(s: ReclaimSession, pv: PersistentVolume): Promise
   return volumeName !== undefined && volumeName !== '' && volumeName !== pv.metadata.name;
 }
 
+function operationKey(kind: ReclaimKind, pv: PersistentVolume): string {
+  return `${kind}-${pv.metadata.name ?? ''}[${pv.metadata.uid ?? ''}]`;
+}
+
+const deleteOpKey = (pv: PersistentVolume): string => operationKey('delete', pv);
