@@ -1,6 +1,7 @@
 /** Every scenario, in the order `npm run bench` runs them. */
 import type { Scenario } from '../scenario.js';
 import { apiserverScenario } from './apiserver.js';
+import { apiserverMemoryScenario } from './apiserver-memory.js';
 import { bindScenario } from './bind.js';
 import { matchingScenario } from './matching.js';
 import { provisionScenario } from './provision.js';
@@ -8,6 +9,7 @@ import { usageCollectionScenario } from './usage-collection.js';
 
 export const SCENARIOS: readonly Scenario[] = [
   apiserverScenario,
+  apiserverMemoryScenario,
   matchingScenario,
   bindScenario,
   provisionScenario,
