@@ -83,4 +83,11 @@ export interface ControllerContext {
   enqueueVolume(name: string): void;
   /** Current time (injectable for tests of retry intervals). */
   now(): Date;
+  /**
+   * The server's resourceVersion read once this process's workers started (after it became the
+   * leader, with election on): a claim copy written after it can only have been bound by this
+   * process, whose writes reach the stores before they return, so the binder may trust such a
+   * copy without a live GET. Absent or undefined ⇒ unknown: the binder re-reads live.
+   */
+  claimsFenceResourceVersion?(): number | undefined;
 }

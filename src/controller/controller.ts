@@ -18,6 +18,8 @@ import { MergedStore } from './cache/merged-store.js';
 import { Reflector } from './cache/reflector.js';
 import { KubeApiClient } from './client/kube-api-client.js';
 import { loadKubeConfig } from './client/kubeconfig.js';
+import { listCallFor } from './client/list-calls.js';
+import { rvNumber } from './cache/resource-version.js';
 import { paths } from './client/paths.js';
 import type { VerbCounts } from './client/request-counters.js';
 import { RestTransport } from './client/transport.js';
@@ -150,6 +152,7 @@ export async function startController(opts: ControllerOptions, deps: ControllerD
     enqueueClaim: (key) => claimQueue.add(key),
     enqueueVolume: (name) => volumeQueue.add(name),
     now: deps.now ?? (() => new Date()),
+    claimsFenceResourceVersion: () => claimsFence,
   };
   wireChangeHandlers(stores, index, claimQueue, volumeQueue);
 
@@ -164,6 +167,8 @@ export async function startController(opts: ControllerOptions, deps: ControllerD
   elector?.start();
 
   let workersStarted = false;
+  /** See ControllerContext.claimsFenceResourceVersion: read once leading, before the workers run. */
+  let claimsFence: number | undefined;
   let resyncTimer: NodeJS.Timeout | undefined;
   const synced = (): boolean => reflectors.every((r) => r.hasSynced());
 
@@ -171,6 +176,7 @@ export async function startController(opts: ControllerOptions, deps: ControllerD
     while (!synced() && !stopping) await new Promise((r) => setTimeout(r, 20));
     if (workersStarted || stopping || (elector && !elector.isLeader())) return;
     workersStarted = true;
+    claimsFence = await readClaimsFence(transport, log);
     for (const m of modules) await m.start?.();
     claimQueue.run(opts.concurrentSyncs, (key) => syncClaimKey(key));
     volumeQueue.run(opts.concurrentSyncs, (key) => syncVolumeKey(key));
@@ -321,6 +327,18 @@ function makeReflectors(stores: Stores, transport: RestTransport, log: Logger, d
     make('StorageClass', paths.storageClasses(), stores.classes),
     make('Pod', paths.podsAll(), stores.pods),
   ];
+}
+
+/** The server's current resourceVersion (a one-item quorum list); undefined when it cannot be read. */
+async function readClaimsFence(transport: RestTransport, log: Logger): Promise<number | undefined> {
+  try {
+    const page = await listCallFor<PersistentVolumeClaim>(transport, paths.claimsAll())({ limit: 1 });
+    const rv = rvNumber(page.resourceVersion);
+    return rv >= 0 ? rv : undefined;
+  } catch (err) {
+    log.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not read the claims fence; binding re-reads claims live');
+    return undefined;
+  }
 }
 
 function isEnabled(name: string, enabled: ControllerName[]): boolean {

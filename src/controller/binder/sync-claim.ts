@@ -17,6 +17,7 @@ import {
   updateClaimStatusWithEvent,
 } from './bind.js';
 import { newestOf, newestClaim, newestVolume, runSync } from './fresh.js';
+import { rvNumber } from '../cache/resource-version.js';
 import { checkVolumeSatisfyClaim, matchingClassOfClaim } from './match.js';
 import { assignDefaultClass, emitWaitingForConsumer, isDelayBindingMode, routeToProvisioner } from './claim-class.js';
 import {
@@ -83,13 +84,23 @@ async function syncUnboundClaim(s: BinderSession, claim: PersistentVolumeClaim, 
 async function bindFound(s: BinderSession, claim: PersistentVolumeClaim, found: PersistentVolume, mayReread: boolean): Promise<SyncResult> {
   // Taking a volume that is not yet ours: make sure this claim copy is the server's newest,
   // so a lagging cache can never bind a claim that is already bound elsewhere.
-  if (mayReread && found.spec.claimRef?.uid !== claim.metadata.uid) {
+  if (mayReread && found.spec.claimRef?.uid !== claim.metadata.uid && !writtenAfterFence(s, claim)) {
     const live = await s.ctx.api.getClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? '');
     if (!live || live.metadata.uid !== claim.metadata.uid) return DONE;
     if (newestOf(claim, live) !== claim) return decideClaim(s, live, false);
   }
   await bind(s, newestOf(found, newestVolume(s, found.metadata.name ?? '')) ?? found, claim);
   return DONE;
+}
+
+/**
+ * Whether this claim copy was written after the fence (controller start / start of leading):
+ * then no other binder can have written it since, and every write of ours is already in the
+ * store, so the copy `newestClaim` picked is the server's newest as far as binding goes.
+ */
+function writtenAfterFence(s: BinderSession, claim: PersistentVolumeClaim): boolean {
+  const fence = s.ctx.claimsFenceResourceVersion?.();
+  return fence !== undefined && fence >= 0 && rvNumber(claim.metadata.resourceVersion) > fence;
 }
 
 /** U7–U12: the user named a volume in `spec.volumeName`. */
