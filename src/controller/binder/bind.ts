@@ -45,12 +45,19 @@ export async function updateVolumePhase(
 ): Promise<PersistentVolume> {
   const from = pv.status?.phase;
   if (from === phase) return pv;
-  const next = structuredClone(pv);
-  next.status = { ...next.status, phase, message: '' };
+  // Copies only what changes: the copies the stores hold are never mutated, so sharing the rest is safe.
+  const next: PersistentVolume = { ...pv, status: { ...pv.status, phase, message: '' } };
   const saved = await s.ctx.api.updateVolumeStatus(next);
   s.index.upsert(saved);
-  s.log.info({ pv: pv.metadata.name, from: from ?? '', to: phase, why }, 'volume phase changed');
+  // Bound is the happy path, once per binding: debug (upstream logs it at V(4)); other phases stay info.
+  logAt(s, phase === 'Bound', { pv: pv.metadata.name, from: from ?? '', to: phase, why }, 'volume phase changed');
   return saved;
+}
+
+/** Logs at debug when `routine` (building the fields only if debug is on), else at info. */
+function logAt(s: BinderSession, routine: boolean, fields: Record<string, unknown>, msg: string): void {
+  if (!routine) s.log.info(fields, msg);
+  else if (s.log.isLevelEnabled('debug')) s.log.debug(fields, msg);
 }
 
 /** Step 1: the PV's claimRef (and bound-by-controller unless the PV was pre-bound to it). */
@@ -63,14 +70,14 @@ async function bindVolumeToClaim(s: BinderSession, pv: PersistentVolume, claim: 
     ref.uid !== claim.metadata.uid;
   const markController = !isVolumeBoundToClaim(pv, claim) && !hasAnnotation(pv, ANN_BOUND_BY_CONTROLLER);
   if (!refDiffers && !markController) return pv;
-  const next = structuredClone(pv);
+  const next: PersistentVolume = { ...pv, metadata: { ...pv.metadata }, spec: { ...pv.spec } };
   if (refDiffers) next.spec.claimRef = claimRefFor(claim);
   if (markController) {
     next.metadata.annotations = { ...next.metadata.annotations, [ANN_BOUND_BY_CONTROLLER]: ANN_VALUE_YES };
   }
   const saved = await s.ctx.api.updateVolume(next);
   s.index.upsert(saved);
-  s.log.info({ pv: pv.metadata.name, claim: claimKeyOf(claim), why: 'bind' }, 'volume claimRef set');
+  if (s.log.isLevelEnabled('debug')) s.log.debug({ pv: pv.metadata.name, claim: claimKeyOf(claim), why: 'bind' }, 'volume claimRef set');
   return saved;
 }
 
@@ -80,7 +87,7 @@ async function bindClaimToVolume(s: BinderSession, claim: PersistentVolumeClaim,
   const setVolumeName = claim.spec.volumeName !== pvName;
   const markCompleted = !hasAnnotation(claim, ANN_BIND_COMPLETED);
   if (!setVolumeName && !markCompleted) return claim;
-  const next = structuredClone(claim);
+  const next: PersistentVolumeClaim = { ...claim, metadata: { ...claim.metadata }, spec: { ...claim.spec } };
   const annotations = { ...next.metadata.annotations };
   if (setVolumeName) {
     next.spec.volumeName = pvName;
@@ -89,7 +96,7 @@ async function bindClaimToVolume(s: BinderSession, claim: PersistentVolumeClaim,
   if (markCompleted) annotations[ANN_BIND_COMPLETED] = ANN_VALUE_YES;
   next.metadata.annotations = annotations;
   const saved = await s.ctx.api.updateClaim(next);
-  s.log.info({ claim: claimKeyOf(claim), pv: pvName, why: 'bind' }, 'claim volumeName set');
+  if (s.log.isLevelEnabled('debug')) s.log.debug({ claim: claimKeyOf(claim), pv: pvName, why: 'bind' }, 'claim volumeName set');
   return saved;
 }
 
@@ -134,12 +141,9 @@ export async function updateClaimStatus(
     }
   }
   if (!dirty) return claim;
-  const next = structuredClone(claim);
-  next.status = status;
+  const next: PersistentVolumeClaim = { ...claim, status };
   const saved = await s.ctx.api.updateClaimStatus(next);
-  if (phaseChanges) {
-    s.log.info({ claim: claimKeyOf(claim), from: claim.status?.phase ?? '', to: phase }, 'claim phase changed');
-  }
+  if (phaseChanges) logAt(s, phase === 'Bound', { claim: claimKeyOf(claim), from: claim.status?.phase ?? '', to: phase }, 'claim phase changed');
   return saved;
 }
 
