@@ -37,6 +37,8 @@ export interface RequestSpec {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   contentType?: string;
+  /** Names the request in error messages (default "METHOD path"). */
+  what?: string;
 }
 
 export interface TransportOptions {
@@ -95,7 +97,7 @@ export class RestTransport {
 
   /** Sends one request by path; resolves to the parsed JSON body, throws ApiError on a non-2xx status. */
   request<T>(spec: RequestSpec): Promise<T> {
-    return this.call(spec.verb, `${spec.method} ${spec.path}`, () => this.sendByPath<T>(spec));
+    return this.call(spec.verb, spec.what ?? `${spec.method} ${spec.path}`, () => this.sendByPath<T>(spec));
   }
 
   /** Requests waiting for the client-side rate limiter. */
