@@ -57,7 +57,7 @@ export function register(program: Command): void {
       const logger = createControllerLogger(opts.logFormat, opts.logLevel);
       const kubeConfig = loadKubeConfig(opts.kubeconfig);
       const { cloud, close: closeTopology } = cloudWithTopology(command.opts<CloudFlags>(), kubeConfig);
-      const plugins = buildPluginRegistry(
+      const plugins = await buildPluginRegistry(
         { hostPathRoots: opts.hostPathRoots, nfsMounts, ...(opts.nodeName ? { nodeName: opts.nodeName } : {}), ...(cloud ? { cloud } : {}) },
         logger,
       );

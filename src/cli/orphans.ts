@@ -90,7 +90,7 @@ function liveCluster(transport: RestTransport): ClusterObjects {
 
 async function runOrphans(flags: OrphansFlags, settings: PluginSettings): Promise<number> {
   const logger = createControllerLogger(flags.logFormat, logLevelOf(flags.v));
-  const plugins = buildPluginRegistry(settings, logger).all();
+  const plugins = (await buildPluginRegistry(settings, logger)).all();
   const transport = new RestTransport(loadKubeConfig(flags.kubeconfig), { qps: 20, burst: 30 });
   try {
     const cluster = liveCluster(transport);

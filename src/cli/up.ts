@@ -72,7 +72,7 @@ export function register(program: Command): void {
       const kc = new KubeConfig();
       kc.loadFromFile(server.kubeconfigPath);
       await ensureDefaultStorageClass(kc, { name: 'standard', provisioner: HOST_PATH_PROVISIONER });
-      const plugins = buildPluginRegistry({ hostPathRoots: [volumes] }, logger);
+      const plugins = await buildPluginRegistry({ hostPathRoots: [volumes] }, logger);
       const controller = await startController({ ...opts, kubeconfig: server.kubeconfigPath }, { kubeConfig: kc, plugins, modules: defaultModules(), logger });
       printBanner(server.url, server.kubeconfigPath, volumes, flags.storage);
       let stopping = false;

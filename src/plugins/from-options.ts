@@ -13,10 +13,7 @@
  * non-secret location settings are logged.
  */
 import type { Logger } from 'pino';
-import { AwsEbsPlugin } from './aws-ebs/aws-ebs-plugin.js';
-import { CinderPlugin } from './cinder/cinder-plugin.js';
 import type { TopologyResolver } from './cloud-common/zones.js';
-import { GcePdPlugin } from './gce-pd/gce-pd-plugin.js';
 import { HostPathPlugin } from './host-path/index.js';
 import { NfsSubdirPlugin } from './nfs-subdir/index.js';
 import type { VolumePlugin } from './plugin.js';
@@ -54,7 +51,7 @@ export interface PluginSettings {
   extra?: VolumePlugin[];
 }
 
-export function buildPluginRegistry(settings: PluginSettings, logger: Logger): PluginRegistry {
+export async function buildPluginRegistry(settings: PluginSettings, logger: Logger): Promise<PluginRegistry> {
   const registry = new PluginRegistry();
   if (settings.hostPathRoots.length > 0) {
     registry.register(
@@ -68,19 +65,26 @@ export function buildPluginRegistry(settings: PluginSettings, logger: Logger): P
   if (settings.nfsMounts && settings.nfsMounts.length > 0) {
     registry.register(new NfsSubdirPlugin({ mounts: settings.nfsMounts, logger: logger.child({ plugin: 'nfs-subdir' }) }));
   }
-  if (settings.cloud) registry.register(buildCloudPlugin(settings.cloud, logger));
+  if (settings.cloud) registry.register(await buildCloudPlugin(settings.cloud, logger));
   for (const plugin of settings.extra ?? []) registry.register(plugin);
   return registry;
 }
 
 /** The volume plugin of one cloud, with the topology resolver and a child logger. */
-export function buildCloudPlugin(cloud: CloudSettings, logger: Logger): VolumePlugin {
+/**
+ * The selected cloud's plugin. Its SDK is imported only here, when that cloud is selected: the
+ * AWS and Google clients add about 100 MB to a process that would never use them.
+ */
+export async function buildCloudPlugin(cloud: CloudSettings, logger: Logger): Promise<VolumePlugin> {
   const common = { ...(cloud.topology ? { topology: cloud.topology } : {}) };
   switch (cloud.provider) {
-    case 'aws':
+    case 'aws': {
+      const { AwsEbsPlugin } = await import('./aws-ebs/aws-ebs-plugin.js');
       logger.info({ cloudProvider: 'aws' }, 'registering the aws-ebs volume plugin');
       return new AwsEbsPlugin({ ...common, logger: logger.child({ plugin: 'aws-ebs' }) });
-    case 'gce':
+    }
+    case 'gce': {
+      const { GcePdPlugin } = await import('./gce-pd/gce-pd-plugin.js');
       logger.info({ cloudProvider: 'gce', project: cloud.gceProject, zone: cloud.gceZone }, 'registering the gce-pd volume plugin');
       return new GcePdPlugin({
         ...common,
@@ -89,9 +93,12 @@ export function buildCloudPlugin(cloud: CloudSettings, logger: Logger): VolumePl
         ...(cloud.gceZone ? { zone: cloud.gceZone } : {}),
         ...(cloud.gceEndpoint ? { endpoint: cloud.gceEndpoint } : {}),
       });
-    case 'openstack':
+    }
+    case 'openstack': {
+      const { CinderPlugin } = await import('./cinder/cinder-plugin.js');
       logger.info({ cloudProvider: 'openstack' }, 'registering the cinder volume plugin');
       return new CinderPlugin({ ...common, logger: logger.child({ plugin: 'cinder' }) });
+    }
   }
 }
 

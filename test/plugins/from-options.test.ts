@@ -10,7 +10,7 @@ import { captureLogger } from '../emulators/fixtures.js';
 const noTopology: TopologyResolver = { zoneOfNode: async () => undefined };
 
 describe('cloud plugins from options', () => {
-  it('registers exactly the selected cloud plugin next to the configured directory plugins', () => {
+  it('registers exactly the selected cloud plugin next to the configured directory plugins', async () => {
     const { logger } = captureLogger();
     const cases = [
       ['aws', AWS_EBS_PLUGIN_NAME],
@@ -18,10 +18,10 @@ describe('cloud plugins from options', () => {
       ['openstack', CINDER_PLUGIN_NAME],
     ] as const;
     for (const [provider, name] of cases) {
-      const registry = buildPluginRegistry({ hostPathRoots: ['/srv/volumes'], cloud: { provider, topology: noTopology, gceProject: 'p', gceZone: 'z' } }, logger);
+      const registry = await buildPluginRegistry({ hostPathRoots: ['/srv/volumes'], cloud: { provider, topology: noTopology, gceProject: 'p', gceZone: 'z' } }, logger);
       assert.deepEqual(registry.all().map((p) => p.name), ['kubernetes.io/host-path', name]);
     }
-    assert.deepEqual(buildPluginRegistry({ hostPathRoots: [] }, logger).all(), []);
+    assert.deepEqual((await buildPluginRegistry({ hostPathRoots: [] }, logger)).all(), []);
   });
 
   it('parses --cloud-provider: none and empty mean no cloud, anything unknown is refused naming the flag', () => {
@@ -41,12 +41,12 @@ describe('cloud plugins from options', () => {
     assert.throws(() => cloudSettingsFromFlags({ cloudProvider: 'azure' }), /--cloud-provider/);
   });
 
-  it('logs which cloud plugin it registered and nothing from the credential environment', () => {
+  it('logs which cloud plugin it registered and nothing from the credential environment', async () => {
     const { logger, text } = captureLogger();
     const saved = process.env.AWS_SECRET_ACCESS_KEY;
     process.env.AWS_SECRET_ACCESS_KEY = 'from-options-test-secret';
     try {
-      buildPluginRegistry({ hostPathRoots: [], cloud: { provider: 'aws' } }, logger);
+      await buildPluginRegistry({ hostPathRoots: [], cloud: { provider: 'aws' } }, logger);
     } finally {
       if (saved === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
       else process.env.AWS_SECRET_ACCESS_KEY = saved;
