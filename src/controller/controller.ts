@@ -284,18 +284,19 @@ function wireChangeHandlers(stores: Stores, index: VolumeIndex, claims: WorkQueu
     if (pv) index.upsert(pv);
     else index.remove(name);
     if (pv) for (const key of pending.wokenBy(pv, prev)) claims.add(key);
+    const ref = (pv ?? prev)?.spec.claimRef;
+    // A deletion wakes the other side whoever saw it first: when our own write (a finalizer
+    // removed) is what deletes the object, its answer may reach the store before the watch event.
+    if (!pv && ref) claims.add(CLAIM_KEY(ref.namespace, ref.name));
     if (origin === 'own-write') return;
     volumes.add(name);
-    const ref = (pv ?? prev)?.spec.claimRef;
-    if (!ref) return;
-    const claimKey = CLAIM_KEY(ref.namespace, ref.name);
-    if (!pv || (ref.uid && stores.claims.get(claimKey))) claims.add(claimKey);
+    if (pv && ref?.uid && stores.claims.get(CLAIM_KEY(ref.namespace, ref.name))) claims.add(CLAIM_KEY(ref.namespace, ref.name));
   });
   stores.claims.onChange((key, pvc, prev, origin) => {
     pending.track(key, pvc);
+    if (!pvc && prev?.spec.volumeName) volumes.add(prev.spec.volumeName);
     if (origin === 'own-write') return;
     claims.add(key);
-    if (!pvc && prev?.spec.volumeName) volumes.add(prev.spec.volumeName);
   });
   // A pod appearing, changing or going away can unblock its claims (delayed binding, protection).
   stores.pods.onChange((_key, pod, prev) => {
