@@ -9,13 +9,14 @@
  * 2 on bad flags.
  */
 import { Command, Option } from 'commander';
+import { listAllPages, listCallFor } from '../controller/client/list-calls.js';
 import { RestTransport } from '../controller/client/transport.js';
 import { loadKubeConfig } from '../controller/client/kubeconfig.js';
 import { paths } from '../controller/client/paths.js';
 import { createControllerLogger } from '../controller/log.js';
 import { DEFAULTS } from '../controller/options.js';
 import { type ClusterObjects, deleteOrphans, findOrphans, type Orphan, type OrphanDeletion } from '../controller/orphans.js';
-import type { ObjectList, PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
 import { buildPluginRegistry, type CloudFlags, cloudSettingsFromFlags, parseNfsMount, type PluginSettings } from '../plugins/from-options.js';
 import { addCloudOptions } from './cloud-flags.js';
 
@@ -77,14 +78,8 @@ function logLevelOf(v: string | undefined): string {
 /** Claims and PVs read live through the kubeconfig. */
 function liveCluster(transport: RestTransport): ClusterObjects {
   return {
-    async listClaims() {
-      const list = await transport.request<ObjectList<PersistentVolumeClaim>>({ method: 'GET', verb: 'list', path: paths.claimsAll() });
-      return list.items;
-    },
-    async listVolumes() {
-      const list = await transport.request<ObjectList<PersistentVolume>>({ method: 'GET', verb: 'list', path: paths.volumes() });
-      return list.items;
-    },
+    listClaims: async () => (await listAllPages(listCallFor<PersistentVolumeClaim>(transport, paths.claimsAll()))).items,
+    listVolumes: async () => (await listAllPages(listCallFor<PersistentVolume>(transport, paths.volumes()))).items,
   };
 }
 

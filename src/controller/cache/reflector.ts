@@ -10,7 +10,7 @@ import { Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeObject, Status } from '../../kube/types.js';
 import { statusOf } from '../../kube/errors.js';
-import { listCallFor, type ListCall } from '../client/list-calls.js';
+import { listAllPages, listCallFor, type ListCall } from '../client/list-calls.js';
 import type { RestTransport } from '../client/transport.js';
 import { Backoff, delay } from './backoff.js';
 import type { MergedStore } from './merged-store.js';
@@ -104,15 +104,7 @@ export class Reflector<T extends KubeObject> {
 
   private async listAll(): Promise<void> {
     this.counts.lists += 1;
-    const items: T[] = [];
-    let cont: string | undefined;
-    let rv: string | undefined;
-    do {
-      const page = await this.list({ limit: this.opts.pageSize ?? 500, continueToken: cont });
-      items.push(...page.items);
-      rv ??= page.resourceVersion;
-      cont = page.continueToken;
-    } while (cont);
+    const { items, resourceVersion: rv } = await listAllPages(this.list, this.opts.pageSize ?? 500);
     this.opts.store.replaceAll(items, rv);
     this.lastRv = rv ?? '';
     this.opts.log.debug({ count: items.length, rv }, 'listed');

@@ -66,3 +66,17 @@ export function listCallFor<T extends KubeObject>(transport: RestTransport, path
     };
   };
 }
+
+/** Every page of a list call: all items, and the resourceVersion of the first page (the list's). */
+export async function listAllPages<T extends KubeObject>(list: ListCall<T>, pageSize = 500): Promise<{ items: T[]; resourceVersion?: string }> {
+  const items: T[] = [];
+  let continueToken: string | undefined;
+  let resourceVersion: string | undefined;
+  do {
+    const page = await list({ limit: pageSize, ...(continueToken ? { continueToken } : {}) });
+    items.push(...page.items);
+    resourceVersion ??= page.resourceVersion;
+    continueToken = page.continueToken;
+  } while (continueToken);
+  return resourceVersion === undefined ? { items } : { items, resourceVersion };
+}
