@@ -4,6 +4,12 @@
  * tags cloud volumes get, the cluster name and the creation time, so `orphans` can map
  * directories back to PVs. It is written atomically (temporary file, fsync, rename, fsync of the
  * directory) before the volume directory is created: a crash never leaves an unmarked directory.
+ *
+ * A record is written once and never replaced (hard link of a complete temporary file, which
+ * fails when the name exists): so a record's file name identifies its content for as long as the
+ * file exists, and `listRecords` can keep what it has read in memory and read only names it has
+ * not seen. Without that every delete, which checks the path against every other volume, read
+ * every record file: O(volumes) opens per delete, ~11 deletes/s at 1,000 volumes.
  */
 import { constants as C, promises as fs } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -105,7 +111,10 @@ export async function readRecord(root: string, backingName: string): Promise<Vol
   return parsed;
 }
 
-/** Writes the record atomically: readers see the old one or the new one, never half of one. */
+/**
+ * Writes the record atomically (readers see no record or the whole one, never half of one). A
+ * record already there is not replaced: `RecordExists` is thrown and the caller reads that one.
+ */
 export async function writeRecord(root: string, record: VolumeRecord): Promise<void> {
   const path = recordPath(root, record.backingName);
   await ensureRecordDir(root);
@@ -118,12 +127,22 @@ export async function writeRecord(root: string, record: VolumeRecord): Promise<v
     await handle.close();
   }
   try {
-    await fs.rename(tmp, path);
+    await fs.link(tmp, path);
   } catch (err) {
-    await fs.unlink(tmp).catch(() => undefined);
+    if (isErrno(err, 'EEXIST')) throw new RecordExists(path);
     throw err;
+  } finally {
+    await fs.unlink(tmp).catch(() => undefined);
   }
   await syncDirectory(recordDir(root));
+}
+
+/** writeRecord found a record of that backing name already: records are never replaced. */
+export class RecordExists extends PluginError {
+  constructor(path: string) {
+    super('Backend', `record "${path}" exists already; a record is never replaced`, true);
+    this.name = 'RecordExists';
+  }
 }
 
 export async function removeRecord(root: string, backingName: string): Promise<void> {
@@ -136,22 +155,34 @@ export async function removeRecord(root: string, backingName: string): Promise<v
   await syncDirectory(recordDir(root));
 }
 
+/**
+ * Records already read, per root, by file name. Valid only because records are write-once (see
+ * the file comment): every call still lists the directory, so a record removed by anyone drops
+ * out and a new one is read; what is skipped is re-reading a name seen before.
+ */
+const seenRecords = new Map<string, Map<string, VolumeRecord>>();
+
 /** Every valid record under `root`; files that are not records are skipped. */
 export async function listRecords(root: string): Promise<VolumeRecord[]> {
   let names: string[];
   try {
     names = await fs.readdir(recordDir(root));
   } catch (err) {
-    if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return [];
+    if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) {
+      seenRecords.delete(root);
+      return [];
+    }
     throw err;
   }
-  const records: VolumeRecord[] = [];
+  const before = seenRecords.get(root) ?? new Map<string, VolumeRecord>();
+  const now = new Map<string, VolumeRecord>();
   for (const name of names) {
     if (!name.endsWith(RECORD_SUFFIX)) continue;
-    const record = await readRecord(root, name.slice(0, -RECORD_SUFFIX.length)).catch(() => undefined);
-    if (record) records.push(record);
+    const record = before.get(name) ?? (await readRecord(root, name.slice(0, -RECORD_SUFFIX.length)).catch(() => undefined));
+    if (record) now.set(name, Object.freeze(record));
   }
-  return records;
+  seenRecords.set(root, now);
+  return [...now.values()];
 }
 
 async function syncDirectory(dir: string): Promise<void> {

@@ -8,6 +8,7 @@ import {
   listRecords,
   readRecord,
   RECORD_DIR,
+  RecordExists,
   removeRecord,
   writeRecord,
   type VolumeRecord,
@@ -35,10 +36,10 @@ function record(backingName: string, pvName = 'pv-1'): VolumeRecord {
   };
 }
 
-test('a written record reads back whole and leaves no temporary file behind', async () => {
+test('a written record reads back whole, is never replaced, and leaves no temporary file behind', async () => {
   await writeRecord(root, record('kubernetes-dynamic-pv-1'));
-  await writeRecord(root, record('kubernetes-dynamic-pv-1', 'pv-1b'));
-  assert.deepEqual(await readRecord(root, 'kubernetes-dynamic-pv-1'), record('kubernetes-dynamic-pv-1', 'pv-1b'));
+  await assert.rejects(writeRecord(root, record('kubernetes-dynamic-pv-1', 'pv-1b')), RecordExists);
+  assert.deepEqual(await readRecord(root, 'kubernetes-dynamic-pv-1'), record('kubernetes-dynamic-pv-1'));
   assert.deepEqual(await fs.readdir(join(root, RECORD_DIR)), ['kubernetes-dynamic-pv-1.json']);
   assert.equal((await fs.stat(join(root, RECORD_DIR))).mode & 0o777, 0o700);
 });
@@ -78,4 +79,21 @@ test('listing returns valid records and skips files that are not records', async
   await fs.writeFile(join(root, RECORD_DIR, 'notes.txt'), 'hello');
   assert.deepEqual(await listRecords(root), [record('kubernetes-dynamic-pv-5')]);
   assert.deepEqual(await listRecords(join(root, 'no-such-root')), []);
+});
+
+test('listRecords sees records written and removed since its last call, by this process or another', async () => {
+  await writeRecord(root, record('kubernetes-dynamic-a', 'pv-a'));
+  await writeRecord(root, record('kubernetes-dynamic-b', 'pv-b'));
+  const names = async () => (await listRecords(root)).map((r) => r.backingName).sort();
+  assert.deepEqual(await names(), ['kubernetes-dynamic-a', 'kubernetes-dynamic-b']);
+  await removeRecord(root, 'kubernetes-dynamic-a');
+  // Written by "someone else": straight into the directory, not through writeRecord.
+  const c = record('kubernetes-dynamic-c', 'pv-c');
+  await fs.writeFile(join(root, RECORD_DIR, 'kubernetes-dynamic-c.json'), JSON.stringify(c));
+  await fs.writeFile(join(root, RECORD_DIR, 'kubernetes-dynamic-d.json'), 'not json');
+  assert.deepEqual(await names(), ['kubernetes-dynamic-b', 'kubernetes-dynamic-c']);
+  const [b] = (await listRecords(root)).filter((r) => r.backingName === 'kubernetes-dynamic-b');
+  assert.ok(Object.isFrozen(b), 'records handed out from the cache cannot be changed by a caller');
+  await fs.rm(join(root, RECORD_DIR), { recursive: true });
+  assert.deepEqual(await names(), []);
 });

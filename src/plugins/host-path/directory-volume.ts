@@ -20,7 +20,7 @@ import {
 } from '../safe-path.js';
 import { isBackingNameOfCluster, pvNameOfBackingName } from '../naming.js';
 import { PluginError, type BackingVolume, type ParameterProblem, type ProvisionRequest } from '../plugin.js';
-import { listRecords, readRecord, RECORD_DIR, removeRecord, writeRecord, type VolumeRecord } from '../metadata-record.js';
+import { listRecords, readRecord, RECORD_DIR, RecordExists, removeRecord, writeRecord, type VolumeRecord } from '../metadata-record.js';
 
 /** NAME_MAX (255) less room for "archived-" + a timestamp suffix and the record's ".json.<rand>". */
 export const MAX_DIRECTORY_BACKING_NAME = 230;
@@ -93,6 +93,17 @@ export function makeRecord(fields: {
  * PV, or a directory that exists without a record, is refused: it is not ours to hand out.
  */
 export async function createDirectoryVolume(root: string, record: VolumeRecord, mode: number): Promise<VolumeRecord> {
+  try {
+    return await createRecordedDirectory(root, record, mode);
+  } catch (err) {
+    // Another create of the same backing name wrote its record between our read and our write:
+    // decide again on the record that is there now.
+    if (!(err instanceof RecordExists)) throw err;
+    return createRecordedDirectory(root, record, mode);
+  }
+}
+
+async function createRecordedDirectory(root: string, record: VolumeRecord, mode: number): Promise<VolumeRecord> {
   const existing = await readRecord(root, record.backingName);
   const pvName = record.tags[TAG_CREATED_FOR_PV_NAME];
   if (existing && existing.tags[TAG_CREATED_FOR_PV_NAME] !== pvName) {
