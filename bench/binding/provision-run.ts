@@ -14,7 +14,7 @@ import { BENCH_NAMESPACE, namespaceObject, provisioningClaim, storageClass } fro
 import { startProgress } from '../progress.js';
 import { logTail } from '../proc/child.js';
 import { startController, type OptionalFlag } from '../proc/controller.js';
-import type { BenchServer } from '../proc/servers.js';
+import { requestsBetween, type BenchServer } from '../proc/servers.js';
 import type { BenchOptions } from '../scenario.js';
 import { trackBound } from './bound-watch.js';
 import { trackDeletedVolumes } from './deleted-watch.js';
@@ -26,6 +26,32 @@ export interface ProvisionSample {
   deleteMs: number;
   directoriesAfterProvision: number;
   directoriesAfterDelete: number;
+  /** Per volume, each way: successful writes (resourceVersion delta minus the bench's own), requests and 409s by the controller (server counters; null on a cluster). */
+  traffic: { provision: Traffic; delete: Traffic };
+}
+
+export interface Traffic {
+  writesPerVolume: number;
+  requestsPerVolume: number | null;
+  conflictsPerVolume: number | null;
+}
+
+/** What the controller cost the API server while `work` ran, per volume; the bench made `benchRequests` of the requests (its writes bump the RV by one each). */
+async function measured(client: BenchClient, server: BenchServer, n: number, work: () => Promise<number>): Promise<{ ms: number; traffic: Traffic }> {
+  const rvBefore = await currentResourceVersion(client);
+  const statsBefore = await server.stats();
+  const ms = await work();
+  const statsAfter = await server.stats();
+  const rvAfter = await currentResourceVersion(client);
+  const both = statsBefore && statsAfter;
+  return {
+    ms,
+    traffic: {
+      writesPerVolume: (rvAfter - rvBefore - n) / n,
+      requestsPerVolume: both ? (requestsBetween(statsBefore, statsAfter) - n) / n : null,
+      conflictsPerVolume: both ? (statsAfter.conflicts - statsBefore.conflicts) / n : null,
+    },
+  };
 }
 
 async function createIfMissing(client: BenchClient, path: string, body: unknown): Promise<void> {
@@ -76,28 +102,38 @@ export async function runProvision(
     await bound.waitForBound(`bench-${runId}-dyn-${n}`, 1, alive, 30_000).catch((err: unknown) => {
       throw new Error(`the canary claim was not provisioned (is a host-path provisioner running in the controller?): ${String(err)}`);
     });
-    const provisionMs = await timed(`provision ${n}`, n, 'claims', async (progress) => {
-      await runPool(n, opts.concurrency, create);
-      await bound.waitForBound(`bench-${runId}-dyn-`, n + 1, () => {
-        alive();
-        progress.advance(bound.boundAt.size - 1 - progress.done());
-      });
-    });
+    const provision = await measured(client, server, n, () =>
+      timed(`provision ${n}`, n, 'claims', async (progress) => {
+        await runPool(n, opts.concurrency, create);
+        await bound.waitForBound(`bench-${runId}-dyn-`, n + 1, () => {
+          alive();
+          progress.advance(bound.boundAt.size - 1 - progress.done());
+        });
+      }),
+    );
     const directoriesAfterProvision = countEntries(root) - 1;
     const volumes = new Set<string>();
     for (let i = 0; i < n; i++) volumes.add(bound.volumeOf.get(`bench-${runId}-dyn-${i}`) ?? '');
     const deleted = await trackDeletedVolumes(client, await currentResourceVersion(client));
     try {
-      const deleteMs = await timed(`delete ${n}`, n, 'volumes', async (progress) => {
-        await runPool(n, opts.concurrency, async (i) => {
-          expectOk(await client.raw('DELETE', `${claimsPath}/bench-${runId}-dyn-${i}`), 'delete claim');
-        });
-        await deleted.waitForDeleted(volumes, () => {
-          alive();
-          progress.advance(deleted.deletedAt.size - progress.done());
-        });
-      });
-      return { provisionMs, deleteMs, directoriesAfterProvision, directoriesAfterDelete: countEntries(root) - 1 };
+      const reclaim = await measured(client, server, n, () =>
+        timed(`delete ${n}`, n, 'volumes', async (progress) => {
+          await runPool(n, opts.concurrency, async (i) => {
+            expectOk(await client.raw('DELETE', `${claimsPath}/bench-${runId}-dyn-${i}`), 'delete claim');
+          });
+          await deleted.waitForDeleted(volumes, () => {
+            alive();
+            progress.advance(deleted.deletedAt.size - progress.done());
+          });
+        }),
+      );
+      return {
+        provisionMs: provision.ms,
+        deleteMs: reclaim.ms,
+        directoriesAfterProvision,
+        directoriesAfterDelete: countEntries(root) - 1,
+        traffic: { provision: provision.traffic, delete: reclaim.traffic },
+      };
     } finally {
       deleted.stop();
     }

@@ -34,6 +34,24 @@ function rows(storage: string, n: number, samples: ProvisionSample[]): ResultRow
     { scenario: NAME, label: `provision ${formatNumber(n)} host-path, ${storage}`, status: 'ok', measured: `${formatNumber(provision)} volumes/s`, target: checkAtLeast(provision, TARGET_PER_SECOND, `≥ ${TARGET_PER_SECOND}/s`) },
     { scenario: NAME, label: `delete ${formatNumber(n)} host-path, ${storage}`, status: 'ok', measured: `${formatNumber(reclaim)} volumes/s`, target: checkAtLeast(reclaim, TARGET_PER_SECOND, `≥ ${TARGET_PER_SECOND}/s`) },
   ];
+  const perVolume = (way: 'provision' | 'delete'): string => {
+    const t = samples.map((s) => s.traffic[way]);
+    const part = (values: Array<number | null>, unit: string, digits: number): string | undefined => {
+      const m = values.includes(null) ? null : median(values as number[]);
+      return m === null ? undefined : `${m.toFixed(digits)} ${unit}`;
+    };
+    return [
+      part(t.map((x) => x.writesPerVolume), 'writes', 2),
+      part(t.map((x) => x.requestsPerVolume), 'requests', 2),
+      part(t.map((x) => x.conflictsPerVolume), '409s', 3),
+    ]
+      .filter(Boolean)
+      .join(', ');
+  };
+  out.push(
+    { scenario: NAME, label: `API traffic per provisioned volume, ${storage}`, status: 'ok', measured: perVolume('provision') },
+    { scenario: NAME, label: `API traffic per deleted volume, ${storage}`, status: 'ok', measured: perVolume('delete') },
+  );
   if (wrong.length > 0) {
     const s = wrong[0];
     out.push({ scenario: NAME, label: `host-path directories, ${storage}`, status: 'failed', measured: `${s.directoriesAfterProvision} after provisioning ${n}, ${s.directoriesAfterDelete} left after deleting` });

@@ -6,7 +6,7 @@
  *
  * Extension point: `deps.modules` — the provisioner, reclaimer and protection controllers plug in
  * as ControllerModules contributing BinderHooks (provisionClaim, reclaimVolume,
- * servesProvisioner) and/or per-key syncs, enabled by `--controllers`.
+ * servesProvisioner, claimBusy) and/or per-key syncs, enabled by `--controllers`.
  */
 import os from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -363,6 +363,8 @@ function mergeHooks(parts: Partial<BinderHooks>[], logger: Logger): BinderHooks 
     hooks.provisionClaim ??= p.provisionClaim;
     hooks.reclaimVolume ??= p.reclaimVolume;
   }
+  const busy = parts.filter((p) => p.claimBusy);
+  if (busy.length > 0) hooks.claimBusy = (key) => busy.some((p) => p.claimBusy!(key));
   const servers = parts.filter((p) => p.servesProvisioner || p.provisionClaim);
   if (servers.length > 0) {
     hooks.servesProvisioner = (name) => servers.some((p) => (p.servesProvisioner ? p.servesProvisioner(name) : true));

@@ -21,6 +21,12 @@ export interface BinderHooks {
    * unserved provisioner get the external-provisioner annotations and event.
    */
   servesProvisioner?(name: string): boolean;
+  /**
+   * True while another part of the controller is writing this unbound claim ("ns/name") — a
+   * provisioning operation, which binds the claim to its new volume itself and re-enqueues the
+   * claim when it ends. The binder leaves such a claim alone instead of racing it to a 409.
+   */
+  claimBusy?(key: string): boolean;
   /** Where decisions are logged; defaults to a pino logger named "binder". */
   logger?: Logger;
 }

@@ -55,6 +55,8 @@ async function volumeNamed(s: BinderSession, name: string): Promise<PersistentVo
 }
 
 async function syncUnboundClaim(s: BinderSession, claim: PersistentVolumeClaim, mayReread: boolean): Promise<SyncResult> {
+  // A provisioning operation owns the claim until it ends (and re-enqueues it then).
+  if (s.hooks.claimBusy?.(claimKeyOf(claim))) return DONE;
   if (claim.spec.volumeName) return syncClaimNamingVolume(s, claim, claim.spec.volumeName);
   const delayBinding = isDelayBindingMode(s, claim);
   const found = s.index.findBestMatch(claim, delayBinding);

@@ -69,6 +69,12 @@ async function decideWithClaim(s: BinderSession, pv: PersistentVolume, ref: Obje
     return DONE;
   }
   if (claim.spec.volumeName === pvName) {
+    if (pv.status?.phase !== 'Bound' && claim.status?.phase !== 'Bound') {
+      // A binding in progress whose claim side was written first (a provisioned volume): the
+      // claim's sync writes this phase as its next step; writing it from here too races it to a 409.
+      s.ctx.enqueueClaim(claimKeyOf(claim));
+      return DONE;
+    }
     await updateVolumePhase(s, pv, 'Bound', `claim ${claimKeyOf(claim)} is bound to it`);
     return DONE;
   }

@@ -6,8 +6,11 @@
  */
 import {
   ANN_BETA_STORAGE_PROVISIONER,
+  ANN_BIND_COMPLETED,
+  ANN_BOUND_BY_CONTROLLER,
   ANN_SELECTED_NODE,
   ANN_STORAGE_PROVISIONER,
+  ANN_VALUE_YES,
   FINALIZER_PROVISIONING,
 } from '../../kube/annotations.js';
 import { isConflict } from '../../kube/errors.js';
@@ -50,6 +53,18 @@ export interface ReleaseOptions {
   dropSelectedNode?: boolean;
   /** Checked before every write: once aborted, nothing more is written. */
   signal?: AbortSignal;
+  /**
+   * The claim as last read (live) by the caller: tried first, so the usual case costs no GET; a
+   * 409 (it was not the newest) falls back to reading the claim live.
+   */
+  current?: PersistentVolumeClaim;
+  /**
+   * The PV now exists for this claim: in the same write, bind the claim to it — `volumeName`,
+   * `bound-by-controller` and `bind-completed`, exactly what the binder's claim step writes — if
+   * the claim is still unbound and not being deleted. One claim write instead of two, and no race
+   * with the binder over the claim (the binder leaves a claim alone while its operation runs).
+   */
+  bindTo?: string;
 }
 
 /**
@@ -64,11 +79,13 @@ export async function releaseIntent(
   uid: string,
   options: ReleaseOptions = {},
 ): Promise<PersistentVolumeClaim | undefined> {
+  let copy = options.current?.metadata.uid === uid ? options.current : undefined;
   for (let attempt = 1; ; attempt++) {
     options.signal?.throwIfAborted();
-    const live = await api.getClaim(namespace, name);
+    const live = copy ?? (await api.getClaim(namespace, name));
+    copy = undefined;
     if (!live || live.metadata.uid !== uid) return undefined;
-    const next = withoutIntent(live, options.dropSelectedNode === true);
+    const next = withoutIntent(live, options.dropSelectedNode === true, options.bindTo);
     if (!next) return live;
     options.signal?.throwIfAborted();
     try {
@@ -79,11 +96,20 @@ export async function releaseIntent(
   }
 }
 
-function withoutIntent(claim: PersistentVolumeClaim, dropSelectedNode: boolean): PersistentVolumeClaim | undefined {
+/** Whether the claim may be bound to `pvName` as part of the release (see ReleaseOptions.bindTo). */
+function bindsNow(claim: PersistentVolumeClaim, pvName: string | undefined): pvName is string {
+  return pvName !== undefined && !claim.metadata.deletionTimestamp && !claim.spec.volumeName && claim.metadata.annotations?.[ANN_BIND_COMPLETED] === undefined;
+}
+
+function withoutIntent(claim: PersistentVolumeClaim, dropSelectedNode: boolean, bindTo: string | undefined): PersistentVolumeClaim | undefined {
   const dropNode = dropSelectedNode && claim.metadata.annotations?.[ANN_SELECTED_NODE] !== undefined;
   if (!hasProvisioningFinalizer(claim) && !dropNode) return undefined;
   const next = structuredClone(claim);
   next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== FINALIZER_PROVISIONING);
   if (dropNode && next.metadata.annotations) delete next.metadata.annotations[ANN_SELECTED_NODE];
+  if (bindsNow(claim, bindTo)) {
+    next.spec.volumeName = bindTo;
+    next.metadata.annotations = { ...next.metadata.annotations, [ANN_BOUND_BY_CONTROLLER]: ANN_VALUE_YES, [ANN_BIND_COMPLETED]: ANN_VALUE_YES };
+  }
   return next;
 }

@@ -17,6 +17,11 @@ export interface KeyedRunnerOptions {
   initialBackoffMs: number;
   maxBackoffMs: number;
   onBackoffExpired(key: string): void;
+  /**
+   * Called once a key's operation succeeded and the key no longer counts as running (so whoever
+   * is woken by it sees `isRunning(key) === false`); not called after a stop.
+   */
+  onSucceeded?(key: string): void;
 }
 
 export interface OperationHandle {
@@ -130,6 +135,7 @@ export class KeyedRunner {
     if (outcome === 'stopped' || this.stopping.signal.aborted) return;
     if (outcome === 'succeeded') {
       this.backoffs.delete(key);
+      this.options.onSucceeded?.(key);
       return;
     }
     const backoff = this.backoffs.get(key) ?? { failures: 0 };

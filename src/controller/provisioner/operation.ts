@@ -17,7 +17,7 @@
  */
 import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '../../kube/annotations.js';
 import { isConflict } from '../../kube/errors.js';
-import type { PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
 import { hasAnnotation, storageClassOfClaim } from '../../kube/volume-helpers.js';
 import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../plugins/plugin.js';
 import { keyOf } from '../context.js';
@@ -91,7 +91,8 @@ class ProvisionOperation {
     const claim = await this.liveClaim();
     if (!claim) return 'succeeded';
     const pvName = provisionedVolumeName(claim);
-    if (await this.d.ctx.api.getVolume(pvName)) return this.published(claim, pvName, 'the volume already exists');
+    const existing = await this.d.ctx.api.getVolume(pvName);
+    if (existing) return this.published(claim, existing, pvName, 'the volume already exists');
     const leaving = leavingReason(claim, pvName);
     if (leaving !== undefined) return this.cleanUp(claim, leaving);
     const cls = await this.storageClass(claim);
@@ -171,14 +172,22 @@ class ProvisionOperation {
       return 'failed';
     }
     this.d.ctx.events.event(claim, 'Normal', REASON_PROVISIONING_SUCCEEDED, msgProvisioned(request.pvName, plugin.name));
-    return this.published(claim, request.pvName, 'volume provisioned');
+    return this.published(claim, saved === 'exists' ? undefined : saved, request.pvName, 'volume provisioned');
   }
 
-  /** The PV exists: the backing volume is accounted for, so the intent can go. */
-  private async published(claim: PersistentVolumeClaim, pvName: string, why: string): Promise<OperationOutcome> {
+  /**
+   * The PV exists: the backing volume is accounted for, so the intent can go — in the same claim
+   * write as the claim's side of the binding when `pv` (if known) is reserved for this very claim.
+   */
+  private async published(claim: PersistentVolumeClaim, pv: PersistentVolume | undefined, pvName: string, why: string): Promise<OperationOutcome> {
     this.h.stopSignal.throwIfAborted();
     if (hasProvisioningFinalizer(claim)) {
-      await releaseIntent(this.d.ctx.api, this.target.namespace, this.target.name, this.target.uid, { signal: this.h.stopSignal });
+      const ours = pv !== undefined && pv.spec.claimRef?.uid === this.target.uid;
+      await releaseIntent(this.d.ctx.api, this.target.namespace, this.target.name, this.target.uid, {
+        signal: this.h.stopSignal,
+        current: claim,
+        ...(ours ? { bindTo: pvName } : {}),
+      });
       this.d.log.info({ claim: this.key, pv: pvName, why }, 'provisioning intent released');
     }
     this.d.ctx.enqueueVolume(pvName);

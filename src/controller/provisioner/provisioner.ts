@@ -50,6 +50,7 @@ export interface ProvisionerOptions {
 export interface ProvisionerBinderHooks {
   provisionClaim(claim: PersistentVolumeClaim): Promise<SyncResult>;
   servesProvisioner(name: string): boolean;
+  claimBusy(key: string): boolean;
 }
 
 /** The cached copy when it is the same claim with a higher resourceVersion, else the one given. */
@@ -80,6 +81,8 @@ export class Provisioner {
       initialBackoffMs: options.initialBackoffMs ?? 500,
       maxBackoffMs: options.maxBackoffMs ?? 120_000,
       onBackoffExpired: (key) => options.ctx.enqueueClaim(key),
+      // After the key stops counting as running: the binder skips claims whose operation runs.
+      onSucceeded: (key) => options.ctx.enqueueClaim(key),
     });
   }
 
@@ -93,14 +96,16 @@ export class Provisioner {
     return {
       provisionClaim: (claim) => this.provisionClaim(claim),
       servesProvisioner: (name) => this.servesProvisioner(name),
+      // The operation binds the claim's side itself when it publishes the PV (one claim write).
+      claimBusy: (key) => this.runner.isRunning(key),
     };
   }
 
   /**
    * Starts (in the background) provisioning for a claim, or cleanup when it no longer wants a
    * volume. Returns at once: a second call while one runs, or while the claim backs off after a
-   * failure, does nothing — the running operation re-enqueues the claim when it ends, and the
-   * backoff does when it expires.
+   * failure, does nothing — the claim is re-enqueued when the operation succeeds (onSucceeded),
+   * and when the backoff of a failed one expires.
    */
   async provisionClaim(claim: PersistentVolumeClaim): Promise<SyncResult> {
     const uid = claim.metadata.uid;
@@ -108,11 +113,7 @@ export class Provisioner {
     const key = keyOf(claim);
     if (claim.metadata.deletionTimestamp) this.runner.interrupt(key, 'the claim is being deleted');
     const target = { namespace: claim.metadata.namespace ?? '', name: claim.metadata.name ?? '', uid };
-    const started: StartResult = this.runner.start(key, async (handle) => {
-      const outcome = await runProvisionOperation(this.deps, target, handle);
-      if (outcome === 'succeeded' && !handle.stopSignal.aborted) this.deps.ctx.enqueueClaim(key);
-      return outcome;
-    });
+    const started: StartResult = this.runner.start(key, (handle) => runProvisionOperation(this.deps, target, handle));
     this.deps.log.debug({ claim: key, started }, 'provisioning requested');
     return DONE;
   }

@@ -10,26 +10,30 @@ import { keyOf } from '../context.js';
 import type { ProvisionerDeps } from './deps.js';
 import { errorText, msgSavePvFailed, REASON_PROVISIONING_FAILED } from './events.js';
 
-/** Creates `pv`; returns true once it exists, false after the last failed try (event emitted). */
+/**
+ * Creates `pv`. Returns the created object; `'exists'` when a PV of that name was already there
+ * (an earlier try made it — or someone else did: the caller must not assume its content); false
+ * after the last failed try (event emitted).
+ */
 export async function savePersistentVolume(
   d: ProvisionerDeps,
   claim: PersistentVolumeClaim,
   pv: PersistentVolume,
   signal: AbortSignal,
-): Promise<boolean> {
+): Promise<PersistentVolume | 'exists' | false> {
   const pvName = pv.metadata.name ?? '';
   let lastError: unknown;
   for (let attempt = 1; attempt <= d.createAttempts; attempt++) {
     if (attempt > 1) await sleep(d.createRetryDelayMs * 2 ** (attempt - 2), undefined, { signal });
     signal.throwIfAborted();
     try {
-      await d.ctx.api.createVolume(pv);
+      const created = await d.ctx.api.createVolume(pv);
       d.log.info({ pv: pvName, claim: keyOf(claim), attempt }, 'provisioned volume saved');
-      return true;
+      return created;
     } catch (err) {
       if (isAlreadyExists(err)) {
         d.log.info({ pv: pvName, claim: keyOf(claim) }, 'provisioned volume already saved');
-        return true;
+        return 'exists';
       }
       lastError = err;
       d.log.warn({ pv: pvName, claim: keyOf(claim), attempt, err: errorText(err) }, 'saving provisioned volume failed');

@@ -244,3 +244,15 @@ test('a VolumeMismatch sync that loses a 409 race emits no event and retries', a
   assert.deepEqual(await syncClaim(h.fake.ctx, h.index, stale, h.hooks), { kind: 'retry', reason: 'conflict' });
   assert.deepEqual(h.fake.events, []);
 });
+
+test('an unbound claim whose provisioning operation is running is left alone, even with a matching volume', async () => {
+  let busy = true;
+  const h = harness({ claimBusy: (key) => busy && key === KEY });
+  h.fake.addVolume(pv('fit', '2Gi'));
+  h.fake.addClaim(pvc('c', '1Gi'));
+  assert.deepEqual(await sync(h), { kind: 'done' });
+  assert.equal(h.fake.successfulWrites().length, 0, 'the operation owns the claim: no write, so no 409 race with it');
+  busy = false;
+  await sync(h);
+  assert.equal(h.fake.claim(KEY)!.spec.volumeName, 'fit', 'once the operation ended the claim binds as usual');
+});

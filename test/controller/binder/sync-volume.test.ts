@@ -109,6 +109,17 @@ test('a volume whose claim points back at it becomes Bound', async () => {
   assert.equal(h.fake.volume('v')!.status?.phase, 'Bound');
 });
 
+test('a volume whose claim names it but is not Bound yet leaves the phase to the claim sync (no racing write)', async () => {
+  const h = harness();
+  // A provisioned volume: the provisioner wrote the claim side first, the claim's phase is not Bound yet.
+  const c = h.fake.addClaim(pvc('c', '1Gi', { annotations: BOUND, volumeName: 'v', phase: 'Pending' }));
+  h.fake.addVolume(pv('v', '1Gi', { claim: c, phase: 'Pending' }));
+  await sync(h);
+  assert.deepEqual(h.fake.enqueuedClaims, ['default/c']);
+  assert.equal(h.fake.successfulWrites().length, 0);
+  assert.equal(h.fake.volume('v')!.status?.phase, 'Pending');
+});
+
 test('a controller-bound volume whose claim is bound elsewhere is unbound to Available', async () => {
   const h = harness();
   const c = h.fake.addClaim(pvc('c', '1Gi', { annotations: BOUND, volumeName: 'winner', phase: 'Bound' }));

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   ANN_BETA_STORAGE_PROVISIONER,
+  ANN_BIND_COMPLETED,
   ANN_BOUND_BY_CONTROLLER,
   ANN_PROVISIONED_BY,
   ANN_STORAGE_PROVISIONER,
@@ -69,6 +70,37 @@ test('the intent finalizer is on the server, written with the claim resourceVers
   assert.equal(intent.request?.metadata.resourceVersion, pvc.metadata.resourceVersion);
   const pvCreate = fake.successfulWrites({ kind: 'PersistentVolume', verb: 'create' })[0];
   assert.ok(intent.seq < pvCreate.seq);
+});
+
+test('publishing the PV releases the intent and writes the claim side of the binding in one claim write, without another GET', async () => {
+  const { fake, provisioner } = harness();
+  fake.addClass(storageClass('fast'));
+  const pvc = fake.addClaim(claim('data'));
+  await provisioner.provisionClaim(pvc);
+  await provisioner.idle();
+  const pvName = `pvc-${pvc.metadata.uid}`;
+  const claimWrites = fake.successfulWrites({ kind: 'PersistentVolumeClaim' });
+  assert.deepEqual(claimWrites.map((w) => w.verb), ['update', 'update'], 'the intent, then release + bind: nothing else');
+  const after = fake.claim('default/data')!;
+  assert.equal(after.spec.volumeName, pvName);
+  assert.equal(after.metadata.annotations?.[ANN_BIND_COMPLETED], 'yes');
+  assert.equal(after.metadata.annotations?.[ANN_BOUND_BY_CONTROLLER], 'yes');
+  assert.ok(!(after.metadata.finalizers ?? []).includes(FINALIZER_PROVISIONING));
+  const claimReads = fake.reads.filter((r) => r.kind === 'PersistentVolumeClaim' && r.key === 'default/data');
+  assert.equal(claimReads.length, 2, 'live reads before deciding and after the plugin returned; the release writes on the latter');
+});
+
+test('a PV pvc-<uid> that is not reserved for the claim releases the intent but binds nothing', async () => {
+  const { fake, provisioner } = harness();
+  fake.addClass(storageClass('fast'));
+  const pvc = fake.addClaim(claim('data', { finalizers: [FINALIZER_PROVISIONING] }));
+  fake.addVolume({ metadata: { name: `pvc-${pvc.metadata.uid}` }, spec: { capacity: { storage: '1Gi' } } });
+  await provisioner.provisionClaim(pvc);
+  await provisioner.idle();
+  const after = fake.claim('default/data')!;
+  assert.deepEqual(after.metadata.finalizers, []);
+  assert.equal(after.spec.volumeName, undefined, 'the binder decides about a volume someone else made');
+  assert.equal(after.metadata.annotations?.[ANN_BIND_COMPLETED], undefined);
 });
 
 test('a Retain class gives a PV without the deletion finalizer', async () => {
