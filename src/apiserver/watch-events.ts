@@ -59,11 +59,13 @@ export function errorLine(status: Status): string {
 }
 
 /**
- * Per-change memo of serialised objects keyed by form: with N watchers of the same form the
- * object is stringified once, not N times.
+ * Per-change memo of serialised event lines keyed by event type and form: with N watchers of
+ * the same form the object is stringified and UTF-8 encoded once, and every watcher is handed
+ * the same Buffer.
  */
 export class ChangeSerializer {
-  private readonly cache = new Map<string, string>();
+  private readonly objectJson = new Map<string, string>();
+  private readonly lines = new Map<string, Buffer>();
 
   constructor(
     private readonly s: ResourceStrategy,
@@ -71,13 +73,19 @@ export class ChangeSerializer {
     private readonly now: Date,
   ) {}
 
-  line(type: EventType, form: WatchForm): string {
+  line(type: EventType, form: WatchForm): Buffer {
     const key = formKey(form);
-    let json = this.cache.get(key);
-    if (json === undefined) {
-      json = objectJsonFor(this.s, this.change.object, form, this.now);
-      this.cache.set(key, json);
+    const lineKey = `${type} ${key}`;
+    let line = this.lines.get(lineKey);
+    if (line === undefined) {
+      let json = this.objectJson.get(key);
+      if (json === undefined) {
+        json = objectJsonFor(this.s, this.change.object, form, this.now);
+        this.objectJson.set(key, json);
+      }
+      line = Buffer.from(eventLine(type, json));
+      this.lines.set(lineKey, line);
     }
-    return eventLine(type, json);
+    return line;
   }
 }

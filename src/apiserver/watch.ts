@@ -1,8 +1,13 @@
 /**
  * Watch streams: chunked NDJSON over a long-lived response. One storage subscription feeds
- * every watcher; each change is serialised once per output form. Slow watchers are cut off at
- * a high-water mark rather than buffered without bound (the real server drops watchers whose
- * buffer is full; clients re-watch from their last resourceVersion).
+ * every watcher; each change is serialised once per event type and output form, into one
+ * Buffer every watcher shares. Changes committed during one event-loop turn are queued and
+ * written on `setImmediate`, one write per watcher holding all of its events in order: every
+ * socket write is its own TLS record and syscall, so under load this divides the cost of
+ * fan-out by the batch size. Anything else written to a stream (bookmarks, the end) first
+ * flushes the queue, so a stream's order is exactly the order of commits. Slow watchers are cut
+ * off at a high-water mark rather than buffered without bound (the real server drops watchers
+ * whose buffer is full; clients re-watch from their last resourceVersion).
  */
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -17,6 +22,7 @@ import {
   errorLine,
   eventLine,
   eventTypeFor,
+  formKey,
   objectJsonFor,
   type WatchForm,
 } from './watch-events.js';
@@ -73,6 +79,9 @@ export class WatchHub {
   private readonly unsubscribe: () => void;
   private readonly bookmarkTimer: NodeJS.Timeout;
   private lastDeliveredRV: number;
+  /** Committed changes not yet written to watchers (this event-loop turn's), in rv order. */
+  private queued: Change[] = [];
+  private flushScheduled = false;
   private readonly highWater: number;
   private readonly now: () => Date;
   private closed = false;
@@ -139,9 +148,9 @@ export class WatchHub {
       throw new ExpiredError(since, this.storage.currentRV());
     }
     const now = this.now();
-    for (const change of this.storage.changesSince(since, w.req.resource)) {
-      this.deliver(w, change, new ChangeSerializer(w.req.strategy, change, now));
-    }
+    const changes = this.storage.changesSince(since, w.req.resource);
+    const serializers = changes.map((change) => new ChangeSerializer(w.req.strategy, change, now));
+    this.deliver(w, changes, serializers, new Map());
     w.lastRV = Math.max(w.lastRV, since);
   }
 
@@ -166,6 +175,8 @@ export class WatchHub {
   /** Ends a watch cleanly (a final bookmark first when the client wants them). */
   private finish(w: Watcher, withBookmark: boolean): void {
     if (w.closed) return;
+    this.flushQueued();
+    if (w.closed) return; // the flush cut it off
     if (withBookmark && w.req.allowBookmarks) w.res.write(bookmarkLine(w.req.strategy, this.bookmarkRV(w)));
     this.forget(w);
     w.res.end();
@@ -179,17 +190,60 @@ export class WatchHub {
     this.lastDeliveredRV = Math.max(this.lastDeliveredRV, change.rv);
     const watchers = this.byResource.get(change.key.resource);
     if (!watchers || watchers.size === 0) return;
-    const serializer = new ChangeSerializer(watchers.values().next().value!.req.strategy, change, this.now());
-    for (const w of watchers) this.deliver(w, change, serializer);
+    this.queued.push(change);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        this.flushQueued();
+      });
+    }
   }
 
-  private deliver(w: Watcher, change: Change, serializer: ChangeSerializer): void {
-    if (w.closed || change.rv <= w.lastRV) return;
-    w.lastRV = change.rv;
-    const type = eventTypeFor(change, w.req.selection, w.req.strategy);
-    if (type === undefined) return;
-    w.res.write(serializer.line(type, w.req.form));
+  /** Writes every queued change to its resource's watchers, one write per watcher. */
+  private flushQueued(): void {
+    if (this.queued.length === 0) return;
+    const changes = this.queued;
+    this.queued = [];
+    const now = this.now();
+    for (const [resource, ofResource] of groupByResource(changes)) {
+      const watchers = this.byResource.get(resource);
+      if (!watchers || watchers.size === 0) continue;
+      const strategy = watchers.values().next().value!.req.strategy;
+      const serializers = ofResource.map((change) => new ChangeSerializer(strategy, change, now));
+      const shared = new Map<string, Buffer>();
+      for (const w of watchers) this.deliver(w, ofResource, serializers, shared);
+    }
+  }
+
+  /**
+   * Writes the events `changes` mean for `w` (those after its lastRV that its selection sees)
+   * as one chunk. `shared` memoises, per form, the chunk of a watcher that sees every change
+   * as its own event type: the common case, built once however many such watchers there are.
+   */
+  private deliver(w: Watcher, changes: Change[], serializers: ChangeSerializer[], shared: Map<string, Buffer>): void {
+    if (w.closed) return;
+    const lines: Buffer[] = [];
+    let sameAsAll = true;
+    for (let i = 0; i < changes.length; i++) {
+      const change = changes[i];
+      const type = change.rv > w.lastRV ? eventTypeFor(change, w.req.selection, w.req.strategy) : undefined;
+      if (change.rv > w.lastRV) w.lastRV = change.rv;
+      if (type !== change.type) sameAsAll = false;
+      if (type !== undefined) lines.push(serializers[i].line(type, w.req.form));
+    }
+    if (lines.length === 0) return;
+    w.res.write(lines.length === 1 ? lines[0] : this.joinLines(lines, sameAsAll ? shared : undefined, formKey(w.req.form)));
     if (w.res.writableLength > w.queueLimit) this.cutOff(w);
+  }
+
+  private joinLines(lines: Buffer[], shared: Map<string, Buffer> | undefined, key: string): Buffer {
+    let chunk = shared?.get(key);
+    if (chunk === undefined) {
+      chunk = Buffer.concat(lines);
+      shared?.set(key, chunk);
+    }
+    return chunk;
   }
 
   /** A watcher that cannot keep up: stop feeding it, end the stream, destroy if it never drains. */
@@ -202,6 +256,7 @@ export class WatchHub {
   }
 
   private sendBookmarks(): void {
+    this.flushQueued();
     for (const set of this.byResource.values()) {
       for (const w of set) {
         if (w.req.allowBookmarks) w.res.write(bookmarkLine(w.req.strategy, this.bookmarkRV(w)));
@@ -214,7 +269,19 @@ export class WatchHub {
     this.closed = true;
     clearInterval(this.bookmarkTimer);
     this.unsubscribe();
+    this.flushQueued();
     for (const set of this.byResource.values()) for (const w of [...set]) this.finish(w, false);
     this.byResource.clear();
   }
+}
+
+/** Changes grouped by resource, each group in the order given. */
+function groupByResource(changes: Change[]): Map<string, Change[]> {
+  const groups = new Map<string, Change[]>();
+  for (const change of changes) {
+    const group = groups.get(change.key.resource);
+    if (group) group.push(change);
+    else groups.set(change.key.resource, [change]);
+  }
+  return groups;
 }
