@@ -35,9 +35,12 @@ function parseAccept(header: string): MediaRange[] {
 
 const JSONISH = new Set(['application/json', '*/*', 'application/*', '']);
 
+/** The Accept headers of nearly every request, answered without parsing. */
+const PLAIN_JSON_ACCEPTS = new Set(['application/json', '*/*', 'application/json, */*']);
+
 /** Picks the first offer we can serve, in the client's order. */
 export function negotiateForm(accept: string | undefined): ResponseForm {
-  if (!accept) return { kind: 'json' };
+  if (!accept || PLAIN_JSON_ACCEPTS.has(accept)) return { kind: 'json' };
   const ranges = parseAccept(accept);
   for (const r of ranges) {
     if (!JSONISH.has(r.type)) continue;

@@ -33,6 +33,18 @@ export function hasValidToken(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization;
   if (!header || !header.startsWith('Bearer ')) return false;
   const given = Buffer.from(header.slice('Bearer '.length).trim());
-  const want = Buffer.from(token);
+  const want = tokenBytes(token);
   return given.length === want.length && timingSafeEqual(given, want);
+}
+
+let lastToken = '';
+let lastTokenBytes = Buffer.alloc(0);
+
+/** The server's token as bytes (one token per server: encoded once, not per request). */
+function tokenBytes(token: string): Buffer {
+  if (token !== lastToken) {
+    lastTokenBytes = Buffer.from(token);
+    lastToken = token;
+  }
+  return lastTokenBytes;
 }

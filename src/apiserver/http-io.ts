@@ -8,24 +8,46 @@ import { BadRequestError, RequestEntityTooLargeError } from '../kube/errors.js';
 /** kube-apiserver's limit for a request body (3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-/** Reads the whole body; 413 as soon as it exceeds `limit` bytes. */
-export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+/**
+ * Reads the whole body; 413 as soon as it exceeds `limit` bytes. Plain 'data'/'end' listeners
+ * rather than an async iterator: the iterator's per-request set-up was a measurable share of a
+ * small write's CPU.
+ */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? '0');
   if (declared > limit) {
     req.resume();
-    throw new RequestEntityTooLargeError(limit);
+    return Promise.reject(new RequestEntityTooLargeError(limit));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (req.destroyed) return Promise.reject(new Error('the request was closed before its body was read'));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (err: Error | undefined): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', settle);
+      req.off('close', onClose);
+      if (err) reject(err);
+      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      settle(new RequestEntityTooLargeError(limit));
       req.resume();
-      throw new RequestEntityTooLargeError(limit);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+    };
+    const onEnd = (): void => settle(undefined);
+    const onClose = (): void => settle(new Error('the request was closed before its body was read'));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', settle);
+    req.once('close', onClose);
+  });
 }
 
 /** Parses a JSON request body (the JSON boundary: the result is validated by the caller). */

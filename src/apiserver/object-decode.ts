@@ -19,15 +19,18 @@ export function identityOf(info: ResourceInfo, name: string | undefined): Resour
 /**
  * Validates the shape of a create/update body and returns a private copy with kind, apiVersion
  * and namespace set; unknown fields are dropped (or rejected under Strict) and reported back.
+ * With `bodyIsPrivate` (a body just parsed from the request, held by nobody else) the body
+ * itself is used and changed instead of a copy.
  */
 export function decodeObject(
   info: ResourceInfo,
   body: unknown,
   namespace: string,
   fieldValidation: FieldValidation,
+  bodyIsPrivate = false,
 ): { object: KubeObject; warnings: string[] } {
   if (!isPlainObject(body)) throw new BadRequestError(`Object '${info.kind}' is missing in the request body`);
-  const object = cloneObject(body) as KubeObject;
+  const object = (bodyIsPrivate ? body : cloneObject(body)) as KubeObject;
   const apiVersion = apiVersionOf(info);
   if (object.apiVersion !== undefined && object.apiVersion !== apiVersion) {
     throw new BadRequestError(

@@ -2,9 +2,17 @@
 import { randomInt } from 'node:crypto';
 import type { KubeObject } from '../kube/types.js';
 
-/** RFC 3339 with whole seconds, as metav1.Time serialises. */
+let lastSecond = NaN;
+let lastSecondText = '';
+
+/** RFC 3339 with whole seconds, as metav1.Time serialises (the last second's text is reused). */
 export function rfc3339Seconds(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(date.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastSecondText = date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastSecondText;
 }
 
 /** Same alphabet as apimachinery's utilrand.String (no vowels, no confusable digits). */

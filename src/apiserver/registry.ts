@@ -34,6 +34,11 @@ export interface WriteOptions {
   subresource?: string;
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
+  /**
+   * The create/update body was just parsed from a request and nobody else holds it: the
+   * registry may use it as its working copy instead of cloning it.
+   */
+  bodyIsPrivate?: boolean;
 }
 
 export interface WriteOutcome {
@@ -91,7 +96,7 @@ export class Registry {
   }
 
   async create(s: ResourceStrategy, namespace: string, body: unknown, opts: WriteOptions = {}): Promise<WriteOutcome> {
-    const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
+    const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn', opts.bodyIsPrivate);
     const meta = object.metadata;
     if (!meta.name && meta.generateName) meta.name = generatedName(meta.generateName);
     if (!meta.name) {
@@ -119,7 +124,7 @@ export class Registry {
     body: unknown,
     opts: WriteOptions = {},
   ): Promise<WriteOutcome> {
-    const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
+    const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn', opts.bodyIsPrivate);
     requireNameMatchesUrl(object.metadata, name);
     s.defaults(object);
     return { object: await this.commitUpdate(s, namespace, object, opts), warnings };

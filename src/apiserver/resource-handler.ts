@@ -69,6 +69,8 @@ function writeOptions(params: URLSearchParams, route: ResourcePath): WriteOption
     subresource: route.subresource,
     dryRun: params.getAll('dryRun').includes('All'),
     fieldValidation: parseFieldValidation(params.get('fieldValidation')),
+    // readJson's result: parsed for this request alone.
+    bodyIsPrivate: true,
   };
 }
 
