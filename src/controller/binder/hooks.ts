@@ -7,6 +7,15 @@ import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.j
 import type { ControllerContext, SyncResult } from '../context.js';
 import type { VolumeIndex } from './volume-index.js';
 
+/** What the binder established while deciding a volume is released, so the reclaimer need not ask again. */
+export interface ReclaimFacts {
+  /**
+   * The claim the volume's claimRef names (that uid) was found missing by a live read in this
+   * very sync. A uid never comes back, so the volume is released for good.
+   */
+  claimGoneLive?: boolean;
+}
+
 export interface BinderHooks {
   /**
    * Provision a volume for an unbound claim whose class names a provisioner this process serves
@@ -14,7 +23,7 @@ export interface BinderHooks {
    */
   provisionClaim?(claim: PersistentVolumeClaim): Promise<SyncResult>;
   /** Reclaim a Released volume (Retain / Delete / Recycle); called on every sync while released. */
-  reclaimVolume?(pv: PersistentVolume): Promise<SyncResult>;
+  reclaimVolume?(pv: PersistentVolume, facts?: ReclaimFacts): Promise<SyncResult>;
   /**
    * Whether `provisionClaim` handles this StorageClass provisioner. Without it, every
    * provisioner counts as served when `provisionClaim` is given and none otherwise. Claims of an

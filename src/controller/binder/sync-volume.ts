@@ -55,7 +55,7 @@ interface FoundClaim {
 
 async function decideWithClaim(s: BinderSession, pv: PersistentVolume, ref: ObjectReference, found: FoundClaim): Promise<SyncResult> {
   const { claim } = found;
-  if (!claim) return releaseVolume(s, pv, 'claim no longer exists');
+  if (!claim) return releaseVolume(s, pv, 'claim no longer exists', found.live);
   const pvName = pv.metadata.name ?? '';
   if (!claim.spec.volumeName) {
     if (volumeModeMismatch(pv, claim)) {
@@ -108,7 +108,8 @@ async function claimOfVolume(s: BinderSession, pv: PersistentVolume, ref: Object
 }
 
 /** V5/V9: phase Released (never over Failed), then the reclaim policy via the hook. */
-async function releaseVolume(s: BinderSession, pv: PersistentVolume, why: string): Promise<SyncResult> {
+async function releaseVolume(s: BinderSession, pv: PersistentVolume, why: string, claimGoneLive = false): Promise<SyncResult> {
   const released = isReleasedOrFailed(pv) ? pv : await updateVolumePhase(s, pv, 'Released', why);
-  return s.hooks.reclaimVolume ? s.hooks.reclaimVolume(released) : DONE;
+  if (!s.hooks.reclaimVolume) return DONE;
+  return claimGoneLive ? s.hooks.reclaimVolume(released, { claimGoneLive }) : s.hooks.reclaimVolume(released);
 }

@@ -13,7 +13,7 @@
  */
 import { pino, type Logger } from 'pino';
 import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import { FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION } from '../../kube/annotations.js';
+import { FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION } from '../../kube/annotations.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { DONE, keyOf, type ControllerContext, type SyncResult } from '../context.js';
 import { newer } from './newest.js';
@@ -94,17 +94,24 @@ export function syncClaimProtection(deps: ProtectionDeps, given: PersistentVolum
     if (!next) return DONE;
     await deps.ctx.api.updateClaim(next);
     const removed = !hasFinalizer(next, FINALIZER_PVC_PROTECTION);
-    log.info({ claim: key, finalizer: FINALIZER_PVC_PROTECTION, why: removed ? 'no pod uses the claim' : 'missing' }, removed ? 'finalizer removed' : 'finalizer added');
+    // Removal is the routine end of every claim deletion (upstream logs it at V(3)): debug.
+    log[removed ? 'debug' : 'info']({ claim: key, finalizer: FINALIZER_PVC_PROTECTION, why: removed ? 'no pod uses the claim' : 'missing' }, removed ? 'finalizer removed' : 'finalizer added');
     return DONE;
   });
 }
 
-/** pv-protection: one PV (any copy; the newest one known is used). */
+/**
+ * pv-protection: one PV (any copy; the newest one known is used). A PV being deleted that still
+ * carries the reclaimer's deletion finalizer is left alone: the reclaimer takes both finalizers
+ * off in one write once the backing volume is gone (reclaimer/delete.ts), and a write from here
+ * would only race it to a 409.
+ */
 export function syncVolumeProtection(deps: ProtectionDeps, given: PersistentVolume): Promise<SyncResult> {
   const log = loggerOf(deps);
   const pv = newer(given, deps.ctx.volumes.get(keyOf(given)));
   const name = pv.metadata.name ?? '';
   return guarded(log, { pv: name }, async () => {
+    if (pv.metadata.deletionTimestamp && hasFinalizer(pv, FINALIZER_PV_CONTROLLER)) return DONE;
     const next = await finalizerChange(pv, FINALIZER_PV_PROTECTION, () => Promise.resolve(pv.status?.phase !== 'Bound'));
     if (!next) return DONE;
     await deps.ctx.api.updateVolume(next);

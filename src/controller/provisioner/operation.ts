@@ -188,7 +188,8 @@ class ProvisionOperation {
         current: claim,
         ...(ours ? { bindTo: pvName } : {}),
       });
-      this.d.log.info({ claim: this.key, pv: pvName, why }, 'provisioning intent released');
+      // Routine once per provisioned volume ('provisioned volume saved' was logged at info).
+      this.d.log.debug({ claim: this.key, pv: pvName, why }, 'provisioning intent released');
     }
     this.d.ctx.enqueueVolume(pvName);
     this.d.ctx.enqueueClaim(keyOf(claim));

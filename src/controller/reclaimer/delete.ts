@@ -5,7 +5,7 @@
  * anywhere else is refused before anything is touched, and that refusal is a failed attempt.
  */
 import type { PersistentVolume } from '../../kube/types.js';
-import { ANN_PROVISIONED_BY, FINALIZER_PV_CONTROLLER } from '../../kube/annotations.js';
+import { ANN_PROVISIONED_BY, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '../../kube/annotations.js';
 import { isNotFound } from '../../kube/errors.js';
 import { storageClassOfVolume } from '../../kube/volume-helpers.js';
 import { backingName } from '../../plugins/naming.js';
@@ -26,19 +26,44 @@ export function hasExternalDeleter(s: ReclaimSession, pv: PersistentVolume): boo
   return provisioner !== undefined && !s.plugins.byProvisioner(provisioner) && !provisioner.startsWith(IN_TREE_PREFIX);
 }
 
-/** Removes our finalizer (if still there) and deletes the PV object; already gone ⇒ done. */
+/**
+ * Our finalizer, and pv-protection's, off a PV whose backing volume is gone; undefined when
+ * neither is there. pv-protection's own rule is "not while the PV is Bound" (upstream
+ * pvprotection), and our pv-protection sync leaves a PV being deleted that still carries our
+ * finalizer to us, so the two finalizers go in one write instead of two racing ones.
+ */
+function withoutDeletionFinalizers(pv: PersistentVolume): PersistentVolume | undefined {
+  const drop = [FINALIZER_PV_CONTROLLER, ...(pv.status?.phase === 'Bound' ? [] : [FINALIZER_PV_PROTECTION])];
+  let next: PersistentVolume | undefined;
+  for (const finalizer of drop) {
+    if (hasFinalizer(next ?? pv, finalizer)) next = withoutFinalizer(next ?? pv, finalizer);
+  }
+  return next;
+}
+
+/**
+ * Deletes the PV object (uid precondition), then takes the deletion finalizers off the object
+ * the DELETE marked, which removes it: two writes (upstream: finalizer, delete, pv-protection's
+ * finalizer). The DELETE goes first so pv-protection, seeing the PV live without its finalizer,
+ * never puts it back. Already gone ⇒ done.
+ */
 export async function finishDeletion(s: ReclaimSession, pv: PersistentVolume): Promise<void> {
   const name = pv.metadata.name ?? '';
   const uid = pv.metadata.uid;
-  if (hasFinalizer(pv, FINALIZER_PV_CONTROLLER) || pv.metadata.deletionTimestamp) {
-    await updateFresh(s, pv, 'spec', (fresh) =>
-      hasFinalizer(fresh, FINALIZER_PV_CONTROLLER) ? withoutFinalizer(fresh, FINALIZER_PV_CONTROLLER) : undefined,
-    );
+  let gone = false;
+  if (!pv.metadata.deletionTimestamp) {
+    try {
+      await s.ctx.api.deleteVolume(name, uid);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      gone = true;
+    }
   }
-  try {
-    await s.ctx.api.deleteVolume(name, uid);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
+  if (!gone) {
+    // The client records the marked object in the store; an older copy only costs a 409 and a live read.
+    const cached = s.ctx.volumes.get(name);
+    const marked = cached && cached.metadata.uid === uid && Number(cached.metadata.resourceVersion) > Number(pv.metadata.resourceVersion) ? cached : pv;
+    if (withoutDeletionFinalizers(marked)) await updateFresh(s, marked, 'spec', withoutDeletionFinalizers);
   }
   if (uid) s.backingDeleted.delete(uid);
   s.log.info({ pv: name, why: 'reclaim policy Delete' }, 'volume deleted');
@@ -70,6 +95,7 @@ export async function runDelete(
   );
   if (!deleted) return;
   if (pv.metadata.uid) s.backingDeleted.add(pv.metadata.uid);
-  s.log.info({ pv: name, plugin: plugin.name }, 'backing volume deleted');
+  // Routine, once per deleted volume: 'volume deleted' (info) follows; the plugin step is debug.
+  s.log.debug({ pv: name, plugin: plugin.name }, 'backing volume deleted');
   await finishDeletion(s, pv);
 }

@@ -11,6 +11,7 @@ import type { ControllerModule, ModuleEnv, ModuleInstance } from '../controller.
 import { DONE, type ControllerContext } from '../context.js';
 import { pluginRegistryOf } from '../provisioner/module.js';
 import { Reclaimer, type ReclaimerOptions } from './reclaimer.js';
+import type { ReclaimFacts } from '../binder/hooks.js';
 
 export const RECLAIMER_MODULE_NAME = 'reclaimer';
 
@@ -36,7 +37,7 @@ export function reclaimerModule(options: ReclaimerModuleOptions = {}): Controlle
       });
       onCreated?.(reclaimer);
       return {
-        binderHooks: { reclaimVolume: (pv: PersistentVolume) => reclaimer.reclaimVolume(pv) },
+        binderHooks: { reclaimVolume: (pv: PersistentVolume, facts?: ReclaimFacts) => reclaimer.reclaimVolume(pv, facts) },
         syncVolume: async (pv: PersistentVolume) => (await reclaimer.syncVolume(pv)) ?? DONE,
         stop: () => reclaimer.close(),
       };

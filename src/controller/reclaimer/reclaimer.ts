@@ -17,6 +17,7 @@ import { hasAnnotation } from '../../kube/volume-helpers.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import { DONE, type ControllerContext, type SyncResult } from '../context.js';
+import type { ReclaimFacts } from '../binder/hooks.js';
 import { chargedAttempts, msUntilNextAttempt, readAttempts, withAttempts, type RetryPolicy } from './attempts.js';
 import { finishDeletion, hasExternalDeleter, runDelete } from './delete.js';
 import {
@@ -86,8 +87,8 @@ export class Reclaimer {
   }
 
   /** The binder's hook for a Released or Failed PV. */
-  reclaimVolume(pv: PersistentVolume): Promise<SyncResult> {
-    return this.guarded(pv, () => this.reclaim(pv));
+  reclaimVolume(pv: PersistentVolume, facts: ReclaimFacts = {}): Promise<SyncResult> {
+    return this.guarded(pv, () => this.reclaim(pv, facts));
   }
 
   /** Before the binder: anneal the finalizer; delete an unbound PV being deleted. undefined ⇒ go on. */
@@ -123,17 +124,17 @@ export class Reclaimer {
     return this.s.ops.close();
   }
 
-  private async reclaim(pv: PersistentVolume): Promise<SyncResult> {
+  private async reclaim(pv: PersistentVolume, facts: ReclaimFacts): Promise<SyncResult> {
     if (hasAnnotation(pv, ANN_MIGRATED_TO)) return DONE;
     const policy = pv.spec.persistentVolumeReclaimPolicy;
     if (policy === 'Retain') return DONE;
-    if (policy === 'Delete') return this.attempt(pv, 'delete', 'released');
-    if (policy === 'Recycle') return this.attempt(pv, 'recycle', 'released');
+    if (policy === 'Delete') return this.attempt(pv, 'delete', 'released', facts);
+    if (policy === 'Recycle') return this.attempt(pv, 'recycle', 'released', facts);
     await markFailed(this.s, pv, REASON_UNKNOWN_RECLAIM_POLICY, MSG_UNKNOWN_RECLAIM_POLICY);
     return DONE;
   }
 
-  private async attempt(pv: PersistentVolume, kind: ReclaimKind, trigger: Trigger): Promise<SyncResult> {
+  private async attempt(pv: PersistentVolume, kind: ReclaimKind, trigger: Trigger, facts: ReclaimFacts = {}): Promise<SyncResult> {
     const { s } = this;
     const opKey = operationKey(kind, pv);
     if (s.ops.isRunning(opKey)) return DONE;
@@ -148,7 +149,9 @@ export class Reclaimer {
     const ready = await this.readyForAttempt(pv, kind);
     if (ready.kind !== 'go') return ready.result;
     const current = ready.pv;
-    if (trigger === 'released' && !(await isStillReleased(s, current))) return DONE;
+    // The binder's live read in this sync already found the claim gone: no second GET for the same fact.
+    const confirmed = facts.claimGoneLive === true && current.spec.claimRef?.uid === pv.spec.claimRef?.uid;
+    if (trigger === 'released' && !confirmed && !(await isStillReleased(s, current))) return DONE;
     if (kind === 'recycle') {
       const users = await podsUsingReleasedClaim(s, current);
       if (users.length > 0) {

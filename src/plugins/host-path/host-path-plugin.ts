@@ -119,7 +119,7 @@ export class HostPathPlugin implements VolumePlugin {
     });
     const created = await createDirectoryVolume(root, record, DIRECTORY_MODE);
     const path = posix.join(root, created.subPath);
-    this.logger?.info({ pv: req.pvName, path }, 'host-path volume directory ready');
+    this.logger?.debug({ pv: req.pvName, path }, 'host-path volume directory ready');
     return { source: this.sourceFor(path), capacity: formatBytes(req.requestBytes), ...this.affinity() };
   }
 
@@ -136,7 +136,7 @@ export class HostPathPlugin implements VolumePlugin {
       }
       const contained = await containedVolumePath(this.roots, path, req.backingName, req.pv.metadata.name);
       await deleteContainedVolume(contained, req.backingName, 'delete', req.signal);
-      this.logger?.info({ pv: req.pv.metadata.name, path: contained.path }, 'host-path volume deleted');
+      this.logger?.debug({ pv: req.pv.metadata.name, path: contained.path }, 'host-path volume deleted');
       return;
     }
     assertBackingName(req.backingName);

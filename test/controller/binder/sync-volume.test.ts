@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { PersistentVolume } from '../../../src/kube/types.js';
 import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY } from '../../../src/kube/annotations.js';
 import { syncVolume } from '../../../src/controller/binder/index.js';
+import type { ReclaimFacts } from '../../../src/controller/binder/hooks.js';
 import { harness, pv, pvc } from './fixtures.js';
 
 const BOUND = { [ANN_BIND_COMPLETED]: 'yes', [ANN_BOUND_BY_CONTROLLER]: 'yes' };
@@ -27,13 +28,17 @@ test('a volume without claimRef, or reserved by name only, becomes Available', a
 
 test('a volume whose claim is gone is Released and handed to the reclaim hook', async () => {
   const reclaimed: string[] = [];
-  const h = harness({ reclaimVolume: async (v: PersistentVolume) => (reclaimed.push(`${v.metadata.name}:${v.status?.phase}`), { kind: 'done' }) });
+  const h = harness({
+    reclaimVolume: async (v: PersistentVolume, facts?: ReclaimFacts) => (reclaimed.push(`${v.metadata.name}:${v.status?.phase}:${facts?.claimGoneLive === true}`), { kind: 'done' }),
+  });
   const c = pvc('c', '1Gi');
   c.metadata.uid = 'deleted-uid';
   h.fake.addVolume(pv('v', '1Gi', { claim: c, phase: 'Bound' }));
   await sync(h);
   assert.equal(h.fake.volume('v')!.status?.phase, 'Released');
-  assert.deepEqual(reclaimed, ['v:Released']);
+  assert.deepEqual(reclaimed, ['v:Released:true'], 'the hook learns the claim was found gone by a live read');
+  await sync(h);
+  assert.deepEqual(reclaimed, ['v:Released:true', 'v:Released:false'], 'a Released volume with no cached claim is not re-read: no fact to pass');
 });
 
 test('a volume whose claim is missing from the cache but present live is not released', async () => {

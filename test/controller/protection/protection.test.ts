@@ -125,7 +125,11 @@ test('a deleted PV keeps pv-protection while Bound and loses it once it is not',
   for (const name of ['bound', 'released', 'available']) await syncVolumeProtection(deps, fake.ctx.volumes.get(name)!);
   assert.deepEqual(fake.volume('bound')!.metadata.finalizers, [FINALIZER_PV_PROTECTION]);
   assert.equal(fake.volume('released'), undefined);
-  assert.deepEqual(fake.volume('available')!.metadata.finalizers, ['kubernetes.io/pv-controller']);
+  assert.deepEqual(
+    fake.volume('available')!.metadata.finalizers,
+    [FINALIZER_PV_PROTECTION, 'kubernetes.io/pv-controller'],
+    'a PV being deleted that still carries the reclaimer\'s finalizer is left to the reclaimer, which removes both in one write',
+  );
 });
 
 test('a live PV without pv-protection gets it', async () => {

@@ -6,7 +6,12 @@ import {
   FINALIZER_PV_CONTROLLER,
   FINALIZER_PV_PROTECTION,
 } from '../../../src/kube/annotations.js';
+import { pino } from 'pino';
+import { finishDeletion } from '../../../src/controller/reclaimer/delete.js';
+import { OperationRunner } from '../../../src/controller/reclaimer/operations.js';
+import type { ReclaimSession } from '../../../src/controller/reclaimer/session.js';
 import { PluginError } from '../../../src/plugins/plugin.js';
+import { PluginRegistry } from '../../../src/plugins/registry.js';
 import { claim, FAKE_PROVISIONER, INTERVAL, rig, volume } from './fixtures.js';
 
 const attemptsOf = (r: ReturnType<typeof rig>, name = 'v') => r.fake.volume(name)?.metadata.annotations?.[ANN_RECLAIM_FAILED_ATTEMPTS];
@@ -29,16 +34,33 @@ test('Delete charges the attempt before calling the plugin, then deletes the PV 
   assert.deepEqual(r.fake.enqueuedVolumes, ['v'], 'the end of the operation enqueues the PV');
 });
 
-test('Delete removes our finalizer, so a PV carrying only it disappears; pv-protection is left to its controller', async () => {
+test('Delete marks the PV deleted, then removes our finalizer and, the PV not being Bound, pv-protection\'s in one write: the PV disappears', async () => {
   const r = rig();
   r.fake.addVolume(volume('a', { provisionedBy: FAKE_PROVISIONER, finalizers: [FINALIZER_PV_CONTROLLER] }));
   r.fake.addVolume(volume('b', { provisionedBy: FAKE_PROVISIONER, finalizers: [FINALIZER_PV_PROTECTION, FINALIZER_PV_CONTROLLER] }));
   await r.reclaim('a');
   await r.reclaim('b');
   assert.equal(r.fake.volume('a'), undefined);
-  const b = r.fake.volume('b')!;
-  assert.deepEqual(b.metadata.finalizers, [FINALIZER_PV_PROTECTION]);
-  assert.ok(b.metadata.deletionTimestamp, 'delete was requested');
+  assert.equal(r.fake.volume('b'), undefined, 'no finalizer is left to hold the deleted PV');
+  const bWrites = r.fake.successfulWrites().filter((w) => w.key === 'b').map((w) => w.verb);
+  assert.deepEqual(bWrites, ['update', 'delete', 'update'], 'attempt charged; delete (marks it); both finalizers off in one write (removes it)');
+});
+
+test('finishing a deletion leaves pv-protection on a PV that is Bound', async () => {
+  const r = rig();
+  const bound = r.fake.addVolume(volume('c', { phase: 'Bound', finalizers: [FINALIZER_PV_PROTECTION, FINALIZER_PV_CONTROLLER] }));
+  const session: ReclaimSession = {
+    ctx: r.fake.ctx,
+    plugins: new PluginRegistry(),
+    policy: { maxAttempts: 3, intervalMs: INTERVAL },
+    clusterName: 'kubernetes',
+    ops: new OperationRunner(1),
+    log: pino({ level: 'silent' }),
+    backingDeleted: new Set(),
+  };
+  await finishDeletion(session, bound);
+  assert.deepEqual(r.fake.volume('c')!.metadata.finalizers, [FINALIZER_PV_PROTECTION]);
+  assert.ok(r.fake.volume('c')!.metadata.deletionTimestamp, 'delete was requested');
 });
 
 test('a deleter that fails twice then succeeds: attempts counted in annotations, spaced by the interval, then deleted', async () => {
@@ -225,4 +247,18 @@ test('each plugin call is reported to the metrics with its outcome', async () =>
   r.fake.clock.advance(INTERVAL);
   await r.reclaim();
   assert.deepEqual(seen, [`${FAKE_PROVISIONER} delete true boom`, `${FAKE_PROVISIONER} delete true ok`]);
+});
+
+test('a volume whose claim the binder found gone by a live read is deleted without reading the claim again', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v'));
+  await r.reclaimer.reclaimVolume(r.fake.ctx.volumes.get('v')!, { claimGoneLive: true });
+  await r.reclaimer.settled();
+  assert.equal(r.fake.volume('v'), undefined);
+  assert.deepEqual(r.fake.reads.filter((x) => x.kind === 'PersistentVolumeClaim'), [], 'the fact is not asked twice');
+  // Without the fact the claim is confirmed live before anything is deleted.
+  const r2 = rig();
+  r2.fake.addVolume(volume('v'));
+  await r2.reclaim();
+  assert.equal(r2.fake.reads.filter((x) => x.kind === 'PersistentVolumeClaim').length, 1);
 });
