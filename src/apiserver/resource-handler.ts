@@ -9,7 +9,8 @@ import { negotiateForm } from './accept.js';
 import { parseDeleteOptions } from './deletion.js';
 import { pathNotFound } from './errors.js';
 import { parseFieldValidation, warningHeaders } from './field-validation.js';
-import { parseJsonBody, queryFlag, readBody, requireJsonContentType, sendJson } from './http-io.js';
+import { parseJsonBody, queryFlag, readBody, requireJsonContentType, sendJson, sendRawJson } from './http-io.js';
+import { memoizedJson } from './json-memo.js';
 import { parseListOptions } from './list.js';
 import type { Registry, WriteOptions } from './registry.js';
 import type { ResourceStrategy } from './resources/strategy.js';
@@ -86,7 +87,8 @@ function respondObject(r: ResourceRequest, code: number, obj: KubeObject | Objec
     sendJson(r.res, code, buildTable(r.strategy, objects, { version: form.version, includeObject }, meta, new Date()), headers);
     return;
   }
-  sendJson(r.res, code, obj, headers);
+  if (Array.isArray((obj as ObjectList).items)) sendJson(r.res, code, obj, headers);
+  else sendRawJson(r.res, code, memoizedJson(obj), headers);
 }
 
 async function readJson(r: ResourceRequest, requireJson: boolean): Promise<unknown> {

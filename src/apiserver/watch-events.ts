@@ -3,6 +3,7 @@
  * serialised lines, built once per change and output form and shared by every watcher.
  */
 import type { KubeObject, Status } from '../kube/types.js';
+import { memoizedJson } from './json-memo.js';
 import { apiVersionOf } from './object-decode.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 import { selectionMatches, type Selection } from './selection.js';
@@ -43,7 +44,7 @@ export function eventLine(type: string, objectJson: string): string {
 
 /** The object part of an event in the watcher's form. */
 export function objectJsonFor(s: ResourceStrategy, obj: KubeObject, form: WatchForm, now: Date): string {
-  if (form.kind === 'json') return JSON.stringify(obj);
+  if (form.kind === 'json') return memoizedJson(obj);
   const table = buildTable(s, [obj], form, { resourceVersion: obj.metadata.resourceVersion }, now);
   return JSON.stringify(table);
 }
