@@ -156,11 +156,12 @@ export async function removeRecord(root: string, backingName: string): Promise<v
 }
 
 /**
- * Records already read, per root, by file name. Valid only because records are write-once (see
- * the file comment): every call still lists the directory, so a record removed by anyone drops
- * out and a new one is read; what is skipped is re-reading a name seen before.
+ * Records already read (or being read), per root, by file name. Valid only because records are
+ * write-once (see the file comment): every call still lists the directory, so a record removed by
+ * anyone drops out and a new one is read; what is skipped is re-reading a name seen before. Reads
+ * in flight are shared, so concurrent calls on a cold cache read each file once, not once each.
  */
-const seenRecords = new Map<string, Map<string, VolumeRecord>>();
+const seenRecords = new Map<string, Map<string, Promise<VolumeRecord | undefined>>>();
 
 /** Every valid record under `root`; files that are not records are skipped. */
 export async function listRecords(root: string): Promise<VolumeRecord[]> {
@@ -174,15 +175,38 @@ export async function listRecords(root: string): Promise<VolumeRecord[]> {
     }
     throw err;
   }
-  const before = seenRecords.get(root) ?? new Map<string, VolumeRecord>();
-  const now = new Map<string, VolumeRecord>();
-  for (const name of names) {
-    if (!name.endsWith(RECORD_SUFFIX)) continue;
-    const record = before.get(name) ?? (await readRecord(root, name.slice(0, -RECORD_SUFFIX.length)).catch(() => undefined));
-    if (record) now.set(name, Object.freeze(record));
+  const seen = seenRecords.get(root) ?? new Map<string, Promise<VolumeRecord | undefined>>();
+  seenRecords.set(root, seen);
+  const listed = new Set(names.filter((name) => name.endsWith(RECORD_SUFFIX)));
+  for (const name of seen.keys()) if (!listed.has(name)) seen.delete(name);
+  const records: VolumeRecord[] = [];
+  // One file at a time (a directory of thousands must not exhaust descriptors); a file that is not
+  // a valid record is skipped, any other failure (EMFILE, EIO) fails the call: a record silently
+  // missed would let a path check pass that must not.
+  for (const name of listed) {
+    let read = seen.get(name);
+    if (!read) {
+      read = readRecord(root, name.slice(0, -RECORD_SUFFIX.length)).then(
+        (record) => (record ? Object.freeze(record) : undefined),
+        (err: unknown) => {
+          if (err instanceof PluginError) return undefined;
+          throw err;
+        },
+      );
+      seen.set(name, read);
+    }
+    let record: VolumeRecord | undefined;
+    try {
+      record = await read;
+    } catch (err) {
+      if (seen.get(name) === read) seen.delete(name);
+      throw err;
+    }
+    // Not a record (yet): ask again next time rather than remember a miss.
+    if (!record && seen.get(name) === read) seen.delete(name);
+    if (record) records.push(record);
   }
-  seenRecords.set(root, now);
-  return [...now.values()];
+  return records;
 }
 
 async function syncDirectory(dir: string): Promise<void> {

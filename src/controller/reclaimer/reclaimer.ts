@@ -37,7 +37,8 @@ import { withPhase, type ReclaimMetrics, type ReclaimSession } from './session.j
 
 export const DEFAULT_MAX_RECLAIM_ATTEMPTS = 3;
 export const DEFAULT_RECLAIM_INTERVAL_MS = 15_000;
-export const DEFAULT_RECLAIM_CONCURRENCY = 4;
+/** As many plugin calls in flight as the provisioner's (16): a bulk delete is as wide as a bulk create. */
+export const DEFAULT_RECLAIM_CONCURRENCY = 16;
 
 export interface ReclaimerOptions {
   ctx: ControllerContext;
@@ -48,7 +49,7 @@ export interface ReclaimerOptions {
   maxAttempts?: number;
   /** `--pvclaimbinder-sync-period` in ms (default 15 s): least time between two attempts. */
   retryIntervalMs?: number;
-  /** Plugin calls running at once (default 4). */
+  /** Plugin calls running at once (default 16). */
   concurrency?: number;
   logger?: Logger;
   /** Plugin call durations and errors (Prometheus). */
