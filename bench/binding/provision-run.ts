@@ -12,7 +12,7 @@ import { connect, currentResourceVersion, expectOk, type BenchClient } from '../
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, namespaceObject, provisioningClaim, storageClass } from '../fixtures.js';
 import { startProgress } from '../progress.js';
-import { logTail } from '../proc/child.js';
+import { cpuTimeMs, logTail } from '../proc/child.js';
 import { startController, type OptionalFlag } from '../proc/controller.js';
 import { requestsBetween, type BenchServer } from '../proc/servers.js';
 import type { BenchOptions } from '../scenario.js';
@@ -34,13 +34,26 @@ export interface Traffic {
   writesPerVolume: number;
   requestsPerVolume: number | null;
   conflictsPerVolume: number | null;
+  /** CPU time (user + system, /proc) per volume of the controller and of the API server; null when unreadable or a cluster. */
+  controllerCpuMsPerVolume: number | null;
+  serverCpuMsPerVolume: number | null;
 }
 
 /** What the controller cost the API server while `work` ran, per volume; the bench made `benchRequests` of the requests (its writes bump the RV by one each). */
-async function measured(client: BenchClient, server: BenchServer, n: number, work: () => Promise<number>): Promise<{ ms: number; traffic: Traffic }> {
+async function measured(
+  client: BenchClient,
+  server: BenchServer,
+  controllerPid: number,
+  n: number,
+  work: () => Promise<number>,
+): Promise<{ ms: number; traffic: Traffic }> {
+  const cpu = (pid: number | undefined): number | null => (pid === undefined ? null : cpuTimeMs(pid));
+  const perVolume = (before: number | null, after: number | null): number | null => (before === null || after === null ? null : (after - before) / n);
   const rvBefore = await currentResourceVersion(client);
   const statsBefore = await server.stats();
+  const cpuBefore = { controller: cpu(controllerPid), server: cpu(server.child?.pid) };
   const ms = await work();
+  const cpuAfter = { controller: cpu(controllerPid), server: cpu(server.child?.pid) };
   const statsAfter = await server.stats();
   const rvAfter = await currentResourceVersion(client);
   const both = statsBefore && statsAfter;
@@ -50,6 +63,8 @@ async function measured(client: BenchClient, server: BenchServer, n: number, wor
       writesPerVolume: (rvAfter - rvBefore - n) / n,
       requestsPerVolume: both ? (requestsBetween(statsBefore, statsAfter) - n) / n : null,
       conflictsPerVolume: both ? (statsAfter.conflicts - statsBefore.conflicts) / n : null,
+      controllerCpuMsPerVolume: perVolume(cpuBefore.controller, cpuAfter.controller),
+      serverCpuMsPerVolume: perVolume(cpuBefore.server, cpuAfter.server),
     },
   };
 }
@@ -102,7 +117,7 @@ export async function runProvision(
     await bound.waitForBound(`bench-${runId}-dyn-${n}`, 1, alive, 30_000).catch((err: unknown) => {
       throw new Error(`the canary claim was not provisioned (is a host-path provisioner running in the controller?): ${String(err)}`);
     });
-    const provision = await measured(client, server, n, () =>
+    const provision = await measured(client, server, controller.child.pid, n, () =>
       timed(`provision ${n}`, n, 'claims', async (progress) => {
         await runPool(n, opts.concurrency, create);
         await bound.waitForBound(`bench-${runId}-dyn-`, n + 1, () => {
@@ -116,7 +131,7 @@ export async function runProvision(
     for (let i = 0; i < n; i++) volumes.add(bound.volumeOf.get(`bench-${runId}-dyn-${i}`) ?? '');
     const deleted = await trackDeletedVolumes(client, await currentResourceVersion(client));
     try {
-      const reclaim = await measured(client, server, n, () =>
+      const reclaim = await measured(client, server, controller.child.pid, n, () =>
         timed(`delete ${n}`, n, 'volumes', async (progress) => {
           await runPool(n, opts.concurrency, async (i) => {
             expectOk(await client.raw('DELETE', `${claimsPath}/bench-${runId}-dyn-${i}`), 'delete claim');

@@ -3,7 +3,7 @@
  * process group so a stop reaches everything they started, with stdout/stderr captured to a log
  * file for diagnosis, `--cpu-prof` passed through on request, and peak RSS read from /proc.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -83,6 +83,36 @@ export function peakRssBytes(pid: number): number | null {
 /** Current resident set size (VmRSS) in bytes; null if unreadable. */
 export function currentRssBytes(pid: number): number | null {
   return readStatusKb(pid, 'VmRSS');
+}
+
+let clockTicksPerSecond: number | undefined;
+
+function ticksPerSecond(): number {
+  if (clockTicksPerSecond === undefined) {
+    try {
+      clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicksPerSecond = 100;
+    }
+  }
+  return clockTicksPerSecond;
+}
+
+/**
+ * CPU time (user + system) a live process has used, in ms, from /proc/<pid>/stat; null if
+ * unreadable. Unlike a profile's busy time it does not count time the process waited for a core,
+ * so it stays meaningful on a loaded machine.
+ */
+export function cpuTimeMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After "pid (comm) ": state is field 3, utime field 14, stime field 15 (proc(5)).
+    const ticks = Number(fields[14 - 3]) + Number(fields[15 - 3]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / ticksPerSecond() : null;
+  } catch {
+    return null;
+  }
 }
 
 function readStatusKb(pid: number, field: string): number | null {

@@ -44,13 +44,15 @@ function rows(storage: string, n: number, samples: ProvisionSample[]): ResultRow
       part(t.map((x) => x.writesPerVolume), 'writes', 2),
       part(t.map((x) => x.requestsPerVolume), 'requests', 2),
       part(t.map((x) => x.conflictsPerVolume), '409s', 3),
+      part(t.map((x) => x.controllerCpuMsPerVolume), 'ms controller CPU', 2),
+      part(t.map((x) => x.serverCpuMsPerVolume), 'ms API server CPU', 2),
     ]
       .filter(Boolean)
       .join(', ');
   };
   out.push(
-    { scenario: NAME, label: `API traffic per provisioned volume, ${storage}`, status: 'ok', measured: perVolume('provision') },
-    { scenario: NAME, label: `API traffic per deleted volume, ${storage}`, status: 'ok', measured: perVolume('delete') },
+    { scenario: NAME, label: `per provisioned volume, ${storage}`, status: 'ok', measured: perVolume('provision') },
+    { scenario: NAME, label: `per deleted volume, ${storage}`, status: 'ok', measured: perVolume('delete') },
   );
   if (wrong.length > 0) {
     const s = wrong[0];
