@@ -2,7 +2,8 @@
  * The path every controller request takes: client-node's generated API classes (`core`,
  * `storage`, `coordination`) over one client-node Configuration whose default auth method is a
  * SharedAgentAuthentication (client-node's own credentials on every request, one keep-alive
- * agent per TLS identity). `call` wraps each generated call with the client-side rate limiter
+ * agent per TLS identity) and whose HTTP library is node:http(s) (https-library.ts, in place of
+ * node-fetch). `call` wraps each generated call with the client-side rate limiter
  * (--kube-api-qps/--kube-api-burst), per-verb request/409 counters and the one error mapping
  * (api-errors.ts). `request` sends a request by path through the same Configuration, auth,
  * agent and HTTP library, for resources this controller has no generated call in use for.
@@ -21,6 +22,7 @@ import {
 import { errorFromClientNode, statusOfFailure, TransportError } from './api-errors.js';
 import { TokenBucket } from './rate-limiter.js';
 import { RequestCounters } from './request-counters.js';
+import { nodeHttpLibrary } from './https-library.js';
 import { SharedAgentAuthentication } from './shared-agent-auth.js';
 
 export { apiErrorFrom, TransportError } from './api-errors.js';
@@ -71,6 +73,7 @@ export class RestTransport {
     this.config = createConfiguration({
       baseServer: new ServerConfiguration(cluster.server.replace(/\/$/, ''), {}),
       authMethods: { default: this.auth },
+      httpApi: nodeHttpLibrary(),
     });
     this.core = new CoreV1Api(this.config);
     this.storage = new StorageV1Api(this.config);
