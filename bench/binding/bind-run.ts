@@ -11,7 +11,7 @@ import { connect, currentResourceVersion, type BenchClient } from '../client/kub
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, claimFor, pairSpec } from '../fixtures.js';
 import { startProgress } from '../progress.js';
-import { logTail } from '../proc/child.js';
+import { cpuTimeMs, logTail } from '../proc/child.js';
 import { startController, type RunningControllerProcess } from '../proc/controller.js';
 import { requestsBetween, type BenchServer } from '../proc/servers.js';
 import type { BenchOptions } from '../scenario.js';
@@ -28,6 +28,9 @@ export interface BindSample {
   controllerRequests: number | null;
   /** 409 Conflict responses in the window; null without server counters. */
   conflicts: number | null;
+  /** CPU time (user + system, /proc) the controller and the API server spent in the bind window; null when unreadable. */
+  controllerCpuMs: number | null;
+  serverCpuMs: number | null;
   /** Distinct volumes the claims were bound to (should equal N). */
   distinctVolumes: number;
   controllerPeakRssBytes: number | null;
@@ -90,7 +93,11 @@ export async function runBind(opts: BenchOptions, server: BenchServer, runId: st
     await bindCanary(client, runId, n, tracker, alive);
     const rvBefore = await currentResourceVersion(client);
     const statsBefore = await server.stats();
+    const cpu = (pid: number | undefined): number | null => (pid === undefined ? null : cpuTimeMs(pid));
+    const cpuBefore = { controller: cpu(controller.child.pid), server: cpu(server.child?.pid) };
     const { startedAt, createdAt } = await createClaimsUntilBound(opts, client, runId, n, tracker, alive);
+    const cpuAfter = { controller: cpu(controller.child.pid), server: cpu(server.child?.pid) };
+    const spent = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : b - a);
     const statsAfter = await server.stats();
     const rvAfter = await currentResourceVersion(client);
     const latenciesMs: number[] = [];
@@ -107,6 +114,8 @@ export async function runBind(opts: BenchOptions, server: BenchServer, runId: st
       controllerWrites: rvAfter - rvBefore - n,
       controllerRequests: statsBefore && statsAfter ? requestsBetween(statsBefore, statsAfter) - n : null,
       conflicts: statsBefore && statsAfter ? statsAfter.conflicts - statsBefore.conflicts : null,
+      controllerCpuMs: spent(cpuBefore.controller, cpuAfter.controller),
+      serverCpuMs: spent(cpuBefore.server, cpuAfter.server),
       distinctVolumes: volumes.size - 1, // minus the canary's
       controllerPeakRssBytes: controller.peakRss(),
     };

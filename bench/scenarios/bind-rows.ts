@@ -31,6 +31,16 @@ export function floorOnlyRows(scenario: string, where: string, s: SizeSamples, w
   ];
 }
 
+/** Median CPU ms per bound claim of the controller and of the API server (/proc user + system). */
+function cpuPerClaim(s: SizeSamples): string {
+  const per = (values: Array<number | null>): string => {
+    const known = values.filter((v): v is number => v !== null);
+    const m = known.length === values.length ? median(known.map((v) => v / s.n)) : null;
+    return m === null ? 'n/a' : m.toFixed(2);
+  };
+  return `controller ${per(s.binds.map((b) => b.controllerCpuMs))} ms, API server ${per(s.binds.map((b) => b.serverCpuMs))} ms`;
+}
+
 export function bindRows(scenario: string, where: string, s: SizeSamples): ResultRow[] {
   const atTarget = s.n >= TARGET_SIZE;
   const pairsPerSecond = s.binds.map((b) => (s.n * 1000) / b.bindMs);
@@ -65,6 +75,7 @@ export function bindRows(scenario: string, where: string, s: SizeSamples): Resul
       ? row(scenario, `API requests per bound claim, ${where}, ${size}`, formatNumber(requests, 2))
       : skippedRow(scenario, `API requests per bound claim, ${where}, ${size}`, 'the server exposes no request counters'),
     row(scenario, `409 conflicts per bound claim, ${where}, ${size}`, counted.length > 0 ? formatNumber(conflicts, 3) : 'n/a (no server counters)', checkAtMost(conflicts, 0.05, '≤ 0.05')),
+    row(scenario, `CPU per bound claim, ${where}, ${size}`, cpuPerClaim(s)),
     row(
       scenario,
       `controller peak RSS, ${where}, ${size}+${size}`,

@@ -29,6 +29,13 @@ export interface ObjectStore<T extends KubeObject> {
   list(): T[];
   /** True once the initial list has been loaded. */
   hasSynced(): boolean;
+  /**
+   * True when the server has said the object `key` with this uid is gone: the watch delivered
+   * its deletion, a consistent relist no longer had it, or our own DELETE removed it — remembered
+   * for a few minutes. A uid never comes back, so this needs no live read to confirm. Optional:
+   * a store without it makes callers read live.
+   */
+  wasDeleted?(key: ObjectKeyString, uid: string): boolean;
 }
 
 /**

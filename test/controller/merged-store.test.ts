@@ -61,3 +61,27 @@ test('a re-list drops objects it no longer holds but keeps own writes newer than
   assert.deepEqual(store.keys().sort(), ['kept', 'mine', 'new']);
   assert.equal(store.applyInformerUpsert(pv('gone', '2')), false, 'the re-list left a tombstone');
 });
+
+test('wasDeleted vouches for exactly the uid whose deletion the store saw, by watch, relist or own delete', () => {
+  const withUid = (name: string, rv: string, uid: string): PersistentVolume => ({ ...pv(name, rv), metadata: { name, resourceVersion: rv, uid } });
+  const store = new MergedStore<PersistentVolume>();
+  store.applyInformerUpsert(withUid('a', '3', 'uid-a'));
+  assert.equal(store.wasDeleted('a', 'uid-a'), false, 'present: not deleted');
+  store.applyInformerDelete(withUid('a', '4', 'uid-a'));
+  assert.equal(store.wasDeleted('a', 'uid-a'), true);
+  assert.equal(store.wasDeleted('a', 'uid-other'), false, 'another incarnation is not vouched for');
+  store.applyInformerUpsert(withUid('a', '6', 'uid-a2'));
+  assert.equal(store.wasDeleted('a', 'uid-a'), false, 'a re-created object clears the tombstone: callers read live again');
+
+  store.applyInformerUpsert(withUid('b', '7', 'uid-b'));
+  store.replaceAll([], '9');
+  assert.equal(store.wasDeleted('b', 'uid-b'), true, 'a consistent relist without it');
+
+  store.applyInformerUpsert(withUid('c', '10', 'uid-c'));
+  store.recordDelete('c', withUid('c', '11', 'uid-c'));
+  assert.equal(store.wasDeleted('c', 'uid-c'), true, 'our own DELETE');
+
+  store.applyInformerUpsert(withUid('d', '12', 'uid-d'));
+  store.applyInformerDelete(withUid('d', '13', 'uid-stale'));
+  assert.equal(store.wasDeleted('d', 'uid-stale'), false, 'a deletion event of another incarnation than the one held vouches for nothing');
+});

@@ -10,10 +10,11 @@ import type { VolumeIndex } from './volume-index.js';
 /** What the binder established while deciding a volume is released, so the reclaimer need not ask again. */
 export interface ReclaimFacts {
   /**
-   * The claim the volume's claimRef names (that uid) was found missing by a live read in this
-   * very sync. A uid never comes back, so the volume is released for good.
+   * The server itself said the claim the volume's claimRef names (that uid) is gone: a live read
+   * in this very sync found it missing, or the watch delivered its deletion. A uid never comes
+   * back, so the volume is released for good and the reclaimer need not ask again.
    */
-  claimGoneLive?: boolean;
+  claimConfirmedGone?: boolean;
 }
 
 export interface BinderHooks {

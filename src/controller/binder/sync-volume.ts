@@ -49,7 +49,7 @@ async function decideVolume(s: BinderSession, pv: PersistentVolume): Promise<Syn
 
 interface FoundClaim {
   claim: PersistentVolumeClaim | undefined;
-  /** True when `claim` came from a live GET (not the cache). */
+  /** True when `claim` is the server's word: a live GET, or (claim undefined) a watched deletion of that uid. */
   live: boolean;
 }
 
@@ -101,15 +101,18 @@ async function liveClaimOf(s: BinderSession, ref: ObjectReference): Promise<Pers
  * by a live GET (a miss only while the volume is not already Released/Failed).
  */
 async function claimOfVolume(s: BinderSession, pv: PersistentVolume, ref: ObjectReference): Promise<FoundClaim> {
-  const cached = s.ctx.claims.get(`${ref.namespace ?? ''}/${ref.name ?? ''}`);
+  const key = `${ref.namespace ?? ''}/${ref.name ?? ''}`;
+  const cached = s.ctx.claims.get(key);
   if (cached && cached.metadata.uid === ref.uid) return { claim: cached, live: false };
+  // The watch saw this very claim (uid) deleted: the server's word, as good as a live read.
+  if (!cached && ref.uid && s.ctx.claims.wasDeleted?.(key, ref.uid)) return { claim: undefined, live: true };
   if (!cached && isReleasedOrFailed(pv)) return { claim: undefined, live: false };
   return { claim: await liveClaimOf(s, ref), live: true };
 }
 
 /** V5/V9: phase Released (never over Failed), then the reclaim policy via the hook. */
-async function releaseVolume(s: BinderSession, pv: PersistentVolume, why: string, claimGoneLive = false): Promise<SyncResult> {
+async function releaseVolume(s: BinderSession, pv: PersistentVolume, why: string, claimConfirmedGone = false): Promise<SyncResult> {
   const released = isReleasedOrFailed(pv) ? pv : await updateVolumePhase(s, pv, 'Released', why);
   if (!s.hooks.reclaimVolume) return DONE;
-  return claimGoneLive ? s.hooks.reclaimVolume(released, { claimGoneLive }) : s.hooks.reclaimVolume(released);
+  return claimConfirmedGone ? s.hooks.reclaimVolume(released, { claimConfirmedGone }) : s.hooks.reclaimVolume(released);
 }

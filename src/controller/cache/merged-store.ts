@@ -22,6 +22,8 @@ export type ChangeListener<T> = (
 interface Tombstone {
   rv: number;
   at: number;
+  /** uid of the object whose deletion left it, when known. */
+  uid?: string;
 }
 
 /** Tombstones are kept at least this long, then pruned once the informer has passed them. */
@@ -55,6 +57,11 @@ export class MergedStore<T extends KubeObject> implements ObjectStore<T>, WriteR
     return this.synced;
   }
 
+  /** See ObjectStore.wasDeleted: a tombstone left by the deletion of exactly this uid. */
+  wasDeleted(key: ObjectKeyString, uid: string): boolean {
+    return uid !== '' && this.tombstones.get(key)?.uid === uid && !this.items.has(key);
+  }
+
   onChange(listener: ChangeListener<T>): void {
     this.listeners.push(listener);
   }
@@ -66,7 +73,7 @@ export class MergedStore<T extends KubeObject> implements ObjectStore<T>, WriteR
 
   /** DELETED from the watch (the object carries the deletion's resourceVersion). */
   applyInformerDelete(obj: T): boolean {
-    return this.remove(keyOf(obj), rvNumber(obj.metadata.resourceVersion), 'informer');
+    return this.remove(keyOf(obj), rvNumber(obj.metadata.resourceVersion), 'informer', obj.metadata.uid);
   }
 
   recordWrite(obj: T): void {
@@ -76,7 +83,7 @@ export class MergedStore<T extends KubeObject> implements ObjectStore<T>, WriteR
   recordDelete(key: ObjectKeyString, lastKnown?: T): void {
     const current = this.items.get(key);
     const rv = Math.max(rvNumber(lastKnown?.metadata.resourceVersion), rvNumber(current?.metadata.resourceVersion));
-    this.remove(key, rv, 'own-write');
+    this.remove(key, rv, 'own-write', lastKnown?.metadata.uid ?? current?.metadata.uid);
   }
 
   /**
@@ -93,7 +100,7 @@ export class MergedStore<T extends KubeObject> implements ObjectStore<T>, WriteR
     for (const [key, obj] of [...this.items]) {
       if (seen.has(key)) continue;
       if (listVersion >= 0 && rvNumber(obj.metadata.resourceVersion) > listVersion) continue;
-      this.remove(key, Math.max(listVersion, rvNumber(obj.metadata.resourceVersion)), 'relist');
+      this.remove(key, Math.max(listVersion, rvNumber(obj.metadata.resourceVersion)), 'relist', obj.metadata.uid);
     }
     this.pruneTombstones(listVersion);
     this.synced = true;
@@ -123,11 +130,16 @@ export class MergedStore<T extends KubeObject> implements ObjectStore<T>, WriteR
     return true;
   }
 
-  private remove(key: ObjectKeyString, rv: number, origin: ChangeOrigin): boolean {
+  private remove(key: ObjectKeyString, rv: number, origin: ChangeOrigin, uid?: string): boolean {
     const prev = this.items.get(key);
     if (prev && rv >= 0 && rv < rvNumber(prev.metadata.resourceVersion)) return false;
     const tomb = this.tombstones.get(key);
-    if (!tomb || tomb.rv < rv) this.tombstones.set(key, { rv, at: this.now() });
+    // The uid is only recorded when it is the object we held (or nothing was held): a deletion
+    // event for another incarnation must not vouch for this one.
+    const deletedUid = uid !== undefined && (!prev || prev.metadata.uid === uid) ? uid : undefined;
+    if (!tomb || tomb.rv < rv || (tomb.rv === rv && !tomb.uid)) {
+      this.tombstones.set(key, { rv, at: this.now(), ...(deletedUid ? { uid: deletedUid } : {}) });
+    }
     if (!prev) return false;
     this.items.delete(key);
     this.emit(key, undefined, prev, origin);

@@ -15,4 +15,6 @@ export interface ProvisionerDeps {
   createAttempts: number;
   /** Wait before the first retry of a PV create; doubles on each further retry. */
   createRetryDelayMs: number;
+  /** A plugin call still running after this long gets the `Provisioning` event on its claim. */
+  provisioningEventAfterMs: number;
 }

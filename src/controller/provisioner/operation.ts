@@ -132,8 +132,12 @@ class ProvisionOperation {
   ): Promise<OperationOutcome> {
     this.h.stopSignal.throwIfAborted();
     const intended = await recordIntent(this.d.ctx.api, claim, plugin.name);
-    this.d.ctx.events.event(intended, 'Normal', REASON_PROVISIONING, msgProvisioning(plugin.name, this.key));
     this.d.log.info({ claim: this.key, pv: request.pvName, plugin: plugin.name, backingName: request.backingName }, 'provisioning');
+    // Announced only if the plugin is slow (see ProvisionerOptions.provisioningEventAfterMs).
+    const announce = setTimeout(() => {
+      if (!this.h.stopSignal.aborted) this.d.ctx.events.event(intended, 'Normal', REASON_PROVISIONING, msgProvisioning(plugin.name, this.key));
+    }, this.d.provisioningEventAfterMs);
+    announce.unref();
     let provisioned: ProvisionedVolume | undefined;
     let failure: unknown;
     try {
@@ -142,6 +146,8 @@ class ProvisionOperation {
       );
     } catch (err) {
       failure = err;
+    } finally {
+      clearTimeout(announce);
     }
     // Fresh read: the claim may have been deleted (or bound elsewhere) while the plugin worked.
     const fresh = await this.liveClaim();

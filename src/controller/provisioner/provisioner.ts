@@ -41,6 +41,13 @@ export interface ProvisionerOptions {
   createAttempts?: number;
   /** First wait between PV create tries (doubles each time). Default 1000 ms. */
   createRetryDelayMs?: number;
+  /**
+   * The `Provisioning` event ("provisioning a volume for claim …") is emitted only when the plugin
+   * call is still running after this long (default 1000 ms): a slow cloud create shows up in
+   * `kubectl describe pvc` while it runs, a fast one gets just `ProvisioningSucceeded` (as the
+   * in-tree provisioner) and no extra API write.
+   */
+  provisioningEventAfterMs?: number;
   /** Backoff after a failed operation: first wait, doubling up to the cap. Defaults 500 ms / 120 s. */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
@@ -73,6 +80,7 @@ export class Provisioner {
       log: options.logger ?? pino({ name: 'provisioner', level: process.env.LOG_LEVEL ?? 'info' }),
       createAttempts: options.createAttempts ?? 5,
       createRetryDelayMs: options.createRetryDelayMs ?? 1000,
+      provisioningEventAfterMs: options.provisioningEventAfterMs ?? 1000,
       ...(options.metrics ? { metrics: options.metrics } : {}),
     };
     this.standalone = options.standalone === true;

@@ -151,7 +151,7 @@ export class Reclaimer {
     if (ready.kind !== 'go') return ready.result;
     const current = ready.pv;
     // The binder's live read in this sync already found the claim gone: no second GET for the same fact.
-    const confirmed = facts.claimGoneLive === true && current.spec.claimRef?.uid === pv.spec.claimRef?.uid;
+    const confirmed = facts.claimConfirmedGone === true && current.spec.claimRef?.uid === pv.spec.claimRef?.uid;
     if (trigger === 'released' && !confirmed && !(await isStillReleased(s, current))) return DONE;
     if (kind === 'recycle') {
       const users = await podsUsingReleasedClaim(s, current);

@@ -29,7 +29,7 @@ test('a volume without claimRef, or reserved by name only, becomes Available', a
 test('a volume whose claim is gone is Released and handed to the reclaim hook', async () => {
   const reclaimed: string[] = [];
   const h = harness({
-    reclaimVolume: async (v: PersistentVolume, facts?: ReclaimFacts) => (reclaimed.push(`${v.metadata.name}:${v.status?.phase}:${facts?.claimGoneLive === true}`), { kind: 'done' }),
+    reclaimVolume: async (v: PersistentVolume, facts?: ReclaimFacts) => (reclaimed.push(`${v.metadata.name}:${v.status?.phase}:${facts?.claimConfirmedGone === true}`), { kind: 'done' }),
   });
   const c = pvc('c', '1Gi');
   c.metadata.uid = 'deleted-uid';
@@ -39,6 +39,20 @@ test('a volume whose claim is gone is Released and handed to the reclaim hook', 
   assert.deepEqual(reclaimed, ['v:Released:true'], 'the hook learns the claim was found gone by a live read');
   await sync(h);
   assert.deepEqual(reclaimed, ['v:Released:true', 'v:Released:false'], 'a Released volume with no cached claim is not re-read: no fact to pass');
+});
+
+test('a volume whose claim the watch saw deleted (that uid) is released without a live read, and the hook is told', async () => {
+  const facts: Array<ReclaimFacts | undefined> = [];
+  const h = harness({ reclaimVolume: async (_v: PersistentVolume, f?: ReclaimFacts) => (facts.push(f), { kind: 'done' }) });
+  const c = pvc('c', '1Gi');
+  c.metadata.uid = 'deleted-uid';
+  h.fake.addVolume(pv('v', '1Gi', { claim: c, phase: 'Bound' }));
+  const claims = h.fake.ctx.claims as { wasDeleted?: (key: string, uid: string) => boolean };
+  claims.wasDeleted = (key, uid) => key === 'default/c' && uid === 'deleted-uid';
+  await sync(h);
+  assert.equal(h.fake.volume('v')!.status?.phase, 'Released');
+  assert.deepEqual(h.fake.reads.filter((r) => r.kind === 'PersistentVolumeClaim'), [], 'no GET: the deletion was observed');
+  assert.deepEqual(facts, [{ claimConfirmedGone: true }]);
 });
 
 test('a volume whose claim is missing from the cache but present live is not released', async () => {

@@ -11,7 +11,7 @@ import {
 } from '../../../src/kube/annotations.js';
 import { AlreadyExistsError, ConflictError } from '../../../src/kube/errors.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
-import { claim, FAKE_PROVISIONER, harness, storageClass } from './fixtures.js';
+import { claim, FAKE_PROVISIONER, harness, storageClass, waitFor } from './fixtures.js';
 
 test('a claim is provisioned as PV pvc-<uid>, pre-bound by uid, carrying the class policy, plugin capacity and source', async () => {
   const { fake, plugin, provisioner } = harness();
@@ -220,4 +220,22 @@ test('no more than `concurrency` plugin calls run at once', async () => {
   assert.equal(plugin.provisionCalls.length, 4);
   assert.equal(plugin.maxInFlight, 2);
   assert.equal(fake.successfulWrites({ kind: 'PersistentVolume', verb: 'create' }).length, 4);
+});
+
+test('the Provisioning event is emitted only for a plugin call still running after provisioningEventAfterMs', async () => {
+  const fast = harness({ provisioningEventAfterMs: 60_000 });
+  fast.fake.addClass(storageClass('fast'));
+  await fast.provisioner.provisionClaim(fast.fake.addClaim(claim('quick')));
+  await fast.provisioner.idle();
+  assert.deepEqual(fast.fake.eventReasons('default/quick'), ['ProvisioningSucceeded'], 'a quick call: no announcement, no extra write');
+
+  const slow = harness({ provisioningEventAfterMs: 20 });
+  slow.fake.addClass(storageClass('fast'));
+  const held = slow.plugin.holdProvision();
+  await slow.provisioner.provisionClaim(slow.fake.addClaim(claim('slow')));
+  await held.reached;
+  await waitFor(() => slow.fake.eventReasons('default/slow').includes('Provisioning'), 'the Provisioning event of a slow call', { timeoutMs: 5_000 });
+  held.release();
+  await slow.provisioner.idle();
+  assert.deepEqual(slow.fake.eventReasons('default/slow'), ['Provisioning', 'ProvisioningSucceeded']);
 });

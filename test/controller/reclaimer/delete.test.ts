@@ -252,7 +252,7 @@ test('each plugin call is reported to the metrics with its outcome', async () =>
 test('a volume whose claim the binder found gone by a live read is deleted without reading the claim again', async () => {
   const r = rig();
   r.fake.addVolume(volume('v'));
-  await r.reclaimer.reclaimVolume(r.fake.ctx.volumes.get('v')!, { claimGoneLive: true });
+  await r.reclaimer.reclaimVolume(r.fake.ctx.volumes.get('v')!, { claimConfirmedGone: true });
   await r.reclaimer.settled();
   assert.equal(r.fake.volume('v'), undefined);
   assert.deepEqual(r.fake.reads.filter((x) => x.kind === 'PersistentVolumeClaim'), [], 'the fact is not asked twice');
