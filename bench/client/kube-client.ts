@@ -1,13 +1,15 @@
 /**
  * The bench's API clients, built from a kubeconfig:
  * - `core`/`storage`: @kubernetes/client-node 1.4.0 typed APIs — the kind of client the
- *   controller uses — over one shared TLS keep-alive agent. (client-node 1.4.0 builds a new
+ *   controller uses, with its HTTP library (src/controller/client/https-library.ts) — over one
+ *   shared TLS keep-alive agent. (client-node 1.4.0 builds a new
  *   https.Agent for every request by default, i.e. a fresh TLS handshake per call; a
  *   long-running client must pin a keep-alive agent, and so does the bench.)
  * - `raw`: a bare `https` keep-alive request function on the same agent, to measure how much of
  *   a client loop's time is client-node itself.
  */
 import { Agent, request } from 'node:https';
+import { nodeHttpLibrary } from '../../src/controller/client/https-library.js';
 import {
   CoreV1Api,
   KubeConfig,
@@ -159,6 +161,9 @@ export async function connect(kubeconfigPath: string): Promise<BenchClient> {
   const config = createConfiguration({
     baseServer: new ServerConfiguration(settings.server.toString().replace(/\/$/, ''), {}),
     authMethods: { default: keepAliveAuth(settings) },
+    // The controller's HTTP library (node:http(s) in client-node's slot, not node-fetch): the
+    // write floor must be issued by the same kind of client the controller uses.
+    httpApi: nodeHttpLibrary(),
   });
   return {
     server: settings.server.toString(),
