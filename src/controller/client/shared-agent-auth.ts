@@ -26,7 +26,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig, RequestContext, SecurityAuthentication } from '@kubernetes/client-node';
+import { HttpMethod, RequestContext, type KubeConfig, type SecurityAuthentication } from '@kubernetes/client-node';
 
 export interface SharedAgentOptions {
   /** Keep-alive sockets per host (default 64). */
@@ -39,6 +39,20 @@ export interface SharedAgentOptions {
 /** Agents kept at most (a new identity appears only when credentials rotate). */
 const MAX_AGENTS = 8;
 
+/**
+ * How long credentials client-node applied are reused. Resolving them per request (headers,
+ * TLS options and a throw-away https.Agent built by client-node) was ~5% of the controller's CPU
+ * while binding; a token rotated in place is picked up after at most this long, or at once when
+ * the server answers 401 (see refreshAfterUnauthorized).
+ */
+const CREDENTIALS_REUSE_MS = 1000;
+
+interface AppliedCredentials {
+  headers: Record<string, string>;
+  agent: http.Agent | undefined;
+  until: number;
+}
+
 /** The TLS options that decide which server certificates are trusted and who we are. */
 const IDENTITY_FIELDS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'servername', 'rejectUnauthorized'] as const;
 
@@ -47,6 +61,8 @@ export class SharedAgentAuthentication implements SecurityAuthentication {
   /** The identity fields last seen and their agent: the common case skips hashing. */
   private last: { fields: unknown[]; agent: http.Agent } | undefined;
   private readonly deadlines: DeadlineSignals | undefined;
+  private applied: AppliedCredentials | undefined;
+  private resolving: Promise<AppliedCredentials> | undefined;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -61,12 +77,43 @@ export class SharedAgentAuthentication implements SecurityAuthentication {
   }
 
   async applySecurityAuthentication(context: RequestContext): Promise<void> {
-    await this.kubeConfig.applySecurityAuthentication(context);
-    const perCall = context.getAgent();
-    // Proxy agents (cluster.proxyUrl) speak the proxy protocol: keep client-node's.
-    if (perCall && !this.kubeConfig.getCurrentCluster()?.proxyUrl) context.setAgent(this.agentLike(perCall));
+    const credentials = await this.credentials();
+    for (const [name, value] of Object.entries(credentials.headers)) context.setHeaderParam(name, value);
+    if (credentials.agent) context.setAgent(credentials.agent);
     context.setHeaderParam('User-Agent', this.opts.userAgent ?? 'pv-controller');
     if (this.deadlines && !context.getSignal()) context.setSignal(this.deadlines.current());
+  }
+
+  /**
+   * After a 401: drops the reused credentials and resolves them again. True when the request
+   * used reused credentials and the fresh ones differ (a rotated token): worth one retry. False
+   * otherwise, so wrong credentials are not sent twice.
+   */
+  async refreshAfterUnauthorized(): Promise<boolean> {
+    const used = this.applied;
+    this.applied = undefined;
+    if (!used) return false;
+    const fresh = await this.credentials();
+    return !sameValue(Object.entries(used.headers).sort(), Object.entries(fresh.headers).sort()) || used.agent !== fresh.agent;
+  }
+
+  /** client-node's credentials for the current user (reused for CREDENTIALS_REUSE_MS). */
+  private credentials(): Promise<AppliedCredentials> {
+    if (this.applied && performance.now() < this.applied.until) return Promise.resolve(this.applied);
+    this.resolving ??= this.resolveCredentials().finally(() => (this.resolving = undefined));
+    return this.resolving;
+  }
+
+  private async resolveCredentials(): Promise<AppliedCredentials> {
+    const cluster = this.kubeConfig.getCurrentCluster();
+    const scratch = new RequestContext(cluster?.server ?? 'https://localhost', HttpMethod.GET);
+    await this.kubeConfig.applySecurityAuthentication(scratch);
+    const perCall = scratch.getAgent();
+    // Proxy agents (cluster.proxyUrl) speak the proxy protocol: keep client-node's.
+    const agent = perCall && !cluster?.proxyUrl ? this.agentLike(perCall) : perCall;
+    const applied = { headers: { ...scratch.getHeaders() }, agent, until: performance.now() + CREDENTIALS_REUSE_MS };
+    this.applied = applied;
+    return applied;
   }
 
   /** The cached keep-alive agent with the same TLS identity as `perCall`. */
@@ -102,6 +149,7 @@ export class SharedAgentAuthentication implements SecurityAuthentication {
     for (const agent of this.agents.values()) agent.destroy();
     this.agents.clear();
     this.last = undefined;
+    this.applied = undefined;
   }
 }
 

@@ -86,15 +86,21 @@ export class RestTransport {
    * error messages (e.g. "PUT PersistentVolume pv-1").
    */
   async call<T>(verb: KubeVerb, what: string, send: () => Promise<T>): Promise<T> {
-    const wait = this.limiter.acquire();
-    if (wait) await wait;
-    try {
-      const out = await send();
-      this.counters.record(verb, 200);
-      return out;
-    } catch (err) {
-      this.counters.record(verb, statusOfFailure(err));
-      throw errorFromClientNode(err, what);
+    for (let retried = false; ; retried = true) {
+      const wait = this.limiter.acquire();
+      if (wait) await wait;
+      try {
+        const out = await send();
+        this.counters.record(verb, 200);
+        return out;
+      } catch (err) {
+        const status = statusOfFailure(err);
+        this.counters.record(verb, status);
+        // Credentials are reused for a second: a 401 on reused ones that have since changed
+        // (a token rotated in place) is retried once with the fresh ones.
+        if (status === 401 && !retried && (await this.auth.refreshAfterUnauthorized())) continue;
+        throw errorFromClientNode(err, what);
+      }
     }
   }
 

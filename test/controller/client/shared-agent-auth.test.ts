@@ -90,7 +90,7 @@ test('calls through the generated API share one TLS connection; client-node’s 
   assert.equal(fake.connections(), 1 + 3, 'the default path handshakes every time');
 });
 
-test('credentials come from the kubeconfig on every request: a token changed in place is used by the next call', async (t) => {
+test('credentials come from the kubeconfig: a token changed in place is used by the next call (after one 401 on the reused one)', async (t) => {
   const fake = await startFakeApi(t);
   const cluster = fake.kc.getCurrentCluster()!;
   const kc = kubeConfigFor(cluster.server, Buffer.from(cluster.caData ?? '', 'base64').toString(), 'stale-token');
@@ -101,7 +101,9 @@ test('credentials come from the kubeconfig on every request: a token changed in 
   kc.loadFromOptions({ clusters: kc.clusters, contexts: kc.contexts, currentContext: kc.currentContext, users: [{ name: 'user', token: TOKEN }] });
   assert.equal((await api.getVolume('a'))?.metadata.name, 'a');
   assert.equal(transport.agentCount(), 1, 'a new token is not a new TLS identity');
-  assert.deepEqual(transport.counters.snapshot().get, { requests: 2, conflicts: 0, errors: 1 });
+  // The stale token's call (not retried: fresh credentials were the same), then the next call's
+  // 401 on the reused stale credentials and its retry with the new token.
+  assert.deepEqual(transport.counters.snapshot().get, { requests: 3, conflicts: 0, errors: 2 });
 });
 
 test('a request the server never answers fails with a TransportError at the deadline and is counted as an error', async (t) => {
@@ -158,4 +160,19 @@ test('a cluster behind a proxy keeps client-node’s own proxy agent', async () 
   assert.equal(auth.agentCount(), 0);
   assert.ok(ctx.getAgent(), 'client-node set its proxy agent');
   assert.equal(ctx.getHeaders().Authorization, `Bearer ${TOKEN}`);
+});
+
+test('credentials are resolved by client-node once for a burst of calls, not once per call', async (t) => {
+  const fake = await startFakeApi(t);
+  let resolutions = 0;
+  const original = fake.kc.applySecurityAuthentication.bind(fake.kc);
+  fake.kc.applySecurityAuthentication = async (context) => {
+    resolutions++;
+    return original(context);
+  };
+  const transport = new RestTransport(fake.kc, { qps: 0, burst: 0 });
+  t.after(() => transport.close());
+  const api = new KubeApiClient(transport);
+  await Promise.all(Array.from({ length: 20 }, (_, i) => api.getVolume(`pv-${i}`)));
+  assert.equal(resolutions, 1);
 });
