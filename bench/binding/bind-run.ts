@@ -11,7 +11,7 @@ import { connect, currentResourceVersion, type BenchClient } from '../client/kub
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, claimFor, pairSpec } from '../fixtures.js';
 import { startProgress } from '../progress.js';
-import { cpuTimeMs, logTail } from '../proc/child.js';
+import { cpuSnapshot, cpuSpent, logTail } from '../proc/child.js';
 import { startController, type RunningControllerProcess } from '../proc/controller.js';
 import { requestsBetween, type BenchServer } from '../proc/servers.js';
 import type { BenchOptions } from '../scenario.js';
@@ -93,11 +93,9 @@ export async function runBind(opts: BenchOptions, server: BenchServer, runId: st
     await bindCanary(client, runId, n, tracker, alive);
     const rvBefore = await currentResourceVersion(client);
     const statsBefore = await server.stats();
-    const cpu = (pid: number | undefined): number | null => (pid === undefined ? null : cpuTimeMs(pid));
-    const cpuBefore = { controller: cpu(controller.child.pid), server: cpu(server.child?.pid) };
+    const cpuBefore = cpuSnapshot(controller.child.pid, server.child?.pid);
     const { startedAt, createdAt } = await createClaimsUntilBound(opts, client, runId, n, tracker, alive);
-    const cpuAfter = { controller: cpu(controller.child.pid), server: cpu(server.child?.pid) };
-    const spent = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : b - a);
+    const cpu = cpuSpent(cpuBefore, cpuSnapshot(controller.child.pid, server.child?.pid));
     const statsAfter = await server.stats();
     const rvAfter = await currentResourceVersion(client);
     const latenciesMs: number[] = [];
@@ -114,8 +112,8 @@ export async function runBind(opts: BenchOptions, server: BenchServer, runId: st
       controllerWrites: rvAfter - rvBefore - n,
       controllerRequests: statsBefore && statsAfter ? requestsBetween(statsBefore, statsAfter) - n : null,
       conflicts: statsBefore && statsAfter ? statsAfter.conflicts - statsBefore.conflicts : null,
-      controllerCpuMs: spent(cpuBefore.controller, cpuAfter.controller),
-      serverCpuMs: spent(cpuBefore.server, cpuAfter.server),
+      controllerCpuMs: cpu.controller,
+      serverCpuMs: cpu.server,
       distinctVolumes: volumes.size - 1, // minus the canary's
       controllerPeakRssBytes: controller.peakRss(),
     };

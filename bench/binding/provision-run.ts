@@ -12,7 +12,7 @@ import { connect, currentResourceVersion, expectOk, type BenchClient } from '../
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, namespaceObject, provisioningClaim, storageClass } from '../fixtures.js';
 import { startProgress } from '../progress.js';
-import { cpuTimeMs, logTail } from '../proc/child.js';
+import { cpuSnapshot, cpuSpent, logTail } from '../proc/child.js';
 import { startController, type OptionalFlag } from '../proc/controller.js';
 import { requestsBetween, type BenchServer } from '../proc/servers.js';
 import type { BenchOptions } from '../scenario.js';
@@ -47,13 +47,11 @@ async function measured(
   n: number,
   work: () => Promise<number>,
 ): Promise<{ ms: number; traffic: Traffic }> {
-  const cpu = (pid: number | undefined): number | null => (pid === undefined ? null : cpuTimeMs(pid));
-  const perVolume = (before: number | null, after: number | null): number | null => (before === null || after === null ? null : (after - before) / n);
   const rvBefore = await currentResourceVersion(client);
   const statsBefore = await server.stats();
-  const cpuBefore = { controller: cpu(controllerPid), server: cpu(server.child?.pid) };
+  const cpuBefore = cpuSnapshot(controllerPid, server.child?.pid);
   const ms = await work();
-  const cpuAfter = { controller: cpu(controllerPid), server: cpu(server.child?.pid) };
+  const cpu = cpuSpent(cpuBefore, cpuSnapshot(controllerPid, server.child?.pid), n);
   const statsAfter = await server.stats();
   const rvAfter = await currentResourceVersion(client);
   const both = statsBefore && statsAfter;
@@ -63,8 +61,8 @@ async function measured(
       writesPerVolume: (rvAfter - rvBefore - n) / n,
       requestsPerVolume: both ? (requestsBetween(statsBefore, statsAfter) - n) / n : null,
       conflictsPerVolume: both ? (statsAfter.conflicts - statsBefore.conflicts) / n : null,
-      controllerCpuMsPerVolume: perVolume(cpuBefore.controller, cpuAfter.controller),
-      serverCpuMsPerVolume: perVolume(cpuBefore.server, cpuAfter.server),
+      controllerCpuMsPerVolume: cpu.controller,
+      serverCpuMsPerVolume: cpu.server,
     },
   };
 }

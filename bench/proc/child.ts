@@ -115,6 +115,22 @@ export function cpuTimeMs(pid: number): number | null {
   }
 }
 
+/** CPU time so far of the controller and the API server (null where unreadable or absent). */
+export interface CpuSnapshot {
+  controller: number | null;
+  server: number | null;
+}
+
+export function cpuSnapshot(controllerPid: number, serverPid: number | undefined): CpuSnapshot {
+  return { controller: cpuTimeMs(controllerPid), server: serverPid === undefined ? null : cpuTimeMs(serverPid) };
+}
+
+/** CPU ms each process spent between two snapshots, divided by `per` (null where unknown). */
+export function cpuSpent(before: CpuSnapshot, after: CpuSnapshot, per = 1): CpuSnapshot {
+  const spent = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : (b - a) / per);
+  return { controller: spent(before.controller, after.controller), server: spent(before.server, after.server) };
+}
+
 function readStatusKb(pid: number, field: string): number | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');

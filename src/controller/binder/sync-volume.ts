@@ -113,6 +113,5 @@ async function claimOfVolume(s: BinderSession, pv: PersistentVolume, ref: Object
 /** V5/V9: phase Released (never over Failed), then the reclaim policy via the hook. */
 async function releaseVolume(s: BinderSession, pv: PersistentVolume, why: string, claimConfirmedGone = false): Promise<SyncResult> {
   const released = isReleasedOrFailed(pv) ? pv : await updateVolumePhase(s, pv, 'Released', why);
-  if (!s.hooks.reclaimVolume) return DONE;
-  return claimConfirmedGone ? s.hooks.reclaimVolume(released, { claimConfirmedGone }) : s.hooks.reclaimVolume(released);
+  return s.hooks.reclaimVolume ? s.hooks.reclaimVolume(released, { claimConfirmedGone }) : DONE;
 }

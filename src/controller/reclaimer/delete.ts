@@ -11,7 +11,6 @@ import { storageClassOfVolume } from '../../kube/volume-helpers.js';
 import { rvNumber } from '../cache/resource-version.js';
 import { backingName } from '../../plugins/naming.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
-import { hasFinalizer, withoutFinalizer } from './finalizers.js';
 import { runCountedAttempt } from './outcome.js';
 import { timedPluginCall, updateFresh, type ReclaimSession } from './session.js';
 
@@ -34,12 +33,12 @@ export function hasExternalDeleter(s: ReclaimSession, pv: PersistentVolume): boo
  * finalizer to us, so the two finalizers go in one write instead of two racing ones.
  */
 function withoutDeletionFinalizers(pv: PersistentVolume): PersistentVolume | undefined {
-  const drop = [FINALIZER_PV_CONTROLLER, ...(pv.status?.phase === 'Bound' ? [] : [FINALIZER_PV_PROTECTION])];
-  let next: PersistentVolume | undefined;
-  for (const finalizer of drop) {
-    if (hasFinalizer(next ?? pv, finalizer)) next = withoutFinalizer(next ?? pv, finalizer);
-  }
-  return next;
+  const drop = (f: string): boolean => f === FINALIZER_PV_CONTROLLER || (f === FINALIZER_PV_PROTECTION && pv.status?.phase !== 'Bound');
+  const finalizers = pv.metadata.finalizers ?? [];
+  if (!finalizers.some(drop)) return undefined;
+  const { finalizers: _dropped, ...metadata } = pv.metadata;
+  const kept = finalizers.filter((f) => !drop(f));
+  return { ...pv, metadata: kept.length > 0 ? { ...metadata, finalizers: kept } : metadata };
 }
 
 /**
@@ -64,7 +63,7 @@ export async function finishDeletion(s: ReclaimSession, pv: PersistentVolume): P
     // The client records the marked object in the store; an older copy only costs a 409 and a live read.
     const cached = s.ctx.volumes.get(name);
     const marked = cached && cached.metadata.uid === uid && rvNumber(cached.metadata.resourceVersion) > rvNumber(pv.metadata.resourceVersion) ? cached : pv;
-    if (withoutDeletionFinalizers(marked)) await updateFresh(s, marked, 'spec', withoutDeletionFinalizers);
+    await updateFresh(s, marked, 'spec', withoutDeletionFinalizers);
   }
   if (uid) s.backingDeleted.delete(uid);
   s.log.info({ pv: name, why: 'reclaim policy Delete' }, 'volume deleted');
