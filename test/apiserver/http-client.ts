@@ -4,7 +4,7 @@
  */
 import { request as httpsRequest } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { RunningApiServer } from '../../src/apiserver/server.js';
+import type { TestServerAddress } from '../helpers/apiserver.js';
 
 export interface ApiResponse {
   status: number;
@@ -22,7 +22,7 @@ export interface RequestOptions {
   token?: string | null;
 }
 
-function open(server: RunningApiServer, method: string, path: string, opts: RequestOptions): Promise<IncomingMessage> {
+function open(server: TestServerAddress, method: string, path: string, opts: RequestOptions): Promise<IncomingMessage> {
   const url = new URL(path, server.url);
   const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
   const token = opts.token === undefined ? server.token : opts.token;
@@ -40,7 +40,7 @@ function open(server: RunningApiServer, method: string, path: string, opts: Requ
   });
 }
 
-export async function api(server: RunningApiServer, method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> {
+export async function api(server: TestServerAddress, method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> {
   const res = await open(server, method, path, opts);
   const chunks: Buffer[] = [];
   for await (const c of res as AsyncIterable<Buffer>) chunks.push(c);
@@ -72,7 +72,7 @@ export interface WatchStream {
   close(): void;
 }
 
-export async function watch(server: RunningApiServer, path: string, headers: Record<string, string> = {}): Promise<WatchStream> {
+export async function watch(server: TestServerAddress, path: string, headers: Record<string, string> = {}): Promise<WatchStream> {
   const res = await open(server, 'GET', path, { headers });
   const queue: WatchEvent[] = [];
   const waiters: Array<() => void> = [];

@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, stat } from 'node:fs/promises';
 import { parse } from 'yaml';
-import { startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
+import { startEmbeddedTestApiServer, type EmbeddedTestApiServer } from '../helpers/apiserver.js';
 import { api } from './http-client.js';
 import { fakeStrategies } from './fake-strategies.js';
 
-async function withServer(fn: (t: TestApiServer) => Promise<void>): Promise<void> {
-  const t = await startTestApiServer({ strategies: fakeStrategies });
+async function withServer(fn: (t: EmbeddedTestApiServer) => Promise<void>): Promise<void> {
+  const t = await startEmbeddedTestApiServer({ strategies: fakeStrategies });
   try {
     await fn(t);
   } finally {
@@ -164,7 +164,7 @@ test('as=Table answers lists and single objects with the strategy columns', () =
   }));
 
 test('the kubeconfig, CA and token are written once and reused by a restart on the same dir', async () => {
-  const first = await startTestApiServer({ strategies: fakeStrategies });
+  const first = await startEmbeddedTestApiServer({ strategies: fakeStrategies });
   const dataDir = first.dataDir;
   const { caPem, token, kubeconfigPath } = first.server;
   try {
@@ -175,7 +175,7 @@ test('the kubeconfig, CA and token are written once and reused by a restart on t
     assert.equal(kc.users[0].user.token, token);
     assert.equal((await stat(kubeconfigPath)).mode & 0o077, 0, 'kubeconfig is private');
     await first.server.stop();
-    const second = await startTestApiServer({ strategies: fakeStrategies, dataDir });
+    const second = await startEmbeddedTestApiServer({ strategies: fakeStrategies, dataDir });
     try {
       assert.equal(second.server.caPem, caPem);
       assert.equal(second.server.token, token);

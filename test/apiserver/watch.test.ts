@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
+import { startEmbeddedTestApiServer, type EmbeddedTestApiServer } from '../helpers/apiserver.js';
 import type { ApiServerOptions } from '../../src/apiserver/server.js';
 import type { ResourceStrategy } from '../../src/apiserver/resources/strategy.js';
 import { api, watch } from './http-client.js';
@@ -10,8 +10,8 @@ import { fakeStrategies, gadgets, namespaces, widgets } from './fake-strategies.
 
 const W = '/apis/example.com/v1/widgets';
 
-async function withServer(fn: (t: TestApiServer) => Promise<void>, opts: Partial<ApiServerOptions> = {}): Promise<void> {
-  const t = await startTestApiServer({ strategies: fakeStrategies, ...opts });
+async function withServer(fn: (t: EmbeddedTestApiServer) => Promise<void>, opts: Partial<ApiServerOptions> = {}): Promise<void> {
+  const t = await startEmbeddedTestApiServer({ strategies: fakeStrategies, ...opts });
   try {
     await fn(t);
   } finally {
@@ -173,7 +173,7 @@ test('the legacy /watch/ path and a single-object watch work', () =>
   }));
 
 test('stopping the server ends every open watch', async () => {
-  const t = await startTestApiServer({ strategies: fakeStrategies });
+  const t = await startEmbeddedTestApiServer({ strategies: fakeStrategies });
   const a = await watch(t.server, `${W}?watch=true`);
   const b = await watch(t.server, '/api/v1/gadgets?watch=true');
   await until(() => t.server.stats().activeWatches === 2, 'two watches');

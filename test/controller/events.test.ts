@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
+import { controllerKubeConfig, startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
 import { KubeApiClient } from '../../src/controller/client/kube-api-client.js';
 import { RestTransport } from '../../src/controller/client/transport.js';
 import { KubeEventRecorder } from '../../src/controller/events.js';
@@ -9,19 +9,23 @@ import { newClaim, newVolume, silentLog } from './helpers.js';
 
 let srv: TestApiServer;
 let transport: RestTransport;
+/** Reads with the admin's credentials: listing events is not the controller's to do. */
+let adminTransport: RestTransport;
 let api: KubeApiClient;
 before(async () => {
   srv = await startTestApiServer();
-  transport = new RestTransport(srv.kc, { qps: 0, burst: 0 });
+  transport = new RestTransport(controllerKubeConfig(srv), { qps: 0, burst: 0 });
+  adminTransport = new RestTransport(srv.kc, { qps: 0, burst: 0 });
   api = new KubeApiClient(transport);
 });
 after(async () => {
   transport.close();
+  adminTransport.close();
   await srv.stop();
 });
 
 async function eventsIn(ns: string): Promise<CoreEvent[]> {
-  const list = await transport.request<ObjectList<CoreEvent>>({ method: 'GET', verb: 'list', path: `/api/v1/namespaces/${ns}/events` });
+  const list = await adminTransport.request<ObjectList<CoreEvent>>({ method: 'GET', verb: 'list', path: `/api/v1/namespaces/${ns}/events` });
   return list.items;
 }
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer } from '../helpers/apiserver.js';
+import { controllerKubeConfig, startTestApiServer } from '../helpers/apiserver.js';
 import { KubeApiClient, WriteRefusedError } from '../../src/controller/client/kube-api-client.js';
 import { RestTransport } from '../../src/controller/client/transport.js';
 import { LeaderElector, microTime } from '../../src/controller/leader-election.js';
@@ -15,14 +15,16 @@ test('Lease timestamps carry six fractional digits', () => {
 
 test('of two electors only one leads; when it stops, the other takes over and the old one refuses writes', async (t) => {
   const srv = await startTestApiServer();
-  const transports = [new RestTransport(srv.kc, { qps: 0, burst: 0 }), new RestTransport(srv.kc, { qps: 0, burst: 0 })];
+  // The controller's own credentials and Lease name, so on the real control plane this also
+  // proves deploy/rbac.yaml's leader-election Role.
+  const transports = [0, 1].map(() => new RestTransport(controllerKubeConfig(srv), { qps: 0, burst: 0 }));
   const started: string[] = [];
   const stoppedLeading: string[] = [];
   const electors = ['a', 'b'].map(
     (id, i) =>
       new LeaderElector(
         transports[i],
-        { namespace: 'kube-system', name: 'pv-controller-test', identity: id, ...TIMING },
+        { namespace: 'kube-system', name: 'pv-controller', identity: id, ...TIMING },
         { onStartedLeading: () => started.push(id), onStoppedLeading: () => stoppedLeading.push(id) },
         silentLog,
       ),
@@ -41,7 +43,7 @@ test('of two electors only one leads; when it stops, the other takes over and th
   assert.equal(leader.isLeader(), true);
   assert.equal(standby.isLeader(), false);
 
-  const lease = await transports[0].request<Lease>({ method: 'GET', verb: 'get', path: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/pv-controller-test' });
+  const lease = await transports[0].request<Lease>({ method: 'GET', verb: 'get', path: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/pv-controller' });
   assert.equal(lease.spec?.holderIdentity, leader.identity);
   assert.match(lease.spec?.renewTime ?? '', /\.\d{6}Z$/);
 

@@ -4,25 +4,58 @@
  * time, so a changed resource list is never hidden by kubectl's cache).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../../src/apiserver/server.js';
+import { findKubectl } from '../../tools/cluster/binaries.js';
+import { onRealControlPlane, startRealTestApiServer } from './control-plane.js';
+
+/** What tests may rely on from either server: where it is and an admin kubeconfig for it. */
+export type TestServerAddress = Pick<RunningApiServer, 'url' | 'token' | 'caPem' | 'kubeconfigPath'>;
 
 export interface TestApiServer {
-  server: RunningApiServer;
+  server: TestServerAddress;
+  /** The embedded server, when the test runs against it (undefined on the real control plane). */
+  embedded?: RunningApiServer;
   /** Loaded from the server's kubeconfig (current context = the server, namespace default). */
   kc: KubeConfig;
+  /**
+   * The kubeconfig the controller uses: the admin's on the embedded server, the ServiceAccount of
+   * deploy/rbac.yaml on the real control plane (so every run there proves that role is enough).
+   */
+  controllerKubeconfigPath: string;
   dataDir: string;
   /** Stops the server and removes the temp data dir. */
   stop(): Promise<void>;
 }
 
-/** Starts a memory-backed server in a fresh temp dir. Set PV_TEST_LOG=debug to see its log. */
+/** A client-node KubeConfig with the controller's credentials (see controllerKubeconfigPath). */
+export function controllerKubeConfig(api: TestApiServer): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(api.controllerKubeconfigPath);
+  return kc;
+}
+
+/** A test server that is always the embedded one (tests of the embedded server itself). */
+export interface EmbeddedTestApiServer extends TestApiServer {
+  server: RunningApiServer;
+  embedded: RunningApiServer;
+}
+
+/**
+ * Starts a memory-backed embedded server in a fresh temp dir, or, under `npm run test:cluster`
+ * (PV_TEST_CONTROL_PLANE=real), a real kube-apiserver on an empty etcd prefix; `opts` only
+ * applies to the embedded server.
+ */
 export async function startTestApiServer(opts: Partial<ApiServerOptions> = {}): Promise<TestApiServer> {
+  return onRealControlPlane() ? startRealTestApiServer() : startEmbeddedTestApiServer(opts);
+}
+
+/** The embedded server, memory-backed, in a fresh temp dir. Set PV_TEST_LOG=debug to see its log. */
+export async function startEmbeddedTestApiServer(opts: Partial<ApiServerOptions> = {}): Promise<EmbeddedTestApiServer> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'pvc-apiserver-')));
   const logger = opts.logger ?? pino({ level: process.env.PV_TEST_LOG ?? 'silent' });
   const server = await startApiServer({ storage: 'memory', listen: '127.0.0.1:0', ...opts, dataDir, logger });
@@ -31,7 +64,9 @@ export async function startTestApiServer(opts: Partial<ApiServerOptions> = {}): 
   let stopped: Promise<void> | undefined;
   return {
     server,
+    embedded: server,
     kc,
+    controllerKubeconfigPath: server.kubeconfigPath,
     dataDir,
     stop: () => {
       stopped ??= server.stop().finally(() => rm(dataDir, { recursive: true, force: true }));
@@ -40,27 +75,13 @@ export async function startTestApiServer(opts: Partial<ApiServerOptions> = {}): 
   };
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** kubectl 1.32 (google-cloud-sdk's versioned binary), else `kubectl` on PATH, else undefined. */
+/** kubectl on PATH, else the one `npm run cluster:build` built, else undefined. */
 export function kubectlPath(): string | undefined {
-  const pinned = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
-  if (isExecutable(pinned)) return pinned;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir !== '' && isExecutable(join(dir, 'kubectl'))) return join(dir, 'kubectl');
-  }
-  return undefined;
+  return findKubectl();
 }
 
 /** Reason string for `test(..., { skip })` when kubectl is missing. */
-export const NO_KUBECTL = 'kubectl not found (looked for /usr/lib/google-cloud-sdk/bin/kubectl.1.32 and kubectl on PATH)';
+export const NO_KUBECTL = 'kubectl not found (looked on PATH and in the cache of `npm run cluster:build`)';
 
 export interface KubectlResult {
   code: number | null;

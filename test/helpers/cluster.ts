@@ -14,7 +14,7 @@ import { parseControllerOptions, type ControllerOptions } from '../../src/contro
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
 import type { VolumePlugin } from '../../src/plugins/plugin.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
-import { startTestApiServer, type TestApiServer } from './apiserver.js';
+import { controllerKubeConfig, startTestApiServer, type TestApiServer } from './apiserver.js';
 
 export interface TestClusterOptions {
   /** Plugins besides (or instead of) the default host-path plugin on `hostPathRoot`. */
@@ -68,7 +68,8 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
     ...(opts.plugins ?? []),
   ]);
   const logger = pino({ level: process.env.PV_TEST_LOG ?? 'silent' });
-  const options = testControllerOptions(api.server.kubeconfigPath, hostPathRoot, opts.controllerOptions);
+  const options = testControllerOptions(api.controllerKubeconfigPath, hostPathRoot, opts.controllerOptions);
+  const controllerKc = controllerKubeConfig(api);
   const cluster: TestCluster = {
     kc: api.kc,
     api,
@@ -81,7 +82,7 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
       if (cluster.controller) throw new Error('a controller is already running');
       cluster.controller = await startController(
         { ...options, ...overrides },
-        { plugins, modules: opts.modules ?? defaultModules(), kubeConfig: api.kc, logger },
+        { plugins, modules: opts.modules ?? defaultModules(), kubeConfig: controllerKc, logger },
       );
       return cluster.controller;
     },

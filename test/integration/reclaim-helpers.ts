@@ -87,8 +87,9 @@ export class ReclaimApi extends TestRestClient {
   createPod(pod: Pod): Promise<Pod> {
     return this.create(paths.pods(pod.metadata.namespace ?? 'default'), 'v1', 'Pod', pod);
   }
+  /** Deletes at once (grace 0): on a real cluster without kubelets a scheduled pod's graceful delete never ends. */
   deletePod(name: string, ns = 'default'): Promise<void> {
-    return this.remove(`${paths.pods(ns)}/${encodeURIComponent(name)}`);
+    return this.remove(`${paths.pods(ns)}/${encodeURIComponent(name)}?gracePeriodSeconds=0`);
   }
   events(name: string, ns = 'default'): Promise<CoreEvent[]> {
     return this.eventsAbout(ns, name);

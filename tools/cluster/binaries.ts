@@ -1,0 +1,86 @@
+/**
+ * Where the real control plane's binaries live: one cache directory outside the repository per
+ * pair of versions, read from the Go wrapper modules in tools/k8s and tools/etcd (their go.mod
+ * files are the one place a version is chosen).
+ */
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+
+export const REPO_ROOT = new URL('../../..', import.meta.url).pathname.replace(/\/$/, '');
+export const K8S_MODULE_DIR = join(REPO_ROOT, 'tools', 'k8s');
+export const ETCD_MODULE_DIR = join(REPO_ROOT, 'tools', 'etcd');
+
+export const K8S_BINARIES = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'] as const;
+export type BinaryName = (typeof K8S_BINARIES)[number] | 'etcd';
+
+export interface Versions {
+  kubernetes: string;
+  etcd: string;
+}
+
+function requiredVersion(goMod: string, module: string): string {
+  const escaped = module.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const m = new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(v\\S+)`, 'm').exec(goMod);
+  if (!m) throw new Error(`no requirement on ${module} in its go.mod`);
+  return m[1];
+}
+
+export function versions(): Versions {
+  return {
+    kubernetes: requiredVersion(readFileSync(join(K8S_MODULE_DIR, 'go.mod'), 'utf8'), 'k8s.io/kubernetes'),
+    etcd: requiredVersion(readFileSync(join(ETCD_MODULE_DIR, 'go.mod'), 'utf8'), 'go.etcd.io/etcd/server/v3'),
+  };
+}
+
+/** `$PV_CLUSTER_CACHE`, else `$XDG_CACHE_HOME/pv-controller/k8s`, else `~/.cache/pv-controller/k8s`. */
+export function cacheRoot(): string {
+  if (process.env.PV_CLUSTER_CACHE) return process.env.PV_CLUSTER_CACHE;
+  const base = process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache');
+  return join(base, 'pv-controller', 'k8s');
+}
+
+export function binDir(v: Versions = versions()): string {
+  return join(cacheRoot(), `${v.kubernetes}-etcd${v.etcd.replace(/^v/, '')}`, 'bin');
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function binaryPath(name: BinaryName, v: Versions = versions()): string {
+  return join(binDir(v), name);
+}
+
+/** The names of the binaries the cache still lacks. */
+export function missingBinaries(v: Versions = versions()): BinaryName[] {
+  return (['etcd', ...K8S_BINARIES] as BinaryName[]).filter((n) => !isExecutable(binaryPath(n, v)));
+}
+
+/** Why the real control plane cannot run here, or undefined when every binary is built. */
+export function controlPlaneUnavailable(): string | undefined {
+  const missing = missingBinaries();
+  if (missing.length === 0) return undefined;
+  const hint = onPath('go') ? 'run `npm run cluster:build`' : 'Go is not installed, so they cannot be built here';
+  return `the real control plane is not built (missing ${missing.join(', ')} in ${binDir()}): ${hint}`;
+}
+
+export function onPath(command: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir !== '' && isExecutable(join(dir, command))) return join(dir, command);
+  }
+  return undefined;
+}
+
+/** kubectl on PATH, else the one built beside the control plane, else undefined. */
+export function findKubectl(): string | undefined {
+  const path = onPath('kubectl');
+  if (path) return path;
+  const built = binaryPath('kubectl');
+  return isExecutable(built) ? built : undefined;
+}

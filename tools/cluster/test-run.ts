@@ -1,0 +1,123 @@
+/**
+ * `npm run test:cluster`: the controller's integration suites and the cluster tests against the
+ * real control plane. Builds the binaries first when the cache lacks them and Go is here; where
+ * neither is the case it says so and skips (exit 0). One etcd serves the run; each test gets its
+ * own kube-apiserver on an empty prefix. Afterwards every audit log of the run is read: a request
+ * of the controller's ServiceAccount that the authorizer denied fails the run, and the verbs
+ * deploy/rbac.yaml grants but nobody used are listed.
+ *
+ * `node dist/tools/cluster/test-run.js [path-substring …]` runs a subset.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, stat, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { grantedUses, summariseAudit, useKey } from './audit.js';
+import { binaryPath, controlPlaneUnavailable, missingBinaries, onPath, REPO_ROOT, versions } from './binaries.js';
+import { buildControlPlane } from './build.js';
+import { startSharedEtcd } from './control-plane.js';
+
+/** The suites that drive the controller only through the API, so they mean the same on both servers. */
+export const CLUSTER_SUITES = [
+  'integration/binding.test.js',
+  'integration/provisioning.test.js',
+  'integration/provisioning-kill.test.js',
+  'integration/reclaim.test.js',
+  'integration/reclaim-retry.test.js',
+  'integration/reclaim-safety.test.js',
+  'integration/reclaim-bulk.test.js',
+  'integration/protection.test.js',
+  'integration/metrics.test.js',
+  'integration/orphans-cli.test.js',
+  'integration/orphan-metric.test.js',
+  'controller/leader-election.test.js',
+  'controller/events.test.js',
+  'cluster/',
+];
+
+export const CONTROLLER_USER = 'system:serviceaccount:kube-system:pv-controller';
+
+async function testFiles(filters: string[]): Promise<string[]> {
+  const root = join(REPO_ROOT, 'dist', 'test');
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const name of await readdir(dir)) {
+      const p = join(dir, name);
+      if ((await stat(p)).isDirectory()) await walk(p);
+      else if (name.endsWith('.test.js')) out.push(p);
+    }
+  };
+  await walk(root);
+  const wanted = filters.length > 0 ? filters : CLUSTER_SUITES;
+  return out.filter((f) => {
+    const rel = relative(root, f);
+    return CLUSTER_SUITES.some((s) => rel.startsWith(s) || rel === s) && wanted.some((w) => rel.includes(w));
+  }).sort();
+}
+
+function runNodeTests(files: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+  const args = ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: 'inherit', cwd: REPO_ROOT, env });
+    child.on('exit', (code, signal) => resolve(signal ? 1 : (code ?? 1)));
+  });
+}
+
+async function reportAudit(dir: string): Promise<boolean> {
+  const summary = await summariseAudit(dir, CONTROLLER_USER);
+  const granted = await grantedUses(join(REPO_ROOT, 'deploy', 'rbac.yaml'));
+  const unused = granted.filter((g) => !summary.used.has(useKey(g))).map(useKey);
+  const lines = [
+    `audit: ${summary.requests} requests by ${CONTROLLER_USER}, ${summary.denied.length} denied`,
+    ...summary.denied.slice(0, 20).map((d) => `  DENIED ${d.verb} ${d.resource} ${d.uri} (${d.code})`),
+    `audit: verbs used: ${[...summary.used.entries()].map(([k, n]) => `${k} ×${n}`).join(', ')}`,
+    `audit: granted by deploy/rbac.yaml but never used in this run: ${unused.length ? unused.join(', ') : 'none'}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  await writeFile(join(REPO_ROOT, 'dist', 'cluster-audit.txt'), `${lines.join('\n')}\n`);
+  return summary.denied.length === 0 && summary.requests > 0;
+}
+
+async function main(): Promise<number> {
+  const v = versions();
+  if (missingBinaries(v).length > 0) {
+    if (!onPath('go')) {
+      process.stdout.write(`test:cluster: skipped: ${controlPlaneUnavailable()}\n`);
+      return 0;
+    }
+    await buildControlPlane();
+  }
+  process.stdout.write(`test:cluster: Kubernetes ${v.kubernetes}, etcd ${v.etcd} from ${binaryPath('kube-apiserver')}\n`);
+  const files = await testFiles(process.argv.slice(2));
+  if (files.length === 0) throw new Error('no cluster test files matched');
+  const work = await mkdtemp(join(tmpdir(), 'pv-test-cluster-'));
+  const etcd = await startSharedEtcd(join(work, 'etcd'));
+  const stopEtcd = (): void => void etcd.stop();
+  process.once('SIGINT', stopEtcd);
+  process.once('SIGTERM', stopEtcd);
+  try {
+    const auditDir = join(work, 'audit');
+    await mkdir(auditDir);
+    const code = await runNodeTests(files, {
+      ...process.env,
+      PV_TEST_CONTROL_PLANE: 'real',
+      PV_TEST_ETCD_URL: etcd.url,
+      PV_TEST_AUDIT_DIR: auditDir,
+    });
+    const auditOk = await reportAudit(auditDir);
+    if (!auditOk) process.stdout.write('test:cluster: FAILED: the controller\'s ServiceAccount was denied a request (or made none)\n');
+    return code !== 0 ? code : auditOk ? 0 : 1;
+  } finally {
+    await etcd.stop();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`test:cluster: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
