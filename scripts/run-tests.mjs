@@ -19,7 +19,10 @@ function walk(dir) {
 }
 
 const filters = process.argv.slice(2);
-let files = walk(testDir).sort();
+// test/cluster/ needs the real control plane: `npm run test:cluster` runs it.
+let files = walk(testDir)
+  .filter((f) => !relative(testDir, f).startsWith('cluster/'))
+  .sort();
 if (filters.length > 0) {
   files = files.filter((f) => {
     const rel = relative(testDir, f);
