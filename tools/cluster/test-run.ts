@@ -64,7 +64,8 @@ function runNodeTests(files: string[], env: NodeJS.ProcessEnv): Promise<number> 
   });
 }
 
-async function reportAudit(dir: string): Promise<boolean> {
+/** False when a request was denied, or (on a full run) when the controller made none at all. */
+async function reportAudit(dir: string, fullRun: boolean): Promise<boolean> {
   const summary = await summariseAudit(dir, CONTROLLER_USER);
   const granted = await grantedUses(join(REPO_ROOT, 'deploy', 'rbac.yaml'));
   const unused = granted.filter((g) => !summary.used.has(useKey(g))).map(useKey);
@@ -76,7 +77,7 @@ async function reportAudit(dir: string): Promise<boolean> {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   await writeFile(join(REPO_ROOT, 'dist', 'cluster-audit.txt'), `${lines.join('\n')}\n`);
-  return summary.denied.length === 0 && summary.requests > 0;
+  return summary.denied.length === 0 && (!fullRun || summary.requests > 0);
 }
 
 async function main(): Promise<number> {
@@ -105,7 +106,7 @@ async function main(): Promise<number> {
       PV_TEST_ETCD_URL: etcd.url,
       PV_TEST_AUDIT_DIR: auditDir,
     });
-    const auditOk = await reportAudit(auditDir);
+    const auditOk = await reportAudit(auditDir, process.argv.length <= 2);
     if (!auditOk) process.stdout.write('test:cluster: FAILED: the controller\'s ServiceAccount was denied a request (or made none)\n');
     return code !== 0 ? code : auditOk ? 0 : 1;
   } finally {
