@@ -1,8 +1,9 @@
 /**
  * Primitives for walking and deleting directory trees without following symlinks or crossing a
  * mount: an open directory named through /proc/self/fd (openat-like) that knows the mount of the
- * directory its walk started from, and fd-relative recursive removal. Used only through
- * safe-path.ts, which documents the guarantees and the residual races.
+ * directory its walk started from, and fd-relative recursive removal. Used through safe-path.ts,
+ * which documents the guarantees and the residual races (and record-temporaries.ts, for the
+ * record directory).
  */
 import { constants as C, promises as fs, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
