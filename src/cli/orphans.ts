@@ -49,7 +49,7 @@ export function register(program: Command): void {
     .command('orphans')
     .description('List (or --delete) backing volumes of this cluster that no PV or provisioning claim refers to')
     .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster, then $KUBECONFIG / ~/.kube/config)')
-    .option('--delete', 'delete the orphans found (each re-checked just before its delete)')
+    .option('--delete', 'delete the orphans found (each re-checked just before its delete) and the stray files no write in progress can own')
     .option('--cluster-name <name>', 'the cluster whose volumes to look at (as the controller\'s --cluster-name)', DEFAULTS.clusterName);
   addCloudOptions(orphans)
     .option('--host-path-root <dir>', 'host-path root to scan (repeatable)', collect)
