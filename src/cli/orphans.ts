@@ -2,11 +2,13 @@
  * `pv-controller orphans`: backing volumes that carry this cluster's mark but that no PV and no
  * provisioning claim accounts for, from every plugin configured by the flags (cloud, host-path
  * roots, NFS mounts). Prints them as a table; `--delete` removes them one by one, re-checking the
- * cluster just before each delete, and prints what happened to each. The logic is
- * controller/orphans.ts; this file parses flags, wires and prints.
+ * cluster just before each delete, and prints what happened to each. Stray files (temporary
+ * volume records a killed write left) are listed in a second table; `--delete` has the plugin
+ * remove those no write in progress can own. The logic is controller/orphans.ts; this file
+ * parses flags, wires and prints.
  *
- * Exit status: 0; 1 when a plugin could not list its volumes or an orphan could not be deleted;
- * 2 on bad flags.
+ * Exit status: 0; 1 when a plugin could not list its volumes or stray files, or an orphan or a
+ * stray file could not be removed; 2 on bad flags.
  */
 import { Command, Option } from 'commander';
 import { listAllPages, listCallFor } from '../controller/client/list-calls.js';
@@ -15,8 +17,18 @@ import { loadKubeConfig } from '../controller/client/kubeconfig.js';
 import { paths } from '../controller/client/paths.js';
 import { createControllerLogger } from '../controller/log.js';
 import { DEFAULTS } from '../controller/options.js';
-import { type ClusterObjects, deleteOrphans, findOrphans, type Orphan, type OrphanDeletion } from '../controller/orphans.js';
+import {
+  type ClusterObjects,
+  deleteOrphans,
+  findOrphans,
+  findStrayFiles,
+  type FoundStrayFile,
+  type Orphan,
+  type OrphanDeletion,
+  removeStrayFiles,
+} from '../controller/orphans.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
+import type { VolumePlugin } from '../plugins/plugin.js';
 import { buildPluginRegistry, type CloudFlags, cloudSettingsFromFlags, parseNfsMount, type PluginSettings } from '../plugins/from-options.js';
 import { addCloudOptions } from './cloud-flags.js';
 
@@ -37,7 +49,7 @@ export function register(program: Command): void {
     .command('orphans')
     .description('List (or --delete) backing volumes of this cluster that no PV or provisioning claim refers to')
     .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster, then $KUBECONFIG / ~/.kube/config)')
-    .option('--delete', 'delete the orphans found (each re-checked just before its delete)')
+    .option('--delete', 'delete the orphans found (each re-checked just before its delete) and the stray files no write in progress can own')
     .option('--cluster-name <name>', 'the cluster whose volumes to look at (as the controller\'s --cluster-name)', DEFAULTS.clusterName);
   addCloudOptions(orphans)
     .option('--host-path-root <dir>', 'host-path root to scan (repeatable)', collect)
@@ -90,8 +102,12 @@ async function runOrphans(flags: OrphansFlags, settings: PluginSettings): Promis
   try {
     const cluster = liveCluster(transport);
     const scan = await findOrphans(plugins, flags.clusterName, cluster);
+    const strays = await findStrayFiles(plugins);
     for (const failure of scan.failures) {
       process.stderr.write(`pv-controller orphans: ${failure.plugin}: cannot list backing volumes: ${failure.message}\n`);
+    }
+    for (const failure of strays.failures) {
+      process.stderr.write(`pv-controller orphans: ${failure.plugin}: cannot list stray files: ${failure.message}\n`);
     }
     if (scan.scannedPlugins.length === 0 && scan.failures.length === 0) {
       process.stderr.write('pv-controller orphans: no plugin to scan: give --cloud-provider, --host-path-root or --nfs-mount\n');
@@ -99,16 +115,44 @@ async function runOrphans(flags: OrphansFlags, settings: PluginSettings): Promis
     }
     if (scan.orphans.length === 0) process.stderr.write(`No orphaned volumes found (${scan.scannedPlugins.join(', ')}).\n`);
     else process.stdout.write(renderTable(['PLUGIN', 'NAME', 'ID', 'CLAIM', 'PV'], scan.orphans.map(orphanRow)));
-    let failed = scan.failures.length > 0;
+    printStrayFiles(strays.files, scan.orphans.length > 0);
+    let failed = scan.failures.length > 0 || strays.failures.length > 0;
     if (flags.delete && scan.orphans.length > 0) {
       const results = await deleteOrphans(scan.orphans, plugins, flags.clusterName, cluster, { logger });
       process.stdout.write(`\n${renderTable(['PLUGIN', 'NAME', 'ID', 'RESULT'], results.map(deletionRow))}`);
       failed ||= results.some((r) => r.outcome === 'failed' || r.outcome === 'still-present');
     }
+    if (flags.delete && strays.files.length > 0) failed = (await removeStrays(plugins, strays.files)) || failed;
     return failed ? 1 : 0;
   } finally {
     transport.close();
   }
+}
+
+function printStrayFiles(files: FoundStrayFile[], afterOrphans: boolean): void {
+  if (files.length === 0) return;
+  const rows = files.map(({ plugin, file }) => [plugin, file.path, file.modifiedAt.toISOString()]);
+  process.stdout.write(`${afterOrphans ? '\n' : ''}${renderTable(['PLUGIN', 'STRAY FILE', 'MODIFIED'], rows)}`);
+  process.stderr.write(
+    'Stray files are temporary files a killed write left behind, not volumes: the controller removes them when it starts, ' +
+      '--delete removes them now (except those modified in the last minute, which may be a write in progress).\n',
+  );
+}
+
+/** `--delete` for stray files: the plugins remove what they may; prints each; true when one failed. */
+async function removeStrays(plugins: VolumePlugin[], files: FoundStrayFile[]): Promise<boolean> {
+  const removed = await removeStrayFiles(plugins);
+  const gone = new Set(removed.files.map(({ file }) => file.path));
+  const rows = files.map(({ plugin, file }) => [
+    plugin,
+    file.path,
+    gone.has(file.path) ? 'removed' : file.removable ? 'not removed' : 'kept: modified in the last minute (may be a write in progress)',
+  ]);
+  process.stdout.write(`\n${renderTable(['PLUGIN', 'STRAY FILE', 'RESULT'], rows)}`);
+  for (const failure of removed.failures) {
+    process.stderr.write(`pv-controller orphans: ${failure.plugin}: cannot remove stray files: ${failure.message}\n`);
+  }
+  return removed.failures.length > 0;
 }
 
 function orphanRow({ plugin, volume }: Orphan): string[] {

@@ -9,13 +9,17 @@
  * released": backing volumes are listed first, then claims, then PVs. A volume in the list was
  * created before the claims were read, so its claim still held the finalizer then, or its PV was
  * created before the PVs were read. Deleting re-reads claims and PVs just before each delete.
+ *
+ * Stray files are not volumes: files a killed operation left on the backend (a temporary volume
+ * record). They are listed beside the orphans and removed by the plugin itself, which knows which
+ * of them no operation in progress can own.
  */
 import { basename } from 'node:path/posix';
 import type { Logger } from 'pino';
 import { FINALIZER_PROVISIONING } from '../kube/annotations.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
 import { backingName } from '../plugins/naming.js';
-import type { BackingVolume, VolumePlugin } from '../plugins/plugin.js';
+import type { BackingVolume, StrayFile, VolumePlugin } from '../plugins/plugin.js';
 import { PV_NAME_PREFIX } from './provisioner/request.js';
 
 /** Live reads of the cluster's claims and PVs (not a cache: deciding to delete needs the truth). */
@@ -40,6 +44,16 @@ export interface OrphanScan {
   /** Plugins that could list their backing volumes (each gets a count, zero included). */
   scannedPlugins: string[];
   /** Plugins whose listing failed: their orphans are unknown, not zero. */
+  failures: PluginListFailure[];
+}
+
+export interface FoundStrayFile {
+  plugin: string;
+  file: StrayFile;
+}
+
+export interface StrayFileScan {
+  files: FoundStrayFile[];
   failures: PluginListFailure[];
 }
 
@@ -233,4 +247,33 @@ async function deleteOne(
     log?.warn({ err: errorMessage(err) }, 'deleting orphaned backing volume failed');
     return { orphan, outcome: 'failed', detail: errorMessage(err) };
   }
+}
+
+/** Runs `step` on every plugin that has it, collecting what it returns and what failed. */
+async function strayFilesOf(
+  plugins: readonly VolumePlugin[],
+  step: (plugin: VolumePlugin) => Promise<StrayFile[]> | undefined,
+): Promise<StrayFileScan> {
+  const scan: StrayFileScan = { files: [], failures: [] };
+  for (const plugin of plugins) {
+    try {
+      for (const file of (await step(plugin)) ?? []) scan.files.push({ plugin: plugin.name, file });
+    } catch (err) {
+      scan.failures.push({ plugin: plugin.name, message: errorMessage(err) });
+    }
+  }
+  return scan;
+}
+
+/** The stray files every plugin that can list them knows of. */
+export function findStrayFiles(plugins: readonly VolumePlugin[]): Promise<StrayFileScan> {
+  return strayFilesOf(plugins, (plugin) => plugin.listStrayFiles?.());
+}
+
+/** Has every plugin remove the stray files no operation in progress can own; returns those removed. */
+export async function removeStrayFiles(plugins: readonly VolumePlugin[], logger?: Logger): Promise<StrayFileScan> {
+  const scan = await strayFilesOf(plugins, (plugin) => plugin.removeStrayFiles?.());
+  for (const { plugin, file } of scan.files) logger?.info({ plugin, path: file.path }, 'removed a temporary file a killed operation left behind');
+  for (const { plugin, message } of scan.failures) logger?.warn({ plugin, err: message }, 'could not remove stray files');
+  return scan;
 }

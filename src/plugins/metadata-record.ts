@@ -10,6 +10,9 @@
  * file exists, and `listRecords` can keep what it has read in memory and read only names it has
  * not seen. Without that every delete, which checks the path against every other volume, read
  * every record file: O(volumes) opens per delete, ~11 deletes/s at 1,000 volumes.
+ *
+ * A writer killed between creating its temporary file and linking it leaves that file behind
+ * (`<backingName>.json.<8 hex>`, never a record): record-temporaries.ts lists and removes those.
  */
 import { constants as C, promises as fs } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -48,8 +51,12 @@ function recordDir(root: string): string {
   return posix.join(root, RECORD_DIR);
 }
 
+function isPlainBackingName(name: string): boolean {
+  return isSafeComponent(name) && !name.startsWith('.');
+}
+
 function recordPath(root: string, backingName: string): string {
-  if (!isSafeComponent(backingName) || backingName.startsWith('.')) {
+  if (!isPlainBackingName(backingName)) {
     throw new PluginError('InvalidParameter', `backing name "${backingName}" is not a plain file name`, false);
   }
   return posix.join(recordDir(root), `${backingName}${RECORD_SUFFIX}`);
@@ -118,7 +125,7 @@ export async function readRecord(root: string, backingName: string): Promise<Vol
 export async function writeRecord(root: string, record: VolumeRecord): Promise<void> {
   const path = recordPath(root, record.backingName);
   await ensureRecordDir(root);
-  const tmp = `${path}.${randomBytes(4).toString('hex')}`;
+  const tmp = `${path}.${randomBytes(4).toString('hex')}`; // what isTemporaryRecordName matches
   const handle = await fs.open(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
   try {
     await handle.writeFile(`${JSON.stringify(record, null, 2)}\n`);
@@ -217,3 +224,10 @@ async function syncDirectory(dir: string): Promise<void> {
     await handle.close();
   }
 }
+
+/** The name writeRecord gives its temporary file, `<backingName>.json.<8 lowercase hex>`, and no other. */
+export function isTemporaryRecordName(name: string): boolean {
+  const match = /^(.+)\.json\.[0-9a-f]{8}$/.exec(name);
+  return match !== null && isPlainBackingName(match[1]);
+}
+

@@ -78,6 +78,14 @@ export interface BackingVolume {
   claimName?: string;
 }
 
+/** A file a killed operation left on the backend that is no volume (a temporary record file). */
+export interface StrayFile {
+  path: string;
+  modifiedAt: Date;
+  /** False while it may still belong to an operation in progress: it is then never removed. */
+  removable: boolean;
+}
+
 export interface ParameterProblem {
   parameter: string;
   message: string;
@@ -121,4 +129,8 @@ export interface VolumePlugin {
   metricsFor(pv: PersistentVolume): MetricsProvider;
   /** Backing volumes on the backend marked as this cluster's (for `orphans`). */
   listBackingVolumes?(clusterName: string): Promise<BackingVolume[]>;
+  /** Files a killed operation left behind (for `orphans`); listing only. */
+  listStrayFiles?(): Promise<StrayFile[]>;
+  /** Removes the stray files no operation in progress can own; returns those removed (controller start, `orphans --delete`). */
+  removeStrayFiles?(): Promise<StrayFile[]>;
 }

@@ -1,5 +1,6 @@
 /**
- * Containment and no-symlink deletion: the one implementation every filesystem plugin uses.
+ * Containment, no-symlink and no-mount-crossing operations: the one implementation every
+ * filesystem plugin uses.
  *
  * resolveInsideRoot decides, lexically and then component by component with lstat, whether a
  * path is strictly inside one of the configured roots. The destructive operations re-check that
@@ -10,19 +11,37 @@
  * and a directory renamed while we work on it is still the one we empty. unlink, rmdir and
  * rename never follow their last component.
  *
+ * Mounts: nothing is ever done across a mount point strictly below the root (the root itself
+ * may be a mount point, e.g. its own filesystem or the NFS export). Two checks, both at the
+ * moment of the operation:
+ * - before anything changes, the mount table (/proc/self/mountinfo) is read: a mount point that
+ *   is the target, one of its parents below the root, or anywhere inside the target refuses the
+ *   whole operation (PluginError Unsafe, naming the mount), so nothing at all is deleted;
+ * - every directory the walk opens (each component from the root down, and each directory the
+ *   recursive delete or recycle descends into) must be on the root's mount: the mount id of the
+ *   opened descriptor (/proc/self/fdinfo `mnt_id:`) and its st_dev must equal the root's. This
+ *   checks the directory actually opened, so bind mounts of the same filesystem are caught, and
+ *   a path swapped after the table was read cannot lead the walk onto another mount.
+ *
  * Residual races (documented, not closed):
  * - without /proc (not Linux), operations fall back to full paths re-checked with lstat just
  *   before each step: a writer inside the volume who swaps a directory for a symlink between
- *   that lstat and the readdir/unlink can redirect one step outside the tree;
+ *   that lstat and the readdir/unlink can redirect one step outside the tree; and mounts are
+ *   then only seen by st_dev, so a bind mount of the same filesystem is not detected;
  * - with /proc, a directory we hold open that is moved elsewhere on the same filesystem (which
  *   only a host process with access outside the volume can do) is still emptied: we delete what
  *   was inside the volume when we opened it, wherever it went;
  * - the final rmdir of an emptied directory goes by name in its (held) parent: a writer who
- *   replaced it with another empty directory gets that one removed, nothing else.
- * Deletion never descends into another filesystem (a mount point inside the tree is refused).
+ *   replaced it with another empty directory gets that one removed, nothing else;
+ * - a mount made inside the tree after the mount table was read stops the walk where it is met
+ *   (refused, Unsafe): what the walk had already deleted stays deleted, nothing on the mount is
+ *   touched. A mount made on a directory we already hold open is not entered either (we keep
+ *   working in the directory underneath it); its rmdir then fails EBUSY, reported as Unsafe
+ *   naming the mount. A file bind-mounted after the check is likewise only refused (EBUSY).
  */
 import { promises as fs, type Stats } from 'node:fs';
 import { posix } from 'node:path';
+import { describeMount, mountsCrossed, NEVER_ACROSS_A_MOUNT, readMountPoints } from './mount-points.js';
 import { emptyOpenDir, ignoreErrno, isErrno, lstatOrUndefined, OpenDir, removeEntry } from './no-follow.js';
 import { PluginError } from './plugin.js';
 
@@ -174,6 +193,18 @@ async function openParentOf(root: string, path: string): Promise<{ parent: OpenD
   return { parent: dir, leaf };
 }
 
+/**
+ * Refuses, before anything changes, a path for which a mount point strictly below the root is
+ * the path itself, one of its parents, or inside it (the mount table, octal escapes decoded).
+ */
+async function refuseMountsCrossed(contained: ContainedPath, candidate: string): Promise<void> {
+  const mounts = await readMountPoints();
+  const [crossed] = mounts ? mountsCrossed(mounts, contained.root, contained.path) : [];
+  if (crossed) {
+    throw unsafe(candidate, [contained.root], `${describeMount(crossed)} below the root; ${NEVER_ACROSS_A_MOUNT}`);
+  }
+}
+
 async function withParent<T>(
   root: string,
   path: string,
@@ -181,6 +212,7 @@ async function withParent<T>(
 ): Promise<T | undefined> {
   const contained = await resolveInsideRoot([root], path);
   if (!contained.exists) return undefined;
+  await refuseMountsCrossed(contained, path);
   const opened = await openParentOf(contained.root, contained.path);
   if (!opened) return undefined;
   try {
@@ -196,8 +228,7 @@ async function withParent<T>(
  */
 export async function removeTreeNoFollow(root: string, path: string, signal?: AbortSignal): Promise<void> {
   await withParent(root, path, async (parent, leaf) => {
-    const st = await lstatOrUndefined(parent.entry(leaf));
-    await removeEntry(parent, leaf, st?.isDirectory() ? st.dev : undefined, signal);
+    await removeEntry(parent, leaf, signal);
   });
 }
 
@@ -209,7 +240,7 @@ export async function emptyDirNoFollow(root: string, path: string, signal?: Abor
       throw err;
     });
     try {
-      await emptyOpenDir(dir, (await dir.stat()).dev, signal);
+      await emptyOpenDir(dir, signal);
     } finally {
       await dir.close();
     }
@@ -240,6 +271,7 @@ export async function renameInParentNoFollow(root: string, path: string, newName
  */
 export async function mkdirNoFollow(root: string, path: string, mode: number): Promise<boolean> {
   const contained = await resolveInsideRoot([root], path);
+  await refuseMountsCrossed(contained, path);
   const rest = posix.relative(contained.root, contained.path).split('/');
   let dir = await OpenDir.open(contained.root);
   try {

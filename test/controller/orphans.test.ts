@@ -9,10 +9,12 @@ import {
   countOrphans,
   deleteOrphans,
   findOrphans,
+  findStrayFiles,
   orphanCountsByPlugin,
+  removeStrayFiles,
 } from '../../src/controller/orphans.js';
 import { backingName } from '../../src/plugins/naming.js';
-import type { BackingVolume, DeleteRequest, ProvisionedVolume, VolumePlugin } from '../../src/plugins/plugin.js';
+import type { BackingVolume, DeleteRequest, ProvisionedVolume, StrayFile, VolumePlugin } from '../../src/plugins/plugin.js';
 
 /** A backend in memory: listBackingVolumes returns what is stored, delete removes by backing name. */
 class MemoryPlugin implements VolumePlugin {
@@ -213,5 +215,45 @@ describe('deleteOrphans', () => {
     const [result] = await deleteOrphans([{ plugin: 'gone', volume: dynamic('pvc-z') }], [], CLUSTER, new FakeCluster());
     assert.equal(result.outcome, 'failed');
     assert.match(result.detail ?? '', /not registered/);
+  });
+});
+
+/** A plugin whose backend holds stray files: removeStrayFiles takes the removable ones. */
+class StrayFilePlugin extends MemoryPlugin {
+  strays: StrayFile[] = [];
+  failStrays = false;
+
+  async listStrayFiles(): Promise<StrayFile[]> {
+    if (this.failStrays) throw new Error('record directory unreadable');
+    return this.strays.map((f) => ({ ...f }));
+  }
+  async removeStrayFiles(): Promise<StrayFile[]> {
+    if (this.failStrays) throw new Error('record directory unreadable');
+    const removed = this.strays.filter((f) => f.removable);
+    this.strays = this.strays.filter((f) => !f.removable);
+    return removed;
+  }
+}
+
+describe('stray files', () => {
+  const old: StrayFile = { path: '/r/.pv-controller/a.json.0123abcd', modifiedAt: new Date(0), removable: true };
+  const fresh: StrayFile = { path: '/r/.pv-controller/b.json.89abcdef', modifiedAt: new Date(), removable: false };
+
+  it('are listed from every plugin that has them; a failing one is reported and the others still listed', async () => {
+    const a = new StrayFilePlugin('a');
+    a.strays = [old, fresh];
+    const broken = new StrayFilePlugin('broken');
+    broken.failStrays = true;
+    const scan = await findStrayFiles([a, broken, new MemoryPlugin('cloud')]);
+    assert.deepEqual(scan.files, [{ plugin: 'a', file: old }, { plugin: 'a', file: fresh }]);
+    assert.deepEqual(scan.failures, [{ plugin: 'broken', message: 'record directory unreadable' }]);
+  });
+
+  it('removing leaves what may belong to a write in progress and reports what it removed', async () => {
+    const a = new StrayFilePlugin('a');
+    a.strays = [old, fresh];
+    const removed = await removeStrayFiles([a]);
+    assert.deepEqual(removed, { files: [{ plugin: 'a', file: old }], failures: [] });
+    assert.deepEqual(a.strays, [fresh]);
   });
 });

@@ -5,14 +5,13 @@
  * removes only it; a bound claim's volume and another cluster's volume are never touched.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, test } from 'node:test';
 import { TAG_AWS_NAME } from '../../src/kube/annotations.js';
 import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';
 import { CINDER_PLUGIN_NAME } from '../../src/plugins/cinder/parameters.js';
 import { Ec2Emulator } from '../emulators/ec2.js';
 import { OpenStackEmulator } from '../emulators/openstack.js';
+import { runCli, stopCliProcesses } from '../helpers/run-cli.js';
 import {
   AWS_CREDENTIALS,
   awsPlugin,
@@ -26,37 +25,12 @@ import {
   startCloudCluster,
 } from './cloud-helpers.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-const children = new Set<ChildProcess>();
 const teardown: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
-  for (const child of children) if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
-  children.clear();
+  stopCliProcesses();
   for (const step of teardown.splice(0).reverse()) await step();
 });
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      children.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 const clusterTags = (name: string, cluster = 'kubernetes'): Record<string, string> => ({
   [TAG_AWS_NAME]: name,

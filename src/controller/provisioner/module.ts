@@ -3,13 +3,16 @@
  * provisioning hooks and syncs every claim itself after the binder, which is how claims carrying
  * our intent finalizer are resumed or cleaned up whatever the binder decides. Without the binder
  * in this process it runs standalone: claims annotated for one of our provisioners (by a binder
- * elsewhere — the external-provisioner protocol) are provisioned by its own claim sync.
+ * elsewhere — the external-provisioner protocol) are provisioned by its own claim sync. When it
+ * starts (leading, before any claim is synced) the plugins remove the stray files a provisioner
+ * killed mid-write left behind (temporary volume records; orphans.ts).
  */
 import type { PersistentVolumeClaim } from '../../kube/types.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import { PluginRegistry } from '../../plugins/registry.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../controller.js';
 import type { ControllerContext } from '../context.js';
+import { removeStrayFiles } from '../orphans.js';
 import type { OperationMetrics } from './metrics.js';
 import { Provisioner, type ProvisionerOptions } from './provisioner.js';
 
@@ -35,11 +38,12 @@ export function provisionerModule(options: ProvisionerModuleOptions = {}): Contr
   return {
     name: PROVISIONER_MODULE_NAME,
     create(ctx: ControllerContext, env: ModuleEnv): ModuleInstance {
+      const plugins = pluginRegistryOf(env.plugins);
       const provisioner = new Provisioner({
         ...rest,
         ...(rest.metrics ?? env.metrics ? { metrics: rest.metrics ?? env.metrics } : {}),
         ctx,
-        plugins: pluginRegistryOf(env.plugins),
+        plugins,
         clusterName: env.options.clusterName,
         logger: env.logger,
         standalone: !env.options.controllers.includes('binder'),
@@ -48,6 +52,8 @@ export function provisionerModule(options: ProvisionerModuleOptions = {}): Contr
       return {
         binderHooks: provisioner.binderHooks(),
         syncClaim: (claim: PersistentVolumeClaim) => provisioner.syncClaim(claim),
+        // Before the first provision: what a provisioner killed mid-write left is cleaned up.
+        start: async () => void (await removeStrayFiles(plugins.all(), env.logger)),
         stop: () => provisioner.stop(),
       };
     },

@@ -19,8 +19,9 @@ import {
   type ContainedPath,
 } from '../safe-path.js';
 import { isBackingNameOfCluster, pvNameOfBackingName } from '../naming.js';
-import { PluginError, type BackingVolume, type ParameterProblem, type ProvisionRequest } from '../plugin.js';
+import { PluginError, type BackingVolume, type ParameterProblem, type ProvisionRequest, type StrayFile } from '../plugin.js';
 import { listRecords, readRecord, RECORD_DIR, RecordExists, removeRecord, writeRecord, type VolumeRecord } from '../metadata-record.js';
+import { listTemporaryRecords, removeTemporaryRecords, STRAY_TEMPORARY_AGE_MS } from '../record-temporaries.js';
 
 /** NAME_MAX (255) less room for "archived-" + a timestamp suffix and the record's ".json.<rand>". */
 export const MAX_DIRECTORY_BACKING_NAME = 230;
@@ -227,6 +228,26 @@ export async function listDirectoryVolumes(
     }
   }
   return volumes;
+}
+
+/** Temporary record files killed writers left in every existing root (see record-temporaries.ts). */
+export async function listStrayRecordFiles(roots: string[]): Promise<StrayFile[]> {
+  const cutoff = Date.now() - STRAY_TEMPORARY_AGE_MS;
+  const found: StrayFile[] = [];
+  for (const root of await canonicalRoots(roots)) {
+    for (const file of await listTemporaryRecords(root)) found.push({ ...file, removable: file.modifiedAt.getTime() < cutoff });
+  }
+  return found;
+}
+
+/** Removes the temporary record files older than any write in progress in every existing root. */
+export async function removeStrayRecordFiles(roots: string[]): Promise<StrayFile[]> {
+  const before = new Date(Date.now() - STRAY_TEMPORARY_AGE_MS);
+  const removed: StrayFile[] = [];
+  for (const root of await canonicalRoots(roots)) {
+    for (const file of await removeTemporaryRecords(root, before)) removed.push({ ...file, removable: true });
+  }
+  return removed;
 }
 
 function recordedVolume(root: string, record: VolumeRecord): BackingVolume {

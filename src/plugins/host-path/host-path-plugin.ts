@@ -27,6 +27,7 @@ import {
   type ParameterProblem,
   type ProvisionedVolume,
   type ProvisionRequest,
+  type StrayFile,
   type VolumePlugin,
 } from '../plugin.js';
 import { emptyDirNoFollow } from '../safe-path.js';
@@ -40,8 +41,10 @@ import {
   deleteContainedVolume,
   findRecords,
   listDirectoryVolumes,
+  listStrayRecordFiles,
   makeRecord,
   MAX_DIRECTORY_BACKING_NAME,
+  removeStrayRecordFiles,
   withPluginErrors,
 } from './directory-volume.js';
 
@@ -167,6 +170,14 @@ export class HostPathPlugin implements VolumePlugin {
 
   listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {
     return listDirectoryVolumes(this.roots, clusterName, true);
+  }
+
+  listStrayFiles(): Promise<StrayFile[]> {
+    return withPluginErrors('listing stray files', () => listStrayRecordFiles(this.roots));
+  }
+
+  removeStrayFiles(): Promise<StrayFile[]> {
+    return withPluginErrors('removing stray files', () => removeStrayRecordFiles(this.roots));
   }
 
   private isConfiguredRoot(value: string): boolean {

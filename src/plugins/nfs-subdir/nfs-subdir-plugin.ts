@@ -28,8 +28,10 @@ import {
   deleteContainedVolume,
   findRecords,
   listDirectoryVolumes,
+  listStrayRecordFiles,
   makeRecord,
   MAX_DIRECTORY_BACKING_NAME,
+  removeStrayRecordFiles,
   withPluginErrors,
   type OnDelete,
 } from '../host-path/directory-volume.js';
@@ -41,6 +43,7 @@ import {
   type ParameterProblem,
   type ProvisionedVolume,
   type ProvisionRequest,
+  type StrayFile,
   type VolumePlugin,
 } from '../plugin.js';
 import { emptyDirNoFollow, type ContainedPath } from '../safe-path.js';
@@ -195,6 +198,14 @@ export class NfsSubdirPlugin implements VolumePlugin {
       clusterName,
       false,
     );
+  }
+
+  listStrayFiles(): Promise<StrayFile[]> {
+    return withPluginErrors('listing stray files', () => listStrayRecordFiles(this.mounts.map((m) => m.mountPath)));
+  }
+
+  removeStrayFiles(): Promise<StrayFile[]> {
+    return withPluginErrors('removing stray files', () => removeStrayRecordFiles(this.mounts.map((m) => m.mountPath)));
   }
 
   private async deleteContained(
