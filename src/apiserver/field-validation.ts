@@ -1,79 +1,19 @@
 /**
- * Server-side field validation (`?fieldValidation=Strict|Warn|Ignore`). The real server decodes
- * into Go structs, so unknown fields are dropped, reported as warnings, or (Strict) rejected with
- * `strict decoding error: unknown field "spec.foo"`. We know the top-level, metadata and spec
- * fields of the kinds we serve; deeper levels are carried through unchecked.
+ * Decoding an object into its kind's schema and server-side field validation
+ * (`?fieldValidation=Strict|Warn|Ignore`). Like kube-apiserver, which decodes into Go structs,
+ * unknown fields at any depth are dropped, reported as warnings, or (Strict) refused with
+ * `strict decoding error: unknown field "spec.hostPath.foo"`; a value of the wrong type is
+ * refused at every level. The `Warning` headers are formatted and bounded as kube-apiserver's
+ * warning recorder does it.
  */
 import { BadRequestError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
-import { isPlainObject } from './object-utils.js';
+import { goQuote } from './decode/go-text.js';
+import { schemaForKind } from './decode/schema.js';
+import { decodeTyped, DecodeError } from './decode/typed-decoder.js';
+import type { ResourceInfo } from './resources/strategy.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
-
-const OBJECT_META = [
-  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation',
-  'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations',
-  'ownerReferences', 'finalizers', 'managedFields',
-];
-const SPEC_STATUS = ['spec', 'status'];
-
-const PV_SOURCES = [
-  'gcePersistentDisk', 'awsElasticBlockStore', 'hostPath', 'glusterfs', 'nfs', 'rbd', 'iscsi', 'cinder',
-  'cephfs', 'fc', 'flocker', 'flexVolume', 'azureFile', 'vsphereVolume', 'quobyte', 'azureDisk',
-  'photonPersistentDisk', 'portworxVolume', 'scaleIO', 'local', 'storageos', 'csi',
-];
-
-interface KindFields {
-  top: string[];
-  spec?: string[];
-}
-
-/** Known fields by "group/Kind" (core group is ''). */
-const KNOWN: Record<string, KindFields> = {
-  '/PersistentVolume': {
-    top: SPEC_STATUS,
-    spec: [
-      'capacity', 'accessModes', 'claimRef', 'persistentVolumeReclaimPolicy', 'storageClassName',
-      'mountOptions', 'volumeMode', 'nodeAffinity', 'volumeAttributesClassName', ...PV_SOURCES,
-    ],
-  },
-  '/PersistentVolumeClaim': {
-    top: SPEC_STATUS,
-    spec: [
-      'accessModes', 'selector', 'resources', 'volumeName', 'storageClassName', 'volumeMode',
-      'dataSource', 'dataSourceRef', 'volumeAttributesClassName',
-    ],
-  },
-  '/Namespace': { top: SPEC_STATUS },
-  '/Pod': { top: SPEC_STATUS },
-  '/Node': { top: SPEC_STATUS },
-  '/Event': {
-    top: [
-      'involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type',
-      'eventTime', 'series', 'action', 'related', 'reportingComponent', 'reportingInstance',
-    ],
-  },
-  'events.k8s.io/Event': {
-    top: [
-      'eventTime', 'series', 'reportingController', 'reportingInstance', 'action', 'reason', 'regarding',
-      'related', 'note', 'type', 'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp',
-      'deprecatedCount',
-    ],
-  },
-  'storage.k8s.io/StorageClass': {
-    top: [
-      'provisioner', 'parameters', 'reclaimPolicy', 'mountOptions', 'allowVolumeExpansion',
-      'volumeBindingMode', 'allowedTopologies',
-    ],
-  },
-  'coordination.k8s.io/Lease': {
-    top: ['spec'],
-    spec: [
-      'holderIdentity', 'leaseDurationSeconds', 'acquireTime', 'renewTime', 'leaseTransitions', 'strategy',
-      'preferredHolder',
-    ],
-  },
-};
 
 export function parseFieldValidation(value: string | null): FieldValidation {
   if (value === null || value === '') return 'Warn';
@@ -81,42 +21,59 @@ export function parseFieldValidation(value: string | null): FieldValidation {
   throw new BadRequestError(`fieldValidation parameter unsupported: ${value}`);
 }
 
-/** Removes unknown fields from `obj` (in place) and returns their paths. */
-export function pruneUnknownFields(obj: KubeObject, group: string, kind: string): string[] {
-  const known = KNOWN[`${group}/${kind}`];
-  const unknown: string[] = [];
-  const prune = (target: Record<string, unknown>, allowed: string[], prefix: string): void => {
-    for (const key of Object.keys(target)) {
-      if (!allowed.includes(key)) {
-        unknown.push(prefix + key);
-        delete target[key];
-      }
-    }
-  };
-  if (known) prune(obj, ['apiVersion', 'kind', 'metadata', ...known.top], '');
-  if (isPlainObject(obj.metadata)) prune(obj.metadata, OBJECT_META, 'metadata.');
-  if (known?.spec && isPlainObject(obj.spec)) prune(obj.spec, known.spec, 'spec.');
-  return unknown;
+export interface DecodedObject {
+  object: KubeObject;
+  /** Field-validation warnings to return in `Warning` headers. */
+  warnings: string[];
 }
 
 /**
- * Applies the requested validation level to `obj`: Strict throws 400 on any unknown field; Warn
- * returns the warnings to send; all levels drop the unknown fields.
+ * A fresh, typed copy of `body` as its kind: throws DecodeError (Go's text) for a value of
+ * the wrong type, and under Strict for unknown fields; Warn returns them as warnings.
  */
-export function enforceFieldValidation(
-  obj: KubeObject,
-  group: string,
-  kind: string,
-  level: FieldValidation,
-): string[] {
-  const unknown = pruneUnknownFields(obj, group, kind);
-  if (unknown.length === 0 || level === 'Ignore') return [];
-  const messages = unknown.map((path) => `unknown field "${path}"`);
-  if (level === 'Strict') throw new BadRequestError(`strict decoding error: ${messages.join(', ')}`);
-  return messages;
+export function decodeKindObject(info: ResourceInfo, body: Record<string, unknown>, level: FieldValidation): DecodedObject {
+  const { value, unknownFields } = decodeTyped(body, schemaForKind(info.group, info.version, info.kind));
+  const object = value as KubeObject;
+  object.metadata ??= {};
+  if (unknownFields.length === 0 || level === 'Ignore') return { object, warnings: [] };
+  const messages = unknownFields.map((path) => `unknown field ${goQuote(path)}`);
+  if (level === 'Strict') throw new DecodeError(`strict decoding error: ${messages.join(', ')}`);
+  return { object, warnings: messages };
 }
 
-/** `Warning` header values, as kube-apiserver formats them. */
+/** kube-apiserver's warning recorder: past 4,096 runes in all, each warning is cut to 256. */
+const TOTAL_RUNES = 4 * 1024;
+const ITEM_RUNES = 256;
+
+function runes(text: string): string[] {
+  return [...text];
+}
+
+/** Go's NewWarningHeader quoting: only `"` and `\` are escaped. */
+function warningHeader(text: string): string {
+  const value = `299 - "${text.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+  // A header is bytes: UTF-8 goes out as such (node writes header strings as latin1); control
+  // characters, which node refuses in headers, become spaces as Go turns CR and LF into spaces.
+  return Buffer.from(value.replace(/[^\t\x20-\x7e\u0080-\uffff]/g, ' '), 'utf8').toString('latin1');
+}
+
+/** The `Warning` header values for `messages`: deduplicated, truncated and bounded like kube-apiserver. */
 export function warningHeaders(messages: string[]): string[] {
-  return messages.map((m) => `299 - ${JSON.stringify(m)}`);
+  const unique = [...new Set(messages.filter((m) => m !== ''))];
+  const lengths = unique.map((m) => runes(m).length);
+  let written = 0;
+  let count = 0;
+  for (; count < unique.length && written + lengths[count] <= TOTAL_RUNES; count++) written += lengths[count];
+  if (count === unique.length) return unique.map(warningHeader);
+  // Over the limit: every warning is cut to ITEM_RUNES, the first one past the limit included,
+  // and later ones are added only while the total is still under the limit.
+  const out: string[] = [];
+  written = 0;
+  for (let i = 0; i < unique.length; i++) {
+    if (i > count && written >= TOTAL_RUNES) break;
+    const cut = lengths[i] > ITEM_RUNES ? runes(unique[i]).slice(0, ITEM_RUNES).join('') : unique[i];
+    written += Math.min(lengths[i], ITEM_RUNES);
+    out.push(warningHeader(cut));
+  }
+  return out;
 }

@@ -1,9 +1,9 @@
 /**
- * Request/response plumbing: bounded body reading, JSON parsing with the API server's error
- * shapes, and JSON responses.
+ * Request/response plumbing: bounded body reading and JSON responses (bodies are parsed in
+ * decode/request-body.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BadRequestError, RequestEntityTooLargeError } from '../kube/errors.js';
+import { RequestEntityTooLargeError } from '../kube/errors.js';
 
 /** kube-apiserver's limit for a request body (3 MiB). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -50,46 +50,35 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
   });
 }
 
-/** Parses a JSON request body (the JSON boundary: the result is validated by the caller). */
-export function parseJsonBody(raw: Buffer): unknown {
-  const text = raw.toString('utf8');
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    const detail = err instanceof Error ? err.message : String(err);
-    throw new BadRequestError(`the body of the request could not be decoded as JSON: ${detail}`);
-  }
-}
-
-/** The media type of a Content-Type header, lower-cased, without parameters. */
-export function mediaTypeOf(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0].trim().toLowerCase();
-}
-
-/** Rejects bodies the server cannot decode (protobuf, YAML) on create/update. */
-export function requireJsonContentType(contentType: string | undefined): void {
-  const media = mediaTypeOf(contentType);
-  if (media === '' || media === 'application/json' || media === '*/*') return;
-  throw new BadRequestError(`the body of the request was in an unknown format - accepted media types include: application/json (got ${media})`);
-}
-
-export function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, code: number, body: unknown, headers: ResponseHeaders = {}): void {
   sendRawJson(res, code, JSON.stringify(body), headers);
 }
 
-export function sendRawJson(res: ServerResponse, code: number, json: string, headers: Record<string, string> = {}): void {
+/** Header values; a header is bytes, so a value is a latin1 string (UTF-8 already encoded into it). */
+export type ResponseHeaders = Record<string, string | string[]>;
+
+function hasHighBytes(headers: ResponseHeaders): boolean {
+  for (const value of Object.values(headers)) {
+    for (const v of Array.isArray(value) ? value : [value]) if (/[\u0080-\uffff]/.test(v)) return true;
+  }
+  return false;
+}
+
+export function sendRawJson(res: ServerResponse, code: number, json: string, headers: ResponseHeaders = {}): void {
   if (res.headersSent) {
     res.end();
     return;
   }
+  // node sends the header block in the encoding of a string body, which would encode a header's
+  // bytes a second time; with a Buffer body the header block goes out as latin1, byte for byte.
+  const body = hasHighBytes(headers) ? Buffer.from(json) : json;
   res.writeHead(code, {
     'Content-Type': 'application/json',
     'Cache-Control': 'no-cache, private',
-    'Content-Length': String(Buffer.byteLength(json)),
+    'Content-Length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.length),
     ...headers,
   });
-  res.end(json);
+  res.end(body);
 }
 
 /** Query parameter that is "true" (kube accepts "true"/"1"). */

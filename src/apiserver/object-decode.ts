@@ -4,8 +4,9 @@
  */
 import { BadRequestError, ConflictError, type ResourceIdentity } from '../kube/errors.js';
 import type { KubeObject, ObjectMeta, StatusCause } from '../kube/types.js';
-import { enforceFieldValidation, type FieldValidation } from './field-validation.js';
-import { cloneObject, isPlainObject } from './object-utils.js';
+import { DecodeError } from './decode/typed-decoder.js';
+import { decodeKindObject, type DecodedObject, type FieldValidation } from './field-validation.js';
+import { isPlainObject } from './object-utils.js';
 import type { ResourceInfo } from './resources/strategy.js';
 
 export function apiVersionOf(info: ResourceInfo): string {
@@ -16,37 +17,40 @@ export function identityOf(info: ResourceInfo, name: string | undefined): Resour
   return info.group ? { group: info.group, kind: info.plural, name } : { kind: info.plural, name };
 }
 
+/** The 400 kube-apiserver gives when a create/update body does not decode into its kind. */
+export function cannotBeHandled(info: ResourceInfo, detail: string): BadRequestError {
+  return new BadRequestError(`${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: ${detail}`);
+}
+
 /**
- * Validates the shape of a create/update body and returns a private copy with kind, apiVersion
- * and namespace set; unknown fields are dropped (or rejected under Strict) and reported back.
- * With `bodyIsPrivate` (a body just parsed from the request, held by nobody else) the body
- * itself is used and changed instead of a copy.
+ * Decodes a create/update body into a fresh object of the kind with kind, apiVersion and
+ * namespace set; unknown fields are dropped (or refused under Strict) and reported back, a
+ * value of the wrong type is refused, as kube-apiserver's decoder does. The body is not changed.
  */
 export function decodeObject(
   info: ResourceInfo,
   body: unknown,
   namespace: string,
   fieldValidation: FieldValidation,
-  bodyIsPrivate = false,
-): { object: KubeObject; warnings: string[] } {
+): DecodedObject {
   if (!isPlainObject(body)) throw new BadRequestError(`Object '${info.kind}' is missing in the request body`);
-  const object = (bodyIsPrivate ? body : cloneObject(body)) as KubeObject;
   const apiVersion = apiVersionOf(info);
-  if (object.apiVersion !== undefined && object.apiVersion !== apiVersion) {
+  if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
     throw new BadRequestError(
-      `the API version in the data (${String(object.apiVersion)}) does not match the expected API version (${apiVersion})`,
+      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`,
     );
   }
-  if (object.kind !== undefined && object.kind !== info.kind) {
-    throw new BadRequestError(`the kind in the data (${String(object.kind)}) does not match the expected kind (${info.kind})`);
+  if (body.kind !== undefined && body.kind !== info.kind) {
+    throw new BadRequestError(`the kind in the data (${String(body.kind)}) does not match the expected kind (${info.kind})`);
   }
-  if (object.metadata === undefined || object.metadata === null) object.metadata = {};
-  if (!isPlainObject(object.metadata)) throw new BadRequestError('metadata must be an object');
-  const warnings = enforceFieldValidation(object, info.group, info.kind, fieldValidation);
-  setScope(info, object, namespace);
-  object.apiVersion = apiVersion;
-  object.kind = info.kind;
-  return { object, warnings };
+  let decoded: DecodedObject;
+  try {
+    decoded = decodeKindObject(info, body, fieldValidation);
+  } catch (err) {
+    throw err instanceof DecodeError ? cannotBeHandled(info, err.message) : err;
+  }
+  setScope(info, decoded.object, namespace);
+  return decoded;
 }
 
 /** Sets `kind`/`apiVersion`/namespace on an object that came out of a patch. */

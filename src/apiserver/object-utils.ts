@@ -42,11 +42,6 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
 }
 
-/** A deep copy of a JSON object (what the registry mutates is never what storage holds). */
-export function cloneObject<T>(obj: T): T {
-  return structuredClone(obj);
-}
-
 /** Everything but metadata and status: what a generation bump is decided on. */
 export function specPart(obj: KubeObject): Record<string, unknown> {
   const rest: Record<string, unknown> = {};

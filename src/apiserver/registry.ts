@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { AlreadyExistsError, ApiError, ConflictError, NotFoundError } from '../kube/errors.js';
 import type { KubeObject, ObjectList, StatusCause } from '../kube/types.js';
-import { applyPatch } from './patch/index.js';
+import { applyPatch, parsePatchBody } from './patch/index.js';
+import { decodePatchResult } from './patch/patch-result.js';
 import { QualifiedInvalidError } from './errors.js';
 import type { FieldValidation } from './field-validation.js';
-import { enforceFieldValidation } from './field-validation.js';
 import { listObjects, type ListOptions } from './list.js';
 import {
   carrySystemMeta,
@@ -22,7 +22,7 @@ import {
   resetMetaForCreate,
   setScope,
 } from './object-decode.js';
-import { cloneObject, generatedName, jsonEqual, rfc3339Seconds, specPart } from './object-utils.js';
+import { generatedName, jsonEqual, rfc3339Seconds, specPart } from './object-utils.js';
 import { deleteCollection, deleteObject, type DeleteOptions } from './deletion.js';
 import type { AdmissionContext, ResourceStrategy } from './resources/strategy.js';
 import { storageResource } from './router.js';
@@ -34,11 +34,6 @@ export interface WriteOptions {
   subresource?: string;
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
-  /**
-   * The create/update body was just parsed from a request and nobody else holds it: the
-   * registry may use it as its working copy instead of cloning it.
-   */
-  bodyIsPrivate?: boolean;
 }
 
 export interface WriteOutcome {
@@ -96,7 +91,7 @@ export class Registry {
   }
 
   async create(s: ResourceStrategy, namespace: string, body: unknown, opts: WriteOptions = {}): Promise<WriteOutcome> {
-    const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn', opts.bodyIsPrivate);
+    const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
     const meta = object.metadata;
     if (!meta.name && meta.generateName) meta.name = generatedName(meta.generateName);
     if (!meta.name) {
@@ -124,7 +119,7 @@ export class Registry {
     body: unknown,
     opts: WriteOptions = {},
   ): Promise<WriteOutcome> {
-    const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn', opts.bodyIsPrivate);
+    const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
     requireNameMatchesUrl(object.metadata, name);
     s.defaults(object);
     return { object: await this.commitUpdate(s, namespace, object, opts), warnings };
@@ -139,9 +134,10 @@ export class Registry {
     opts: WriteOptions = {},
   ): Promise<WriteOutcome> {
     const prev = this.get(s, namespace, name);
-    // A private deep copy: patch results may share (frozen) subtrees with the stored object.
-    const object = cloneObject(applyPatch(contentType, prev, patchBody, s));
-    const warnings = enforceFieldValidation(object, s.info.group, s.info.kind, opts.fieldValidation ?? 'Warn');
+    const patch = parsePatchBody(contentType, patchBody);
+    // The decoded result is a fresh copy: patch results may share (frozen) subtrees with the stored object.
+    const patched = applyPatch(contentType, prev, patch, s);
+    const { object, warnings } = decodePatchResult(s.info, contentType, patch, patched, opts.fieldValidation ?? 'Warn');
     setScope(s.info, object, namespace);
     requireNameMatchesUrl(object.metadata, name);
     s.defaults(object);

@@ -3,13 +3,16 @@
  * allowed verbs, reads the body, calls the registry or the watch hub, and writes the response.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MethodNotAllowedError } from '../kube/errors.js';
+import { BadRequestError, MethodNotAllowedError } from '../kube/errors.js';
 import type { KubeObject, ObjectList } from '../kube/types.js';
 import { negotiateForm } from './accept.js';
+import { objectBodyFormat, parseRequestBody } from './decode/request-body.js';
+import { schemaForKind } from './decode/schema.js';
+import { decodeTyped, DecodeError } from './decode/typed-decoder.js';
 import { parseDeleteOptions } from './deletion.js';
 import { pathNotFound } from './errors.js';
 import { parseFieldValidation, warningHeaders } from './field-validation.js';
-import { parseJsonBody, queryFlag, readBody, requireJsonContentType, sendJson, sendRawJson } from './http-io.js';
+import { queryFlag, readBody, sendJson, sendRawJson, type ResponseHeaders } from './http-io.js';
 import { memoizedJson } from './json-memo.js';
 import { parseListOptions } from './list.js';
 import type { Registry, WriteOptions } from './registry.js';
@@ -70,15 +73,13 @@ function writeOptions(params: URLSearchParams, route: ResourcePath): WriteOption
     subresource: route.subresource,
     dryRun: params.getAll('dryRun').includes('All'),
     fieldValidation: parseFieldValidation(params.get('fieldValidation')),
-    // readJson's result: parsed for this request alone.
-    bodyIsPrivate: true,
   };
 }
 
 function respondObject(r: ResourceRequest, code: number, obj: KubeObject | ObjectList, warnings: string[] = []): void {
-  const headers: Record<string, string> = {};
+  const headers: ResponseHeaders = {};
   const form = negotiateForm(r.req.headers.accept);
-  if (warnings.length > 0) r.res.setHeader('Warning', warningHeaders(warnings));
+  if (warnings.length > 0) headers.Warning = warningHeaders(warnings);
   if (form.kind === 'table' && (r.req.method === 'GET')) {
     const includeObject = parseIncludeObject(r.params.get('includeObject'));
     const isList = Array.isArray((obj as ObjectList).items);
@@ -91,9 +92,21 @@ function respondObject(r: ResourceRequest, code: number, obj: KubeObject | Objec
   else sendRawJson(r.res, code, memoizedJson(obj), headers);
 }
 
-async function readJson(r: ResourceRequest, requireJson: boolean): Promise<unknown> {
-  if (requireJson) requireJsonContentType(r.req.headers['content-type']);
-  return parseJsonBody(await readBody(r.req));
+/** A create/update body, JSON or YAML by Content-Type (415 for anything else). */
+async function readObjectBody(r: ResourceRequest): Promise<unknown> {
+  const format = objectBodyFormat(r.req.headers['content-type']);
+  return parseRequestBody(await readBody(r.req), { role: 'object', kind: r.strategy.info.kind }, format);
+}
+
+/** DeleteOptions from the body, typed as kube-apiserver decodes them (unknown fields ignored). */
+async function readDeleteOptionsBody(r: ResourceRequest): Promise<Record<string, unknown> | undefined> {
+  const body = parseRequestBody(await readBody(r.req), { role: 'options' });
+  if (body === undefined) return undefined;
+  try {
+    return decodeTyped(body as Record<string, unknown>, schemaForKind('', 'v1', 'DeleteOptions')).value;
+  } catch (err) {
+    throw err instanceof DecodeError ? new BadRequestError(err.message) : err;
+  }
 }
 
 function serveWatch(r: ResourceRequest, hub: WatchHub): void {
@@ -136,24 +149,25 @@ export async function serveResource(r: ResourceRequest, verb: Verb, registry: Re
     case 'watch':
       return serveWatch(r, hub);
     case 'create': {
-      const out = await registry.create(s, ns, await readJson(r, true), writeOptions(params, route));
+      const out = await registry.create(s, ns, await readObjectBody(r), writeOptions(params, route));
       return respondObject(r, 201, out.object, out.warnings);
     }
     case 'update': {
-      const out = await registry.update(s, ns, name, await readJson(r, true), writeOptions(params, route));
+      const out = await registry.update(s, ns, name, await readObjectBody(r), writeOptions(params, route));
       return respondObject(r, 200, out.object, out.warnings);
     }
     case 'patch': {
-      const body = await readJson(r, false);
+      // Raw bytes: the patch type decides how they are read (415 before any parsing).
+      const body = await readBody(r.req);
       const out = await registry.patch(s, ns, name, r.req.headers['content-type'] ?? '', body, writeOptions(params, route));
       return respondObject(r, 200, out.object, out.warnings);
     }
     case 'delete': {
-      const opts = parseDeleteOptions(await readJson(r, false), params);
+      const opts = parseDeleteOptions(await readDeleteOptionsBody(r), params);
       return respondObject(r, 200, await registry.delete(s, ns, name, opts));
     }
     case 'deletecollection': {
-      const opts = parseDeleteOptions(await readJson(r, false), params);
+      const opts = parseDeleteOptions(await readDeleteOptionsBody(r), params);
       const sel = parseSelection(params, s, route.namespace);
       return respondObject(r, 200, await registry.deleteCollection(s, sel, opts));
     }

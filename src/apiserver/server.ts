@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadOrCreateToken } from './auth.js';
+import { storedObjectRepair } from './decode/stored-objects.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { Registry } from './registry.js';
 import { createRequestHandler } from './request-handler.js';
@@ -88,11 +89,12 @@ function listenOn(server: Server, host: string, port: number): Promise<AddressIn
   });
 }
 
-async function openConfiguredStorage(opts: ApiServerOptions, logger: Logger): Promise<Storage> {
+async function openConfiguredStorage(opts: ApiServerOptions, strategies: ResourceStrategy[], logger: Logger): Promise<Storage> {
   if (opts.storage === 'sqlite') {
     const dir = join(opts.dataDir, 'db');
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    return await openStorage({ kind: 'sqlite', dir, retainChanges: opts.retainChanges, logger });
+    const repairLoaded = storedObjectRepair(strategies, logger);
+    return await openStorage({ kind: 'sqlite', dir, retainChanges: opts.retainChanges, logger, repairLoaded });
   }
   return await openStorage({ kind: 'memory', retainChanges: opts.retainChanges, logger });
 }
@@ -102,8 +104,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
   const { host, port } = parseListen(opts.listen ?? '127.0.0.1:0');
   const [tls, token] = await Promise.all([loadOrCreateTls(opts.dataDir, host), loadOrCreateToken(opts.dataDir)]);
-  const storage = await openConfiguredStorage(opts, log);
   const strategies = opts.strategies ?? (await import('./resources/index.js')).strategies;
+  const storage = await openConfiguredStorage(opts, strategies, log);
   const registry = new Registry({ storage, strategies });
   await bootstrapNamespaces(registry);
   const hub = new WatchHub(storage, {

@@ -142,7 +142,7 @@ test('Strict field validation rejects unknown fields; Warn answers with a Warnin
     const body = { metadata: { name: 'g1', colour: 'x' }, spec: { size: 1 } };
     const strict = await api(server, 'POST', '/api/v1/namespaces/default/gadgets?fieldValidation=Strict', { body });
     assert.equal(strict.status, 400);
-    assert.equal(strict.json.message, 'strict decoding error: unknown field "metadata.colour"');
+    assert.equal(strict.json.message, 'Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "metadata.colour"');
     const warn = await api(server, 'POST', '/api/v1/namespaces/default/gadgets?fieldValidation=Warn', { body });
     assert.equal(warn.status, 201);
     assert.equal(warn.headers.warning, '299 - "unknown field \\"metadata.colour\\""');

@@ -14,6 +14,7 @@ import { parseControllerOptions, type ControllerOptions } from '../../src/contro
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
 import type { VolumePlugin } from '../../src/plugins/plugin.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
+import type { ApiServerOptions } from '../../src/apiserver/server.js';
 import { controllerKubeConfig, startTestApiServer, type TestApiServer } from './apiserver.js';
 
 export interface TestClusterOptions {
@@ -25,6 +26,8 @@ export interface TestClusterOptions {
   controllerOptions?: Partial<ControllerOptions>;
   /** Don't start a controller (tests that start their own). */
   noController?: boolean;
+  /** Options for the embedded API server (storage, a data directory prepared beforehand, ...). */
+  apiServer?: Partial<ApiServerOptions>;
 }
 
 export interface TestCluster {
@@ -62,7 +65,7 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
   const dataDir = await mkdtemp(join(tmpdir(), 'pvc-cluster-'));
   const hostPathRoot = join(dataDir, 'volumes');
   await mkdir(hostPathRoot);
-  const api = await startTestApiServer({ dataDir: join(dataDir, 'api') });
+  const api = await startTestApiServer({ dataDir: join(dataDir, 'api'), ...opts.apiServer });
   const plugins = new PluginRegistry([
     ...(opts.noHostPath ? [] : [new HostPathPlugin({ roots: [hostPathRoot] })]),
     ...(opts.plugins ?? []),

@@ -4,6 +4,8 @@
  */
 import { BadRequestError, UnsupportedMediaTypeError } from '../../kube/errors.js';
 import type { KubeObject } from '../../kube/types.js';
+import { inspectValue, parseRequestBody } from '../decode/request-body.js';
+import { MAX_NESTING_DEPTH } from '../decode/typed-decoder.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
 import { applyJsonPatch } from './json.js';
 import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
@@ -27,13 +29,22 @@ export function patchMediaType(contentType: string): string {
   return contentType.split(';')[0].trim().toLowerCase();
 }
 
-function decodeBody(patch: unknown): unknown {
-  if (!(patch instanceof Uint8Array)) return patch;
-  try {
-    return JSON.parse(Buffer.from(patch).toString('utf8')) as unknown;
-  } catch (err) {
-    throw new BadRequestError(`error decoding patch: ${(err as Error).message}`);
-  }
+function requireSupportedType(contentType: string): string {
+  const mediaType = patchMediaType(contentType);
+  if (!(SUPPORTED_PATCH_TYPES as readonly string[]).includes(mediaType)) throw new UnsupportedMediaTypeError(contentType);
+  return mediaType;
+}
+
+/**
+ * A PATCH body as JSON: raw bytes are parsed, and any body is held to the nesting limit every
+ * request body has (400 "invalid JSON patch", as kube-apiserver answers for a body it cannot
+ * read), so the recursive patch code never sees more. 415 for a patch type we do not apply.
+ */
+export function parsePatchBody(contentType: string, patch: unknown): unknown {
+  requireSupportedType(contentType);
+  if (patch instanceof Uint8Array) return parseRequestBody(patch, { role: 'patch' });
+  if (inspectValue(patch, MAX_NESTING_DEPTH) !== undefined) throw new BadRequestError('invalid JSON patch');
+  return patch;
 }
 
 /**
@@ -42,9 +53,8 @@ function decodeBody(patch: unknown): unknown {
  * malformed patch, 422 for a JSON patch that does not apply.
  */
 export function applyPatch(contentType: string, current: KubeObject, patch: unknown, strategy: ResourceStrategy): KubeObject {
-  const mediaType = patchMediaType(contentType);
-  if (!(SUPPORTED_PATCH_TYPES as readonly string[]).includes(mediaType)) throw new UnsupportedMediaTypeError(contentType);
-  const body = decodeBody(patch);
+  const mediaType = requireSupportedType(contentType);
+  const body = patch instanceof Uint8Array ? parsePatchBody(contentType, patch) : patch;
   const doc = cloneJson(current) as unknown as JsonObject;
   let result: JsonValue;
   if (mediaType === JSON_PATCH) result = applyJsonPatch(doc, body);

@@ -5,7 +5,7 @@
  */
 import type { KubeObject, ObjectReference, StatusCause } from '../../kube/types.js';
 import { isDNS1123Subdomain, isQualifiedName } from '../../kube/name-validation.js';
-import { requireMicroTime, resourceInfo } from './common.js';
+import { resourceInfo } from './common.js';
 import { invalid, invalidEach, required } from './field-errors.js';
 import { validateObjectMetaUpdate } from './object-meta.js';
 import { age, column } from './printing.js';
@@ -123,11 +123,7 @@ export function referenceFields(prefix: string, ref: ObjectReference | undefined
 /** What differs between the two API versions of the one stored Event kind. */
 export interface EventVersion {
   group: string;
-  /** How a decode error names the version: "v1", "events.k8s.io/v1". */
-  decodeVersion: string;
-  /** The MicroTime values a real server decodes (eventTime, series.lastObservedTime), in that order. */
-  microTimes(obj: KubeObject): unknown[];
-  /** Defaulting after the MicroTime checks. */
+  /** Defaulting (decoding, MicroTimes included, happened before). */
   fillDefaults?(obj: KubeObject): void;
   validate(obj: KubeObject): StatusCause[];
   fields(obj: KubeObject): FieldSet;
@@ -140,7 +136,6 @@ export function eventStrategy(v: EventVersion): ResourceStrategy {
     info: resourceInfo({ group: v.group, version: 'v1', plural: 'events', kind: 'Event', namespaced: true,
       shortNames: ['ev'], hasStatus: false }),
     defaults(obj) {
-      for (const time of v.microTimes(obj)) requireMicroTime(time, 'Event', v.decodeVersion);
       v.fillDefaults?.(obj);
     },
     prepareForCreate() {},

@@ -58,8 +58,6 @@ function validateEventV1(obj: KubeObject): StatusCause[] {
 
 export const eventsV1Strategy: ResourceStrategy = eventStrategy({
   group: 'events.k8s.io',
-  decodeVersion: 'events.k8s.io/v1',
-  microTimes: (obj) => [(obj as EventV1).eventTime, (obj as EventV1).series?.lastObservedTime],
   validate: validateEventV1,
 
   fields(obj) {

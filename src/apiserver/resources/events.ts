@@ -30,8 +30,6 @@ type CoreEventSeries = { series?: { lastObservedTime?: string; count?: number } 
 
 export const coreEventStrategy: ResourceStrategy = eventStrategy({
   group: '',
-  decodeVersion: 'v1',
-  microTimes: (obj) => [(obj as CoreEvent).eventTime, (obj as CoreEventSeries).series?.lastObservedTime],
   fillDefaults(obj) {
     const ev = obj as CoreEvent;
     if (typeof ev.involvedObject !== 'object' || ev.involvedObject === null) ev.involvedObject = {};

@@ -1,9 +1,9 @@
 /**
- * Lease (coordination.k8s.io/v1). acquireTime/renewTime are metav1.MicroTime: a real server
- * cannot decode them without exactly six fractional digits, so neither can we (400).
+ * Lease (coordination.k8s.io/v1). acquireTime/renewTime are metav1.MicroTime, which the typed
+ * decoder refuses without exactly six fractional digits, as a real server does (400).
  */
 import type { KubeObject, Lease, StatusCause } from '../../kube/types.js';
-import { requireMicroTime, resourceInfo } from './common.js';
+import { resourceInfo } from './common.js';
 import { invalid } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
@@ -26,11 +26,7 @@ export const leaseStrategy: ResourceStrategy = {
   info: resourceInfo({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true,
     hasStatus: false }),
 
-  defaults(obj) {
-    const spec = (obj as Lease).spec;
-    requireMicroTime(spec?.acquireTime, 'Lease', 'coordination.k8s.io/v1');
-    requireMicroTime(spec?.renewTime, 'Lease', 'coordination.k8s.io/v1');
-  },
+  defaults() {},
   prepareForCreate() {},
   validateCreate: validateLease,
   prepareForUpdate() {},

@@ -6,7 +6,7 @@ import { FINALIZER_PVC_PROTECTION } from '../../kube/annotations.js';
 import type { KubeObject, PersistentVolumeClaim, StatusCause, StorageClass } from '../../kube/types.js';
 import { accessModesKey, defaultStorageClass, storageClassOfClaim } from '../../kube/volume-helpers.js';
 import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
-import { canonicalizeQuantities, ensureFinalizer, keepStored, recordAt, resourceInfo } from './common.js';
+import { ensureFinalizer, keepStored, resourceInfo } from './common.js';
 import { required } from './field-errors.js';
 import { nameIsDNSSubdomain, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
@@ -18,14 +18,6 @@ const asPVC = (obj: KubeObject): PersistentVolumeClaim => {
   if (typeof pvc.spec !== 'object' || pvc.spec === null) pvc.spec = {};
   return pvc;
 };
-
-function canonicalizeClaimQuantities(pvc: PersistentVolumeClaim): void {
-  const resources = recordAt(pvc.spec, 'resources');
-  canonicalizeQuantities(recordAt(resources, 'requests'), 'PersistentVolumeClaim', 'v1');
-  canonicalizeQuantities(recordAt(resources, 'limits'), 'PersistentVolumeClaim', 'v1');
-  canonicalizeQuantities(recordAt(pvc.status, 'capacity'), 'PersistentVolumeClaim', 'v1');
-  canonicalizeQuantities(recordAt(pvc.status, 'allocatedResources'), 'PersistentVolumeClaim', 'v1');
-}
 
 /** NormalizeDataSources: when only one of dataSource/dataSourceRef is set, mirror it. */
 function normalizeDataSources(pvc: PersistentVolumeClaim): void {
@@ -67,7 +59,6 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
 
   defaults(obj) {
     const pvc = asPVC(obj);
-    canonicalizeClaimQuantities(pvc);
     if (pvc.spec.volumeMode === undefined || pvc.spec.volumeMode === null) pvc.spec.volumeMode = 'Filesystem';
     if (typeof pvc.status !== 'object' || pvc.status === null) pvc.status = {};
     if (!pvc.status.phase) pvc.status.phase = 'Pending';

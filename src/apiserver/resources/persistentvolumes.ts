@@ -5,7 +5,7 @@
 import { ANN_MOUNT_OPTIONS, FINALIZER_PV_PROTECTION } from '../../kube/annotations.js';
 import type { KubeObject, PersistentVolume, PersistentVolumeSpec, StatusCause } from '../../kube/types.js';
 import { accessModesKey, hasAnnotation, storageClassOfVolume } from '../../kube/volume-helpers.js';
-import { canonicalizeQuantities, diffText, ensureFinalizer, keepStored, jsonEqual, resourceInfo, rfc3339Now } from './common.js';
+import { diffText, ensureFinalizer, keepStored, jsonEqual, resourceInfo, rfc3339Now } from './common.js';
 import { forbidden, immutable, notSupported, required } from './field-errors.js';
 import { nameIsDNSSubdomain, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
@@ -140,7 +140,6 @@ export const persistentVolumeStrategy: ResourceStrategy = {
 
   defaults(obj) {
     const pv = asPV(obj);
-    canonicalizeQuantities(pv.spec.capacity, 'PersistentVolume', 'v1');
     if (!pv.spec.persistentVolumeReclaimPolicy) pv.spec.persistentVolumeReclaimPolicy = 'Retain';
     if (pv.spec.volumeMode === undefined || pv.spec.volumeMode === null) pv.spec.volumeMode = 'Filesystem';
     if (typeof pv.status !== 'object' || pv.status === null) pv.status = {};

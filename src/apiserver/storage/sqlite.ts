@@ -29,7 +29,7 @@ import type { KubeObject } from '../../kube/types.js';
 import { BatchedStorage, DEFAULT_RETAIN_CHANGES, type StorageOptions } from './batched-storage.js';
 import { StorageLockedError } from './errors.js';
 import { prepareStatements, readStoredState, SCHEMA, type StoredState, type Statements } from './sqlite-schema.js';
-import type { Change } from './storage.js';
+import type { Change, ObjectKey } from './storage.js';
 
 /** Name of the database file inside the data directory. */
 export const SQLITE_FILE = 'storage.sqlite';
@@ -37,6 +37,11 @@ export const SQLITE_FILE = 'storage.sqlite';
 export interface SqliteStorageOptions extends StorageOptions {
   /** How long opening waits for another holder of the database to let go (default 2000 ms). */
   lockTimeoutMs?: number;
+  /**
+   * Called for every object read back while opening; returns what the view and the replay
+   * log hold instead (the API server uses it to repair objects an older version stored).
+   */
+  repairLoaded?: (key: ObjectKey, object: KubeObject) => KubeObject;
   /** Compact the on-disk log after this many changes left the replay ring (default retain/10). */
   compactEvery?: number;
 }
@@ -49,23 +54,27 @@ interface LoadedHistory {
   objectsByRV: Map<number, KubeObject>;
 }
 
-function parseBody(body: string): KubeObject {
-  return JSON.parse(body) as KubeObject;
+/** Turns a stored body back into an object (JSON.parse, then the optional repair). */
+type ReadBody = (key: ObjectKey, body: string) => KubeObject;
+
+function bodyReader(repair: SqliteStorageOptions['repairLoaded']): ReadBody {
+  if (!repair) return (_key, body) => JSON.parse(body) as KubeObject;
+  return (key, body) => repair(key, JSON.parse(body) as KubeObject);
 }
 
-function loadHistory(state: StoredState): LoadedHistory {
+function loadHistory(state: StoredState, readBody: ReadBody): LoadedHistory {
   const objectsByRV = new Map<number, KubeObject>();
   let changes: Change[] = [];
   let floorRV = state.changesAboveFloor > state.recent.length ? state.recent[0].rv - 1 : state.compactedRV;
   for (const row of state.recent) {
-    const object = parseBody(row.body);
-    objectsByRV.set(row.rv, object);
     const key = { resource: row.resource, namespace: row.namespace, name: row.name };
+    const object = readBody(key, row.body);
+    objectsByRV.set(row.rv, object);
     if (row.prev_rv === null) {
       changes.push({ rv: row.rv, type: row.type, key, object });
       continue;
     }
-    const prev = objectsByRV.get(row.prev_rv) ?? (row.prev_body === null ? undefined : parseBody(row.prev_body));
+    const prev = objectsByRV.get(row.prev_rv) ?? (row.prev_body === null ? undefined : readBody(key, row.prev_body));
     if (prev === undefined) {
       // The previous version is gone (should not happen): replay can only start after this row.
       floorRV = row.rv;
@@ -128,7 +137,8 @@ export class SqliteStorage extends BatchedStorage {
     state: StoredState,
     options: SqliteStorageOptions,
   ) {
-    const history = loadHistory(state);
+    const readBody = bodyReader(options.repairLoaded);
+    const history = loadHistory(state, readBody);
     super({ currentRV: state.maxRV, floorRV: history.floorRV }, options);
     const retain = options.retainChanges ?? DEFAULT_RETAIN_CHANGES;
     this.compactEvery = Math.max(1, options.compactEvery ?? Math.ceil(retain / 10));
@@ -138,7 +148,7 @@ export class SqliteStorage extends BatchedStorage {
     for (const change of history.changes) this.loadChange(change);
     for (const row of state.objects) {
       const key = { resource: row.resource, namespace: row.namespace, name: row.name };
-      this.loadObject(key, history.objectsByRV.get(row.rv) ?? parseBody(row.body));
+      this.loadObject(key, history.objectsByRV.get(row.rv) ?? readBody(key, row.body));
     }
   }
 

@@ -1,6 +1,9 @@
 /** Shared fixtures for the strategy tests: run a strategy the way the registry does. */
 import assert from 'node:assert/strict';
 import type { KubeObject, StatusCause } from '../../../src/kube/types.js';
+import { DecodeError } from '../../../src/apiserver/decode/typed-decoder.js';
+import { decodeKindObject } from '../../../src/apiserver/field-validation.js';
+import { cannotBeHandled } from '../../../src/apiserver/object-decode.js';
 import type { AdmissionContext, ResourceStrategy } from '../../../src/apiserver/resources/strategy.js';
 
 export const NOW = '2024-05-01T10:00:00Z';
@@ -12,9 +15,18 @@ export function emptyAdmission(objects: Record<string, KubeObject[]> = {}): Admi
   };
 }
 
-/** Create as the registry does: defaults, admission/prepare, validate. */
+/** The typed copy the registry hands a strategy (a decode error is the registry's 400). */
+export function decoded(s: ResourceStrategy, body: KubeObject): KubeObject {
+  try {
+    return decodeKindObject(s.info, body, 'Ignore').object;
+  } catch (err) {
+    throw err instanceof DecodeError ? cannotBeHandled(s.info, err.message) : err;
+  }
+}
+
+/** Create as the registry does: decode, defaults, admission/prepare, validate. */
 export function create(s: ResourceStrategy, body: KubeObject, ctx = emptyAdmission()): { obj: KubeObject; causes: StatusCause[] } {
-  const obj = structuredClone(body);
+  const obj = decoded(s, body);
   obj.metadata.creationTimestamp ??= NOW;
   obj.metadata.uid ??= 'uid-1';
   s.defaults(obj);
@@ -23,14 +35,14 @@ export function create(s: ResourceStrategy, body: KubeObject, ctx = emptyAdmissi
 }
 
 export function update(s: ResourceStrategy, next: KubeObject, prev: KubeObject): { obj: KubeObject; causes: StatusCause[] } {
-  const obj = structuredClone(next);
+  const obj = decoded(s, next);
   s.defaults(obj);
   s.prepareForUpdate(obj, prev);
   return { obj, causes: s.validateUpdate(obj, prev) };
 }
 
 export function statusUpdate(s: ResourceStrategy, next: KubeObject, prev: KubeObject, now = NOW): { obj: KubeObject; causes: StatusCause[] } {
-  const obj = structuredClone(next);
+  const obj = decoded(s, next);
   s.defaults(obj);
   s.prepareForStatusUpdate?.(obj, prev, now);
   return { obj, causes: s.validateStatusUpdate?.(obj, prev) ?? [] };

@@ -1,0 +1,181 @@
+/**
+ * The type of every field, at every depth, of the kinds we serve, read from
+ * @kubernetes/client-node's generated models: each model class carries a static
+ * `attributeTypeMap` ([{ baseName, type, format }]) with types such as 'string', 'number'
+ * (format int32/int64/double), 'boolean', 'Date', 'V1MicroTime', 'IntOrString', 'any',
+ * 'Array<V1Foo>', '{ [key: string]: string; }' or another model's class name.
+ *
+ * Two facts of the Go types are lost in that generation and restored here, each as a rule
+ * rather than a copy of the Go structs: which string fields are resource.Quantity (Go accepts
+ * a JSON number there and rewrites it canonically) and which fields Go reaches through an
+ * embedded struct (its name shows in Go's error paths: "spec.PersistentVolumeSource.hostPath").
+ *
+ * Schemas are built on first use per kind and kept for the life of the process.
+ */
+import * as models from '@kubernetes/client-node';
+
+export type LeafKind =
+  | 'string' | 'bool' | 'int32' | 'int64' | 'float64' | 'time' | 'microTime' | 'quantity' | 'intOrString' | 'free';
+
+export interface LeafSchema {
+  kind: LeafKind;
+}
+export interface ArraySchema {
+  kind: 'array';
+  items: TypeSchema;
+}
+export interface MapSchema {
+  kind: 'map';
+  values: TypeSchema;
+  /** Go's name of the map type when it is a named one (v1.ResourceList). */
+  goType?: string;
+}
+export interface StructSchema {
+  kind: 'struct';
+  /** Go package and type, as Go's errors print it: "v1.PersistentVolumeSpec". */
+  goType: string;
+  /** The Go struct's own name: "PersistentVolumeSpec". */
+  goName: string;
+  fields: Map<string, FieldSchema>;
+  /** The type of fields it does not name; absent: such fields are unknown and dropped. */
+  otherFields?: TypeSchema;
+}
+export type TypeSchema = LeafSchema | ArraySchema | MapSchema | StructSchema;
+
+export interface FieldSchema {
+  type: TypeSchema;
+  /** The field's segment in Go's error paths ("hostPath", "PersistentVolumeSource.hostPath"). */
+  goPath: string;
+}
+
+interface Attribute {
+  baseName: string;
+  type: string;
+  format: string;
+}
+interface ModelClass {
+  getAttributeTypeMap(): Attribute[];
+}
+
+/** resource.Quantity fields, which the generated models type as plain strings. */
+export const QUANTITY_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  V1PersistentVolumeSpec: ['capacity'],
+  V1PersistentVolumeClaimStatus: ['capacity', 'allocatedResources'],
+  V1VolumeResourceRequirements: ['limits', 'requests'],
+  V1ResourceRequirements: ['limits', 'requests'],
+  V1NodeStatus: ['capacity', 'allocatable'],
+  V1PodSpec: ['overhead'],
+  V1ContainerStatus: ['allocatedResources'],
+  V1EmptyDirVolumeSource: ['sizeLimit'],
+};
+
+/** The embedded Go struct a field is promoted from, if any. */
+function embeddedStructOf(model: string, attr: Attribute): string | undefined {
+  if (model === 'V1PersistentVolumeSpec' && attr.type.endsWith('VolumeSource')) return 'PersistentVolumeSource';
+  if (model === 'V1Volume' && attr.type.endsWith('VolumeSource')) return 'VolumeSource';
+  if (model === 'V1EphemeralContainer' && attr.baseName !== 'targetContainerName') return 'EphemeralContainerCommon';
+  return undefined;
+}
+
+const MODEL_PREFIX = /^(?:[A-Z][a-z]+)?(V\d+(?:(?:alpha|beta)\d+)?)/;
+
+function modelClass(name: string): ModelClass | undefined {
+  const candidate = (models as unknown as Record<string, unknown>)[name];
+  if (typeof candidate !== 'function') return undefined;
+  const cls = candidate as Partial<ModelClass>;
+  return typeof cls.getAttributeTypeMap === 'function' ? (cls as ModelClass) : undefined;
+}
+
+const structs = new Map<string, StructSchema>();
+
+function structSchema(model: string): StructSchema {
+  const known = structs.get(model);
+  if (known) return known;
+  const cls = modelClass(model);
+  const prefix = MODEL_PREFIX.exec(model);
+  if (!cls || !prefix) throw new Error(`@kubernetes/client-node has no model ${model}`);
+  const goName = model.slice(prefix[0].length);
+  const schema: StructSchema = { kind: 'struct', goType: `${prefix[1].toLowerCase()}.${goName}`, goName, fields: new Map() };
+  // Registered before its fields are read, so a model that (indirectly) contains itself ends.
+  structs.set(model, schema);
+  const quantities = QUANTITY_FIELDS[model] ?? [];
+  for (const attr of cls.getAttributeTypeMap()) {
+    const embedded = embeddedStructOf(model, attr);
+    schema.fields.set(attr.baseName, {
+      type: typeSchema(attr.type, attr.format, quantities.includes(attr.baseName)),
+      goPath: embedded ? `${embedded}.${attr.baseName}` : attr.baseName,
+    });
+  }
+  return schema;
+}
+
+const ARRAY = /^Array<(.+)>$/;
+const MAP = /^\{ \[key: string\]: (.+); \}$/;
+
+function typeSchema(type: string, format: string, quantity: boolean): TypeSchema {
+  const array = ARRAY.exec(type);
+  if (array) return { kind: 'array', items: typeSchema(array[1], format, quantity) };
+  const map = MAP.exec(type);
+  if (map) {
+    const values = typeSchema(map[1], format, quantity);
+    return quantity ? { kind: 'map', values, goType: 'v1.ResourceList' } : { kind: 'map', values };
+  }
+  switch (type) {
+    case 'string':
+      return { kind: quantity ? 'quantity' : 'string' };
+    case 'boolean':
+      return { kind: 'bool' };
+    case 'number':
+      return { kind: format === 'int32' ? 'int32' : format === 'int64' ? 'int64' : 'float64' };
+    case 'Date':
+      return { kind: format === 'date-time-micro' ? 'microTime' : 'time' };
+    case 'V1MicroTime':
+      return { kind: 'microTime' };
+    case 'IntOrString':
+      return { kind: 'intOrString' };
+    case 'any':
+    case 'object':
+      return { kind: 'free' };
+    default:
+      return structSchema(type);
+  }
+}
+
+/** client-node's model names for a kind: group-qualified first ("CoreV1Event"), then plain ("V1Pod"). */
+function modelNamesFor(group: string, version: string, kind: string): string[] {
+  const v = version.charAt(0).toUpperCase() + version.slice(1);
+  const groupWord = group === '' ? 'Core' : group.charAt(0).toUpperCase() + group.split('.')[0].slice(1);
+  return [`${groupWord}${v}${kind}`, `${v}${kind}`];
+}
+
+/** The model of a kind in client-node, if it has one. */
+export function modelForKind(group: string, version: string, kind: string): string | undefined {
+  return modelNamesFor(group, version, kind).find((name) => modelClass(name) !== undefined);
+}
+
+/**
+ * A kind client-node has no model for (a resource a test or an extension serves): typed
+ * metadata, and every other field kept as free-form JSON, within the nesting limit.
+ */
+function freeFormKind(kind: string): StructSchema {
+  const fields = new Map<string, FieldSchema>([
+    ['apiVersion', { type: { kind: 'string' }, goPath: 'apiVersion' }],
+    ['kind', { type: { kind: 'string' }, goPath: 'kind' }],
+    ['metadata', { type: structSchema('V1ObjectMeta'), goPath: 'metadata' }],
+  ]);
+  return { kind: 'struct', goType: `unstructured.${kind}`, goName: kind, fields, otherFields: { kind: 'free' } };
+}
+
+const byKind = new Map<string, StructSchema>();
+
+/** The schema of a served kind: its client-node model, or free-form beyond metadata without one. */
+export function schemaForKind(group: string, version: string, kind: string): StructSchema {
+  const key = `${group}/${version}/${kind}`;
+  let schema = byKind.get(key);
+  if (!schema) {
+    const model = modelForKind(group, version, kind);
+    schema = model ? structSchema(model) : freeFormKind(kind);
+    byKind.set(key, schema);
+  }
+  return schema;
+}

@@ -1,0 +1,31 @@
+/**
+ * Objects read back from a data directory go through the same typed decoder as request bodies,
+ * in repair mode: a store written by an older version may hold fields a kind does not have,
+ * values of the wrong type, or values nested too deep to encode again. Those are dropped (and
+ * logged), so the server can always list, watch and delete what it stores.
+ */
+import type { Logger } from 'pino';
+import type { KubeObject } from '../../kube/types.js';
+import type { ResourceStrategy } from '../resources/strategy.js';
+import { storageResource } from '../router.js';
+import type { ObjectKey } from '../storage/storage.js';
+import { schemaForKind } from './schema.js';
+import { decodeTyped } from './typed-decoder.js';
+
+export type StoredObjectRepair = (key: ObjectKey, object: KubeObject) => KubeObject;
+
+/** A repair function for SqliteStorage's `repairLoaded`, knowing the served kinds. */
+export function storedObjectRepair(strategies: ResourceStrategy[], log: Logger): StoredObjectRepair {
+  const byResource = new Map(strategies.map((s) => [storageResource(s.info.group, s.info.plural), s.info]));
+  return (key, object) => {
+    const info = byResource.get(key.resource);
+    if (!info || typeof object !== 'object' || object === null || Array.isArray(object)) return object;
+    const { value, unknownFields, dropped } = decodeTyped(object as Record<string, unknown>, schemaForKind(info.group, info.version, info.kind), true);
+    const repaired = value as KubeObject;
+    repaired.metadata ??= {};
+    if (unknownFields.length > 0 || dropped.length > 0) {
+      log.warn({ object: key, unknownFields, dropped }, 'stored object repaired on load: fields it could not keep were dropped');
+    }
+    return repaired;
+  };
+}
