@@ -3,7 +3,7 @@
  * ends with: the controller still binds a fresh claim to a fresh volume.
  */
 import assert from 'node:assert/strict';
-import type { RunningApiServer } from '../../src/apiserver/server.js';
+import type { TestServerAddress } from '../helpers/apiserver.js';
 import { api, type ApiResponse } from '../apiserver/http-client.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -32,7 +32,7 @@ export function deepHostPathPv(name: string, levels: number): string {
   return body.replace(`"hostPath":{"path":"/tmp/${name}"}`, `"hostPath":{"path":"/tmp/${name}","foo":${nestedJson(levels)}}`);
 }
 
-export function sendJsonText(server: RunningApiServer, method: string, path: string, text: string | Buffer, contentType = 'application/json'): Promise<ApiResponse> {
+export function sendJsonText(server: TestServerAddress, method: string, path: string, text: string | Buffer, contentType = 'application/json'): Promise<ApiResponse> {
   return api(server, method, path, { rawBody: text, headers: { 'Content-Type': contentType } });
 }
 
@@ -42,7 +42,7 @@ export function statusOf(r: ApiResponse): { code: number; reason: unknown; messa
 }
 
 /** Creates a volume and waits until the controller has made it Available (and so leaves it alone). */
-export async function createSettledPv(server: RunningApiServer, name: string): Promise<ApiResponse> {
+export async function createSettledPv(server: TestServerAddress, name: string): Promise<ApiResponse> {
   const created = await api(server, 'POST', PVS, { body: pvBody(name) });
   assert.equal(created.status, 201, created.text);
   return await waitFor(async () => {
@@ -51,14 +51,14 @@ export async function createSettledPv(server: RunningApiServer, name: string): P
   }, `${name} Available`);
 }
 
-export async function assertAbsent(server: RunningApiServer, path: string): Promise<void> {
+export async function assertAbsent(server: TestServerAddress, path: string): Promise<void> {
   assert.equal((await api(server, 'GET', path)).status, 404, `${path} must not exist`);
 }
 
 let bindChecks = 0;
 
 /** Creates a volume and a claim that fits only it, and waits until the controller bound them. */
-export async function assertControllerStillBinds(server: RunningApiServer): Promise<void> {
+export async function assertControllerStillBinds(server: TestServerAddress): Promise<void> {
   const name = `still-binds-${++bindChecks}`;
   const cls = `class-${name}`;
   const pv = await api(server, 'POST', PVS, { body: pvBody(name, { storageClassName: cls }) });
