@@ -88,5 +88,6 @@ export function apiResourceList(
       resources.push({ name: `${i.plural}/status`, singularName: '', namespaced: i.namespaced, kind: i.kind, verbs: ['get', 'patch', 'update'] });
     }
   }
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersionOf(served[0]), resources };
+  // kube-apiserver's legacy /api/v1 list carries no apiVersion; the group-version lists do.
+  return { kind: 'APIResourceList', ...(group ? { apiVersion: 'v1' } : {}), groupVersion: groupVersionOf(served[0]), resources };
 }

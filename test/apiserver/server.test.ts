@@ -36,7 +36,7 @@ test('health and version answer without a token; everything else needs the right
     assert.equal((await api(server, 'GET', '/api/v1/namespaces')).status, 200);
   }));
 
-test('discovery lists groups, resources with shortNames, and status subresources', () =>
+test('discovery lists groups, resources with shortNames and status subresources; /api/v1 has no apiVersion, as on kube-apiserver', () =>
   withServer(async ({ server }) => {
     const apis = await api(server, 'GET', '/api');
     assert.deepEqual(apis.json.versions, ['v1']);
@@ -49,10 +49,12 @@ test('discovery lists groups, resources with shortNames, and status subresources
     assert.equal(group.json.kind, 'APIGroup');
     const gv = await api(server, 'GET', '/apis/example.com/v1');
     assert.equal(gv.json.groupVersion, 'example.com/v1');
+    assert.equal(gv.json.apiVersion, 'v1');
     const names = gv.json.resources.map((r: { name: string }) => r.name);
     assert.deepEqual(names, ['widgets', 'widgets/status']);
     assert.deepEqual(gv.json.resources[0].shortNames, ['wd']);
     const core = await api(server, 'GET', '/api/v1');
+    assert.equal(core.json.apiVersion, undefined, "kube-apiserver's /api/v1 carries no apiVersion");
     const gadget = core.json.resources.find((r: { name: string }) => r.name === 'gadgets');
     assert.equal(gadget.namespaced, true);
     assert.equal(gadget.kind, 'Gadget');

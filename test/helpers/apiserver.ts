@@ -100,13 +100,19 @@ export interface KubectlProcess {
   stop(): Promise<KubectlResult>;
 }
 
+/** Which kubectl to run (default: kubectlPath()) and variables added to its environment. */
+export interface KubectlRunOptions {
+  bin?: string;
+  env?: Record<string, string>;
+}
+
 /** Starts kubectl with the kubeconfig and a fresh `--cache-dir`; for long-running commands like `get -w`. */
-export async function startKubectl(args: string[], kubeconfig: string, stdin?: string): Promise<KubectlProcess> {
-  const bin = kubectlPath();
+export async function startKubectl(args: string[], kubeconfig: string, stdin?: string, run: KubectlRunOptions = {}): Promise<KubectlProcess> {
+  const bin = run.bin ?? kubectlPath();
   if (!bin) throw new Error(NO_KUBECTL);
   const cacheDir = await mkdtemp(join(tmpdir(), 'kubectl-cache-'));
   const child = spawn(bin, [...args, '--kubeconfig', kubeconfig, '--cache-dir', cacheDir], {
-    env: { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: cacheDir, HOME: cacheDir },
+    env: { ...process.env, ...run.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: cacheDir, HOME: cacheDir },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
@@ -155,9 +161,9 @@ export async function startKubectl(args: string[], kubeconfig: string, stdin?: s
 export async function runKubectl(
   args: string[],
   kubeconfig: string,
-  opts: { stdin?: string; timeoutMs?: number } = {},
+  opts: { stdin?: string; timeoutMs?: number } & KubectlRunOptions = {},
 ): Promise<KubectlResult> {
-  const proc = await startKubectl(args, kubeconfig, opts.stdin);
+  const proc = await startKubectl(args, kubeconfig, opts.stdin, opts);
   const timer = setTimeout(() => {
     if (proc.child.pid !== undefined && proc.child.exitCode === null) process.kill(proc.child.pid, 'SIGKILL');
   }, opts.timeoutMs ?? 60_000);

@@ -68,7 +68,8 @@ export const EVENT_COLUMNS: TableColumn[] = [
   column('Source', 'The component reporting this event.', { priority: 1 }),
   column('Message', 'A human-readable description of the status of this operation.'),
   column('First Seen', 'The time at which the event was first recorded.', { priority: 1 }),
-  column('Count', 'The number of times this event has occurred.', { priority: 1, type: 'integer' }),
+  // kube-apiserver declares this column a string though its cells are integers.
+  column('Count', 'The number of times this event has occurred.', { priority: 1 }),
   column('Name', 'Name must be unique within a namespace.', { priority: 1, format: 'name' }),
 ];
 

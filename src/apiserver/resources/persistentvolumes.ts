@@ -38,7 +38,7 @@ function validateCapacity(spec: PersistentVolumeSpec): StatusCause[] {
   const keys = Object.keys(capacity);
   const causes: StatusCause[] = [];
   if (keys.length === 0) causes.push(required('spec.capacity'));
-  if (!keys.includes('storage') || keys.length > 1) causes.push(notSupported('spec.capacity', capacity, ['storage']));
+  if (!keys.includes('storage') || keys.length > 1) causes.push(notSupported('spec.capacity', spec.capacity ?? null, ['storage']));
   for (const k of keys) causes.push(...validatePositiveQuantity(capacity[k], `spec.capacity[${k}]`));
   return causes;
 }
@@ -142,6 +142,7 @@ export const persistentVolumeStrategy: ResourceStrategy = {
     const pv = asPV(obj);
     if (!pv.spec.persistentVolumeReclaimPolicy) pv.spec.persistentVolumeReclaimPolicy = 'Retain';
     if (pv.spec.volumeMode === undefined || pv.spec.volumeMode === null) pv.spec.volumeMode = 'Filesystem';
+    if (pv.spec.hostPath && pv.spec.hostPath.type === undefined) pv.spec.hostPath.type = '';
     if (typeof pv.status !== 'object' || pv.status === null) pv.status = {};
     if (!pv.status.phase) pv.status.phase = 'Pending';
   },

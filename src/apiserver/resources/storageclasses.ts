@@ -115,7 +115,8 @@ export const storageClassStrategy: ResourceStrategy = {
     column('Provisioner', 'provisioner indicates the type of the provisioner.'),
     column('ReclaimPolicy', 'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class.'),
     column('VolumeBindingMode', 'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.'),
-    column('AllowVolumeExpansion', 'allowVolumeExpansion shows whether the storage class allow volume expand.', { type: 'boolean' }),
+    // kube-apiserver declares this column a string though its cells are booleans.
+    column('AllowVolumeExpansion', 'allowVolumeExpansion shows whether the storage class allow volume expand.'),
     AGE_COLUMN,
   ],
 

@@ -30,6 +30,8 @@ test('both versions are the namespaced Event kind, short name ev, without status
     );
     assert.equal(s.tableColumns, EVENT_COLUMNS);
   }
+  // kube-apiserver declares every Event column a string, Count too.
+  assert.deepEqual(EVENT_COLUMNS.map((c) => c.type), EVENT_COLUMNS.map(() => 'string'));
 });
 
 test('core/v1 fields: every involvedObject reference field, reason, reportingComponent, source (falling back to reportingComponent), type', () => {

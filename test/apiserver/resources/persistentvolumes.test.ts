@@ -22,6 +22,12 @@ test('a valid PV is defaulted, gets Pending, a transition time and the pv-protec
   assert.deepEqual(p.metadata.finalizers, ['kubernetes.io/pv-protection']);
 });
 
+test('a hostPath source gets type "" when it names none, as kube-apiserver defaults it; a named type stays', () => {
+  assert.equal((create(pv, valid).obj as PersistentVolume).spec.hostPath?.type, '');
+  const typed = create(pv, withChanges(valid, { 'spec.hostPath': { path: '/tmp/pv1', type: 'DirectoryOrCreate' } })).obj as PersistentVolume;
+  assert.equal(typed.spec.hostPath?.type, 'DirectoryOrCreate');
+});
+
 test('other valid PV shapes pass: nfs, local with affinity, csi, gce, several access modes', () => {
   const local = {
     local: { path: '/mnt/disk' },
@@ -54,6 +60,8 @@ const createRules: RuleCase[] = [
   { name: 'ReadWriteOncePod is exclusive', set: { 'spec.accessModes': ['ReadWriteOncePod', 'ReadWriteOnce'] }, field: 'spec.accessModes',
     reason: 'FieldValueForbidden', message: 'Forbidden: may not use ReadWriteOncePod with other access modes' },
   { name: 'capacity required', set: { 'spec.capacity': undefined }, field: 'spec.capacity', reason: 'FieldValueRequired' },
+  { name: 'a missing capacity is shown as null, as kube-apiserver shows it', set: { 'spec.capacity': undefined }, field: 'spec.capacity',
+    reason: 'FieldValueNotSupported', message: 'Unsupported value: null: supported values: "storage"' },
   { name: 'capacity only storage', set: { 'spec.capacity': { storage: '1Gi', cpu: '1' } }, field: 'spec.capacity', reason: 'FieldValueNotSupported' },
   { name: 'capacity positive', set: { 'spec.capacity': { storage: '0' } }, field: 'spec.capacity[storage]', reason: 'FieldValueInvalid',
     message: 'Invalid value: "0": must be greater than zero' },

@@ -62,6 +62,8 @@ test('parameters, provisioner, reclaimPolicy and binding mode are immutable; exp
 
 test('kubectl get sc marks the default class and prints its policy columns', () => {
   assert.deepEqual(sc.tableColumns.map((c) => c.name), ['Name', 'Provisioner', 'ReclaimPolicy', 'VolumeBindingMode', 'AllowVolumeExpansion', 'Age']);
+  // kube-apiserver declares every one of these columns a string, the boolean one too.
+  assert.deepEqual(sc.tableColumns.map((c) => c.type), ['string', 'string', 'string', 'string', 'string', 'string']);
   const obj = withChanges(create(sc, valid).obj, { 'metadata.annotations': { 'storageclass.kubernetes.io/is-default-class': 'true' } });
   assert.deepEqual(sc.tableRow(obj, new Date('2024-05-03T10:00:00Z')), ['gold (default)', 'kubernetes.io/aws-ebs', 'Delete', 'Immediate', false, '2d']);
 });

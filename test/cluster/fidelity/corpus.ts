@@ -1,0 +1,29 @@
+/** The whole corpus, in the order it is replayed and reported. */
+import type { Case } from './case.js';
+import { crudCases } from './corpus-crud.js';
+import { deleteCases } from './corpus-delete.js';
+import { discoveryCases } from './corpus-discovery.js';
+import { dryRunCases } from './corpus-dryrun.js';
+import { errorCases } from './corpus-errors.js';
+import { kubectlCases } from './corpus-kubectl.js';
+import { patchCases } from './corpus-patch.js';
+import { selectorCases } from './corpus-selectors.js';
+import { statusCases } from './corpus-status.js';
+import { tableCases } from './corpus-table.js';
+import { validationCases } from './corpus-validation.js';
+import { watchCases } from './corpus-watch.js';
+
+export const corpus: Case[] = [
+  ...crudCases,
+  ...patchCases,
+  ...deleteCases,
+  ...statusCases,
+  ...dryRunCases,
+  ...validationCases,
+  ...selectorCases,
+  ...watchCases,
+  ...tableCases,
+  ...errorCases,
+  ...discoveryCases,
+  ...kubectlCases,
+];
