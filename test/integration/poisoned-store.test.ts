@@ -51,7 +51,7 @@ test('a data dir holding objects stored too deep or mistyped still lists, watche
     assert.equal(list.status, 200, list.text.slice(0, 300));
     const byName = new Map<string, { spec: { hostPath: unknown }; metadata: { labels?: unknown } }>(
       list.json.items.map((pv: { metadata: { name: string } }) => [pv.metadata.name, pv]));
-    assert.deepEqual(byName.get('deep')?.spec.hostPath, { path: '/tmp/deep' });
+    assert.deepEqual(byName.get('deep')?.spec.hostPath, { path: '/tmp/deep', type: '' });
     assert.deepEqual(byName.get('label5')?.metadata.labels, { keep: 'yes' });
     const pvWatch = await watch(server, `${PVS}?watch=true&resourceVersion=0`);
     try {
