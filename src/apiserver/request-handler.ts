@@ -36,7 +36,7 @@ export const STATS_PATH = '/debug/api-stats';
 
 function serveStats(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse): true {
   if (req.method === 'DELETE') deps.stats.reset();
-  else if (req.method !== 'GET') throw new MethodNotAllowedError(req.method ?? '');
+  else if (req.method !== 'GET') throw new MethodNotAllowedError();
   sendJson(res, 200, deps.stats.snapshot(deps.hub.activeWatches()));
   return true;
 }
@@ -47,7 +47,7 @@ function serveNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerRe
   const parts = path.split('/').filter((p) => p !== '');
   let body: unknown;
   if (['healthz', 'livez', 'readyz'].includes(parts[0] ?? '')) {
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw new MethodNotAllowedError(req.method ?? '');
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new MethodNotAllowedError();
     sendText(res, 200, 'ok');
     return true;
   }
@@ -70,7 +70,7 @@ function serveNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerRe
     body = openApiV3Document(strategies, parts[3], parts[4]);
   } else return false;
   if (body === undefined) throw pathNotFound();
-  if (req.method !== 'GET') throw new MethodNotAllowedError(req.method ?? '');
+  if (req.method !== 'GET') throw new MethodNotAllowedError();
   sendJson(res, 200, body);
   return true;
 }

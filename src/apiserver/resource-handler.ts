@@ -56,12 +56,12 @@ export function checkRoute(s: ResourceStrategy, route: ResourcePath, verb: Verb 
   const { namespaced, verbs, hasStatus } = s.info;
   if (!namespaced && route.namespace !== undefined) throw pathNotFound();
   if (route.subresource !== undefined && (route.subresource !== 'status' || !hasStatus)) throw pathNotFound();
-  if (verb === undefined) throw new MethodNotAllowedError(method);
+  if (verb === undefined) throw new MethodNotAllowedError();
   if (namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
-    throw route.name !== undefined ? pathNotFound() : new MethodNotAllowedError(method);
+    throw route.name !== undefined ? pathNotFound() : new MethodNotAllowedError();
   }
-  if (route.subresource === 'status' && !['get', 'update', 'patch'].includes(verb)) throw new MethodNotAllowedError(method);
-  if (route.subresource === undefined && !verbs.includes(verb)) throw new MethodNotAllowedError(method);
+  if (route.subresource === 'status' && !['get', 'update', 'patch'].includes(verb)) throw new MethodNotAllowedError();
+  if (route.subresource === undefined && !verbs.includes(verb)) throw new MethodNotAllowedError();
   return verb;
 }
 
