@@ -2,8 +2,9 @@
  * PATCH bodies: picks merge, JSON or strategic merge patch by Content-Type (parameters such as
  * `; charset=utf-8` ignored) and applies it to a copy of the current object.
  */
-import { BadRequestError, UnsupportedMediaTypeError } from '../../kube/errors.js';
+import { BadRequestError, RequestEntityTooLargeError, UnsupportedMediaTypeError } from '../../kube/errors.js';
 import type { KubeObject } from '../../kube/types.js';
+import { MAX_BODY_BYTES } from '../http-io.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
 import { applyJsonPatch } from './json.js';
 import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
@@ -36,14 +37,34 @@ function decodeBody(patch: unknown): unknown {
   }
 }
 
+/** 415 for a PATCH whose Content-Type is no patch type served here (server-side apply included). */
+export function requirePatchContentType(contentType: string): string {
+  const mediaType = patchMediaType(contentType);
+  if (!(SUPPORTED_PATCH_TYPES as readonly string[]).includes(mediaType)) throw new UnsupportedMediaTypeError(contentType);
+  return mediaType;
+}
+
+/**
+ * A patched object may be no larger than a body a PUT may send. Merge and strategic patches
+ * only add what their body holds, and a JSON patch's copies are bounded while it applies, so the
+ * result is at most a few MiB before it is measured here.
+ */
+export const MAX_PATCHED_OBJECT_BYTES = MAX_BODY_BYTES;
+
+function requireWithinObjectLimit(result: JsonValue): void {
+  if (Buffer.byteLength(JSON.stringify(result)) > MAX_PATCHED_OBJECT_BYTES) {
+    throw new RequestEntityTooLargeError(MAX_PATCHED_OBJECT_BYTES);
+  }
+}
+
 /**
  * Applies a PATCH body (already decoded JSON, or raw bytes) to `current`; returns a new object and
  * never mutates `current`. 415 for other content types (server-side apply included), 400 for a
- * malformed patch, 422 for a JSON patch that does not apply.
+ * malformed patch, 422 for a JSON patch that does not apply or copies too much, 413 for a result
+ * larger than a request body may be.
  */
 export function applyPatch(contentType: string, current: KubeObject, patch: unknown, strategy: ResourceStrategy): KubeObject {
-  const mediaType = patchMediaType(contentType);
-  if (!(SUPPORTED_PATCH_TYPES as readonly string[]).includes(mediaType)) throw new UnsupportedMediaTypeError(contentType);
+  const mediaType = requirePatchContentType(contentType);
   const body = decodeBody(patch);
   const doc = cloneJson(current) as unknown as JsonObject;
   let result: JsonValue;
@@ -53,6 +74,7 @@ export function applyPatch(contentType: string, current: KubeObject, patch: unkn
   if (!isJsonObject(result)) {
     throw new BadRequestError('the patched object is not a JSON object');
   }
+  requireWithinObjectLimit(result);
   if (!isJsonObject(result.metadata)) result.metadata = {};
   return result as unknown as KubeObject;
 }
