@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { writeFileAtomic } from './tls.js';
 
-const OPEN_PATHS = new Set(['/healthz', '/readyz', '/livez', '/version']);
+/** The paths kube-apiserver's system:public-info-viewer role opens to anyone, matched exactly. */
+const OPEN_PATHS = new Set(['/healthz', '/readyz', '/livez', '/version', '/version/']);
 
 export async function loadOrCreateToken(dataDir: string): Promise<string> {
   const path = join(dataDir, 'token');
@@ -24,8 +25,9 @@ export async function loadOrCreateToken(dataDir: string): Promise<string> {
   return token;
 }
 
+/** `pathname` is the decoded path, never normalised: `/healthz/../api/...` is not open. */
 export function isOpenPath(pathname: string): boolean {
-  return OPEN_PATHS.has(pathname) || pathname.startsWith('/healthz/') || pathname.startsWith('/readyz/') || pathname.startsWith('/livez/');
+  return OPEN_PATHS.has(pathname);
 }
 
 /** Constant-time check of `Authorization: Bearer <token>`. */

@@ -30,7 +30,7 @@ export function pathNotFound(): NotFoundError {
  * details keep Kind and group apart, as upstream.
  */
 export class QualifiedInvalidError extends InvalidError {
-  constructor(id: { kind: string; group: string; name: string }, causes: StatusCause[]) {
+  constructor(id: { kind: string; group: string; name?: string }, causes: StatusCause[]) {
     super(id.group ? id : { kind: id.kind, name: id.name }, causes);
     if (id.group) this.message = `${id.kind}.${id.group}${this.message.slice(id.kind.length)}`;
   }

@@ -5,6 +5,7 @@
 import { ApiError, BadRequestError, ExpiredError } from '../kube/errors.js';
 import type { KubeObject, ObjectList } from '../kube/types.js';
 import { apiVersionOf } from './object-decode.js';
+import { resourceVersionProblem, type ListQuery } from './query-params.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 import { selectionMatches, isSelectAll, type Selection } from './selection.js';
 import type { Storage } from './storage/storage.js';
@@ -22,20 +23,14 @@ interface ContinueToken {
   after: [string, string];
 }
 
-export function parseListOptions(params: URLSearchParams): ListOptions {
+/** The paging and resourceVersion part of a parsed ListOptions query. */
+export function listOptionsFrom(q: ListQuery): ListOptions {
   const opts: ListOptions = {};
-  const limit = params.get('limit');
-  if (limit !== null && limit !== '') {
-    const n = Number(limit);
-    if (!Number.isInteger(n) || n < 0) throw new BadRequestError(`invalid limit: ${limit}`);
-    if (n > 0) opts.limit = n;
-  }
-  const cont = params.get('continue');
-  if (cont) opts.continueToken = cont;
-  const rv = params.get('resourceVersion');
-  if (rv !== null && rv !== '') opts.resourceVersion = rv;
-  const match = params.get('resourceVersionMatch');
-  if (match) opts.resourceVersionMatch = match;
+  // Zero or negative is no limit, as upstream's storage reads it.
+  if (q.limit > 0n) opts.limit = q.limit > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(q.limit);
+  if (q.continueToken !== '') opts.continueToken = q.continueToken;
+  if (q.resourceVersion !== '') opts.resourceVersion = q.resourceVersion;
+  if (q.resourceVersionMatch !== '') opts.resourceVersionMatch = q.resourceVersionMatch;
   return opts;
 }
 
@@ -43,15 +38,19 @@ function encodeContinue(token: ContinueToken): string {
   return Buffer.from(JSON.stringify(token)).toString('base64url');
 }
 
+function invalidContinue(detail: string): BadRequestError {
+  return new BadRequestError(`invalid continue token: continue key is not valid: ${detail}`);
+}
+
 function decodeContinue(raw: string, storage: Storage): ContinueToken {
   let token: ContinueToken;
   try {
     token = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as ContinueToken;
-  } catch {
-    throw new BadRequestError('continue key is not valid');
+  } catch (err) {
+    throw invalidContinue((err as Error).message);
   }
   if (typeof token?.rv !== 'number' || !Array.isArray(token.after) || token.after.length !== 2) {
-    throw new BadRequestError('continue key is not valid');
+    throw invalidContinue('not a continue token of this server');
   }
   if (token.rv < storage.oldestRetainedRV()) {
     throw new ApiError(
@@ -65,21 +64,13 @@ function decodeContinue(raw: string, storage: Storage): ContinueToken {
 }
 
 function parseRV(raw: string): number {
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 0) throw new BadRequestError(`invalid resource version: ${raw}`);
-  return n;
+  const problem = resourceVersionProblem(raw);
+  if (problem !== undefined) throw new BadRequestError(`invalid resource version: ${problem}`);
+  return Number(raw);
 }
 
 /** The RV a list is served at; only the latest state exists, so an exact older RV is gone. */
 function checkListResourceVersion(opts: ListOptions, storage: Storage): void {
-  if (opts.resourceVersionMatch !== undefined) {
-    if (opts.resourceVersion === undefined) {
-      throw new BadRequestError('resourceVersionMatch is forbidden unless resourceVersion is provided');
-    }
-    if (opts.resourceVersionMatch !== 'Exact' && opts.resourceVersionMatch !== 'NotOlderThan') {
-      throw new BadRequestError(`resourceVersionMatch: unsupported value "${opts.resourceVersionMatch}"`);
-    }
-  }
   if (opts.resourceVersion === undefined) return;
   const rv = parseRV(opts.resourceVersion);
   if (opts.resourceVersionMatch === 'Exact' && rv !== storage.currentRV()) {

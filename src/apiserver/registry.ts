@@ -26,7 +26,9 @@ import { generatedName, jsonEqual, rfc3339Seconds, specPart } from './object-uti
 import { deleteCollection, deleteObject, type DeleteOptions } from './deletion.js';
 import type { AdmissionContext, ResourceStrategy } from './resources/strategy.js';
 import { storageResource } from './router.js';
+import { requireStorageResourceVersion } from './query-params.js';
 import type { Selection } from './selection.js';
+import { requireCollectionKey, requireLookupableNamespace, requireNamespaceForCollectionWrite, requireObjectKey } from './storage-key.js';
 import type { ObjectKey, Storage } from './storage/storage.js';
 
 export interface WriteOptions {
@@ -80,18 +82,24 @@ export class Registry {
     return { resource: storageResource(s.info.group, s.info.plural), namespace: s.info.namespaced ? namespace : '', name };
   }
 
-  get(s: ResourceStrategy, namespace: string, name: string): KubeObject {
+  /** One object by the namespace and name a request gave (checked before they become a key). */
+  get(s: ResourceStrategy, namespace: string, name: string, resourceVersion = ''): KubeObject {
+    requireObjectKey(s.info, namespace, name);
+    requireStorageResourceVersion(resourceVersion);
     const obj = this.storage.get(this.keyOf(s, namespace, name));
     if (!obj) throw new NotFoundError(identityOf(s.info, name));
     return obj;
   }
 
   list(s: ResourceStrategy, sel: Selection, opts: ListOptions): ObjectList {
+    requireCollectionKey(s.info, sel.namespace);
     return listObjects(this.storage, s, storageResource(s.info.group, s.info.plural), sel, opts);
   }
 
   async create(s: ResourceStrategy, namespace: string, body: unknown, opts: WriteOptions = {}): Promise<WriteOutcome> {
     const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
+    // NamespaceLifecycle admission runs before the strategy names and validates the object.
+    this.requireNamespace(s, namespace);
     const meta = object.metadata;
     if (!meta.name && meta.generateName) meta.name = generatedName(meta.generateName);
     if (!meta.name) {
@@ -99,7 +107,6 @@ export class Registry {
         { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' },
       ]);
     }
-    this.requireNamespace(s, namespace);
     resetMetaForCreate(meta, randomUUID(), this.timestamp());
     s.defaults(object);
     s.prepareForCreate(object, this.admission);
@@ -150,6 +157,7 @@ export class Registry {
   }
 
   async deleteCollection(s: ResourceStrategy, sel: Selection, options: DeleteOptions): Promise<ObjectList> {
+    requireNamespaceForCollectionWrite(s.info, sel.namespace);
     return await deleteCollection(this, s, sel, options);
   }
 
@@ -212,7 +220,9 @@ export class Registry {
 
   /** NamespaceLifecycle: a namespaced object needs its namespace to exist. */
   private requireNamespace(s: ResourceStrategy, namespace: string): void {
-    if (!s.info.namespaced) return;
+    // Like NamespaceLifecycle, nothing to look up without a namespace (validation refuses that).
+    if (!s.info.namespaced || namespace === '') return;
+    requireLookupableNamespace(namespace);
     const nsKey: ObjectKey = { resource: 'namespaces', namespace: '', name: namespace };
     if (!this.strategyFor('', 'v1', 'namespaces')) return;
     const ns = this.storage.get(nsKey);

@@ -12,7 +12,8 @@ import { sendJson } from './http-io.js';
 import { OPENAPI_V2_STUB, openApiV3Document, openApiV3Index } from './openapi.js';
 import type { Registry } from './registry.js';
 import { checkRoute, serveResource, verbOf } from './resource-handler.js';
-import { parseResourcePath, type ResourcePath } from './router.js';
+import { MalformedRequestTargetError, parseRequestTarget, type RequestTarget } from './request-target.js';
+import { isApiPath, parseResourcePath, pathTokens, type ResourcePath } from './router.js';
 import type { RequestRecord, RequestStats } from './stats.js';
 import type { WatchHub } from './watch.js';
 
@@ -26,9 +27,19 @@ export interface HandlerDeps {
   serverAddress: () => string;
 }
 
-function sendText(res: ServerResponse, code: number, text: string): void {
-  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)) });
+function sendText(res: ServerResponse, code: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), ...headers });
   res.end(text);
+}
+
+/** Go's http.NotFound: kube-apiserver's answer for a path none of its handlers serves. */
+function sendPageNotFound(res: ServerResponse): void {
+  sendText(res, 404, '404 page not found\n', { 'X-Content-Type-Options': 'nosniff' });
+}
+
+/** What Go's server sends (and then closes) for a request target it cannot parse, before any handler. */
+function sendMalformedTarget(res: ServerResponse): void {
+  sendText(res, 400, '400 Bad Request', { Connection: 'close' });
 }
 
 /** Request counters over HTTP (for a server in another process): GET reads, DELETE resets. */
@@ -36,18 +47,47 @@ export const STATS_PATH = '/debug/api-stats';
 
 function serveStats(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse): true {
   if (req.method === 'DELETE') deps.stats.reset();
-  else if (req.method !== 'GET') throw new MethodNotAllowedError(req.method ?? '');
+  else if (req.method !== 'GET') throw new MethodNotAllowedError();
   sendJson(res, 200, deps.stats.snapshot(deps.hub.activeWatches()));
   return true;
 }
 
-/** Health, version, discovery and OpenAPI. Returns false when the path is none of them. */
-function serveNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, path: string): boolean {
+const HEALTH_PATHS = new Set(['/healthz', '/livez', '/readyz', '/healthz/ping', '/livez/ping', '/readyz/ping']);
+
+/** /version, /api, /api/{v}, /apis, /apis/{g}, /apis/{g}/{v} (trailing slashes allowed, as go-restful trims them). */
+function discoveryDocument(deps: HandlerDeps, path: string): unknown {
+  if (!/^\/(version|api|apis)(\/|$)/.test(path)) return undefined;
   const strategies = deps.registry.strategies;
-  const parts = path.split('/').filter((p) => p !== '');
-  let body: unknown;
-  if (['healthz', 'livez', 'readyz'].includes(parts[0] ?? '')) {
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw new MethodNotAllowedError(req.method ?? '');
+  const t = pathTokens(path);
+  if (t.length === 1) {
+    if (t[0] === 'version') return SERVER_VERSION;
+    return t[0] === 'api' ? apiVersions(deps.serverAddress()) : apiGroupList(strategies);
+  }
+  if (t[0] === 'api' && t.length === 2) return apiResourceList(strategies, '', t[1]);
+  if (t[0] === 'apis' && t.length === 2) return apiGroupDocument(strategies, t[1]);
+  if (t[0] === 'apis' && t.length === 3) return apiResourceList(strategies, t[1], t[2]);
+  return undefined;
+}
+
+/** /openapi/v3/api/{v} and /openapi/v3/apis/{g}/{v}; anything else under /openapi/v3/ is an empty 404. */
+function openApiV3Path(deps: HandlerDeps, path: string): unknown {
+  const parts = path.split('/').slice(3);
+  const strategies = deps.registry.strategies;
+  if (parts[0] === 'api' && parts.length === 2) return openApiV3Document(strategies, '', parts[1]);
+  if (parts[0] === 'apis' && parts.length === 3) return openApiV3Document(strategies, parts[1], parts[2]);
+  return undefined;
+}
+
+function sendDocument(req: IncomingMessage, res: ServerResponse, body: unknown): true {
+  if (req.method !== 'GET') throw new MethodNotAllowedError();
+  sendJson(res, 200, body);
+  return true;
+}
+
+/** Health, version, discovery and OpenAPI, each at its exact path. Returns false for any other path. */
+function serveNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, path: string): boolean {
+  if (HEALTH_PATHS.has(path)) {
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new MethodNotAllowedError();
     sendText(res, 200, 'ok');
     return true;
   }
@@ -57,22 +97,26 @@ function serveNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerRe
     return true;
   }
   if (path === STATS_PATH) return serveStats(deps, req, res);
-  if (path === '/version') body = SERVER_VERSION;
-  else if (path === '/api') body = apiVersions(deps.serverAddress());
-  else if (path === '/apis') body = apiGroupList(strategies);
-  else if (parts[0] === 'api' && parts.length === 2) body = apiResourceList(strategies, '', parts[1]);
-  else if (parts[0] === 'apis' && parts.length === 2) body = apiGroupDocument(strategies, parts[1]);
-  else if (parts[0] === 'apis' && parts.length === 3) body = apiResourceList(strategies, parts[1], parts[2]);
-  else if (path === '/openapi/v3') body = openApiV3Index(strategies);
-  else if (parts[0] === 'openapi' && parts[1] === 'v3' && parts[2] === 'api' && parts.length === 4) {
-    body = openApiV3Document(strategies, '', parts[3]);
-  } else if (parts[0] === 'openapi' && parts[1] === 'v3' && parts[2] === 'apis' && parts.length === 5) {
-    body = openApiV3Document(strategies, parts[3], parts[4]);
-  } else return false;
-  if (body === undefined) throw pathNotFound();
-  if (req.method !== 'GET') throw new MethodNotAllowedError(req.method ?? '');
-  sendJson(res, 200, body);
-  return true;
+  if (path === '/openapi/v3') return sendDocument(req, res, openApiV3Index(deps.registry.strategies));
+  if (path.startsWith('/openapi/v3/')) {
+    const doc = openApiV3Path(deps, path);
+    if (doc !== undefined) return sendDocument(req, res, doc);
+    res.writeHead(404, { 'Content-Length': '0' });
+    res.end();
+    return true;
+  }
+  const body = discoveryDocument(deps, path);
+  return body === undefined ? false : sendDocument(req, res, body);
+}
+
+/**
+ * go-restful serves /version/..., /api/... and /apis/{group}/... of the groups served here; its
+ * 404 is a JSON Status. Everything else falls through to Go's plain-text 404.
+ */
+function isGoRestfulPath(deps: HandlerDeps, path: string): boolean {
+  if (path.startsWith('/version/') || (isApiPath(path) && !path.startsWith('/apis'))) return true;
+  const t = pathTokens(path);
+  return t[0] === 'apis' && deps.registry.strategies.some((s) => s.info.group === t[1]);
 }
 
 function resourceLabel(route: ResourcePath): string {
@@ -80,29 +124,40 @@ function resourceLabel(route: ResourcePath): string {
   return route.subresource ? `${base}/${route.subresource}` : base;
 }
 
-async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, url: URL, rec: RequestRecord): Promise<void> {
-  const path = url.pathname;
+async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, target: RequestTarget, rec: RequestRecord): Promise<void> {
+  const path = target.path;
   if (!isOpenPath(path) && !hasValidToken(req, deps.token)) throw new UnauthorizedError();
   if (serveNonResource(deps, req, res, path)) return;
   const route = parseResourcePath(path);
-  if (!route) throw pathNotFound();
+  const strategy = route && deps.registry.strategyFor(route.group, route.version, route.plural);
+  if (!route || !strategy) {
+    if (isGoRestfulPath(deps, path)) throw pathNotFound();
+    return sendPageNotFound(res);
+  }
   rec.resource = resourceLabel(route);
   rec.namespace = route.namespace;
   rec.name = route.name;
-  const strategy = deps.registry.strategyFor(route.group, route.version, route.plural);
-  if (!strategy) throw pathNotFound();
-  const method = req.method ?? 'GET';
-  const verb = checkRoute(strategy, route, verbOf(method, route, url.searchParams), method);
+  const verb = checkRoute(strategy, route, verbOf(req.method ?? 'GET', route, target.query));
   rec.verb = verb;
-  await serveResource({ req, res, params: url.searchParams, route, strategy }, verb, deps.registry, deps.hub);
+  await serveResource({ req, res, params: target.query, route, strategy }, verb, deps.registry, deps.hub);
 }
 
 export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const url = new URL(req.url ?? '/', 'https://apiserver.invalid');
     const rec: RequestRecord = { verb: (req.method ?? '').toLowerCase(), resource: '', code: 0 };
+    let target: RequestTarget;
+    try {
+      target = parseRequestTarget(req.url ?? '/');
+    } catch (err) {
+      if (!(err instanceof MalformedRequestTargetError)) throw err;
+      sendMalformedTarget(res);
+      rec.code = 400;
+      deps.stats.record(rec, 'BadRequest');
+      deps.log.debug({ verb: rec.verb, target: req.url, code: 400 }, err.message);
+      return;
+    }
     let reason: string | undefined;
-    serve(deps, req, res, url, rec)
+    serve(deps, req, res, target, rec)
       .catch((err: unknown) => {
         const { code, body } = statusResponseFor(err, deps.log);
         reason = statusOf(err).reason;
@@ -112,7 +167,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       .finally(() => {
         rec.code = res.statusCode;
         deps.stats.record(rec, reason);
-        deps.log.debug({ verb: rec.verb, path: url.pathname, code: rec.code }, 'request');
+        deps.log.debug({ verb: rec.verb, path: target.rawPath, code: rec.code }, 'request');
       });
   };
 }

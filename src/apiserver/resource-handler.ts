@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadRequestError, MethodNotAllowedError } from '../kube/errors.js';
+import type { FieldRequirement } from '../kube/selectors.js';
 import type { KubeObject, ObjectList } from '../kube/types.js';
 import { negotiateForm } from './accept.js';
 import { objectBodyFormat, parseRequestBody } from './decode/request-body.js';
@@ -11,14 +12,17 @@ import { schemaForKind } from './decode/schema.js';
 import { decodeTyped, DecodeError } from './decode/typed-decoder.js';
 import { parseDeleteOptions } from './deletion.js';
 import { pathNotFound } from './errors.js';
-import { parseFieldValidation, warningHeaders } from './field-validation.js';
-import { queryFlag, readBody, sendJson, sendRawJson, type ResponseHeaders } from './http-io.js';
+import { warningHeaders } from './field-validation.js';
+import { readBody, sendJson, sendRawJson, type ResponseHeaders } from './http-io.js';
 import { memoizedJson } from './json-memo.js';
-import { parseListOptions } from './list.js';
+import { listOptionsFrom } from './list.js';
+import { requirePatchContentType } from './patch/index.js';
+import { parseListQuery, parseWriteQuery, queryBool, type WriteOptionsKind } from './query-params.js';
 import type { Registry, WriteOptions } from './registry.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 import { storageResource, type ResourcePath } from './router.js';
-import { parseSelection } from './selection.js';
+import { selectionFor } from './selection.js';
+import { requireCollectionKey } from './storage-key.js';
 import { buildTable, parseIncludeObject } from './table.js';
 import type { WatchForm } from './watch-events.js';
 import type { WatchHub } from './watch.js';
@@ -36,7 +40,7 @@ export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'd
 /** The Kubernetes verb of a request, or undefined when the method does not fit the path. */
 export function verbOf(method: string, route: ResourcePath, params: URLSearchParams): Verb | undefined {
   const item = route.name !== undefined;
-  const watching = route.legacyWatch || queryFlag(params, 'watch');
+  const watching = route.legacyWatch || queryBool(params, 'watch');
   switch (method) {
     case 'GET':
       if (watching) return 'watch';
@@ -55,24 +59,27 @@ export function verbOf(method: string, route: ResourcePath, params: URLSearchPar
 }
 
 /** Scope and subresource checks: 404 for paths the resource does not have, 405 for verbs. */
-export function checkRoute(s: ResourceStrategy, route: ResourcePath, verb: Verb | undefined, method: string): Verb {
+export function checkRoute(s: ResourceStrategy, route: ResourcePath, verb: Verb | undefined): Verb {
   const { namespaced, verbs, hasStatus } = s.info;
   if (!namespaced && route.namespace !== undefined) throw pathNotFound();
   if (route.subresource !== undefined && (route.subresource !== 'status' || !hasStatus)) throw pathNotFound();
-  if (verb === undefined) throw new MethodNotAllowedError(method);
+  if (verb === undefined) throw new MethodNotAllowedError();
   if (namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
-    throw route.name !== undefined ? pathNotFound() : new MethodNotAllowedError(method);
+    throw route.name !== undefined ? pathNotFound() : new MethodNotAllowedError();
   }
-  if (route.subresource === 'status' && !['get', 'update', 'patch'].includes(verb)) throw new MethodNotAllowedError(method);
-  if (route.subresource === undefined && !verbs.includes(verb)) throw new MethodNotAllowedError(method);
+  if (route.subresource === 'status' && !['get', 'update', 'patch'].includes(verb)) throw new MethodNotAllowedError();
+  if (route.subresource === undefined && !verbs.includes(verb)) throw new MethodNotAllowedError();
+  // `/{resource}//status`: the route matched with an empty name, which the handler refuses.
+  if (route.name === '') throw new BadRequestError('name must be provided');
   return verb;
 }
 
-function writeOptions(params: URLSearchParams, route: ResourcePath): WriteOptions {
+function writeOptions(params: URLSearchParams, route: ResourcePath, kind: WriteOptionsKind): WriteOptions {
+  const query = parseWriteQuery(params, kind);
   return {
     subresource: route.subresource,
-    dryRun: params.getAll('dryRun').includes('All'),
-    fieldValidation: parseFieldValidation(params.get('fieldValidation')),
+    dryRun: query.dryRun,
+    fieldValidation: query.fieldValidation,
   };
 }
 
@@ -92,15 +99,9 @@ function respondObject(r: ResourceRequest, code: number, obj: KubeObject | Objec
   else sendRawJson(r.res, code, memoizedJson(obj), headers);
 }
 
-/** A create/update body, JSON or YAML by Content-Type (415 for anything else). */
-async function readObjectBody(r: ResourceRequest): Promise<unknown> {
-  const format = objectBodyFormat(r.req.headers['content-type']);
-  return parseRequestBody(await readBody(r.req), { role: 'object', kind: r.strategy.info.kind }, format);
-}
-
-/** DeleteOptions from the body, typed as kube-apiserver decodes them (unknown fields ignored). */
-async function readDeleteOptionsBody(r: ResourceRequest): Promise<Record<string, unknown> | undefined> {
-  const body = parseRequestBody(await readBody(r.req), { role: 'options' });
+/** DeleteOptions from a body, typed as kube-apiserver decodes them (unknown fields ignored). */
+function decodeDeleteOptions(raw: Buffer): Record<string, unknown> | undefined {
+  const body = parseRequestBody(raw, { role: 'options' });
   if (body === undefined) return undefined;
   try {
     return decodeTyped(body as Record<string, unknown>, schemaForKind('', 'v1', 'DeleteOptions')).value;
@@ -109,30 +110,63 @@ async function readDeleteOptionsBody(r: ResourceRequest): Promise<Record<string,
   }
 }
 
+/**
+ * Reads a write's body, then its options from the query (kube-apiserver's order: a body that is
+ * too large or of an unknown type is refused before the options, bad options before the body is
+ * decoded). Create/update bodies are JSON or YAML by Content-Type; a patch stays raw bytes, which
+ * its patch type decides how to read; anything else is DeleteOptions.
+ */
+async function readWrite(r: ResourceRequest, kind: WriteOptionsKind | undefined): Promise<{ body: unknown; opts?: WriteOptions }> {
+  const contentType = r.req.headers['content-type'];
+  const objectFormat = kind === 'CreateOptions' || kind === 'UpdateOptions' ? objectBodyFormat(contentType) : undefined;
+  if (kind === 'PatchOptions') requirePatchContentType(contentType ?? '');
+  const raw = await readBody(r.req);
+  const opts = kind === undefined ? undefined : writeOptions(r.params, r.route, kind);
+  if (kind === 'PatchOptions') return { body: raw, opts };
+  if (objectFormat) return { body: parseRequestBody(raw, { role: 'object', kind: r.strategy.info.kind }, objectFormat), opts };
+  return { body: decodeDeleteOptions(raw), opts };
+}
+
+/** The namespace a list or watch reads: an empty path segment (`/namespaces//pods`) is every namespace. */
+function listNamespace(route: ResourcePath): string | undefined {
+  return route.namespace === '' ? undefined : route.namespace;
+}
+
+/** A watch of one object (`/watch/.../{name}`) selects it by name, as listOpts does upstream. */
+function fieldsForNamedWatch(fields: FieldRequirement[], name: string): FieldRequirement[] {
+  if (fields.length === 0) return [{ field: 'metadata.name', operator: 'Equals', value: name }];
+  const byName = fields.find((f) => f.field === 'metadata.name' && f.operator === 'Equals');
+  if (byName?.value !== name) throw new BadRequestError("fieldSelector metadata.name doesn't match requested name");
+  return fields;
+}
+
+/** Watch timeouts: 0 or absent is the server's default, negative ends at once, the rest fits a timer. */
+function watchTimeoutSeconds(requested: bigint | undefined): number | undefined {
+  const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+  if (requested === undefined || requested === 0n) return undefined;
+  if (requested < 0n) return 0;
+  return requested > BigInt(MAX_TIMER_SECONDS) ? MAX_TIMER_SECONDS : Number(requested);
+}
+
 function serveWatch(r: ResourceRequest, hub: WatchHub): void {
   const { params, route, strategy } = r;
-  const selection = parseSelection(params, strategy, route.namespace);
-  if (route.name !== undefined) {
-    // Legacy `/watch/.../{name}`: a watch of that one object.
-    const byName = new URLSearchParams(params);
-    byName.set('fieldSelector', [params.get('fieldSelector'), `metadata.name=${route.name}`].filter(Boolean).join(','));
-    selection.fields = parseSelection(byName, strategy, route.namespace).fields;
-  }
+  const q = parseListQuery(params);
+  const fields = route.name === undefined ? q.fields : fieldsForNamedWatch(q.fields, route.name);
+  const selection = selectionFor(q.labels, fields, strategy, listNamespace(route));
+  requireCollectionKey(strategy.info, selection.namespace);
   const accepted = negotiateForm(r.req.headers.accept);
   const form: WatchForm =
     accepted.kind === 'table'
       ? { kind: 'table', version: accepted.version, includeObject: parseIncludeObject(params.get('includeObject')) }
       : { kind: 'json' };
-  const timeout = params.get('timeoutSeconds');
-  const sendInitial = params.get('sendInitialEvents');
   hub.serve(r.res, {
     strategy,
     resource: storageResource(strategy.info.group, strategy.info.plural),
     selection,
-    resourceVersion: params.get('resourceVersion') ?? undefined,
-    sendInitialEvents: sendInitial === null ? undefined : sendInitial === 'true',
-    allowBookmarks: queryFlag(params, 'allowWatchBookmarks'),
-    timeoutSeconds: timeout !== null && Number(timeout) > 0 ? Number(timeout) : undefined,
+    resourceVersion: q.resourceVersion === '' ? undefined : q.resourceVersion,
+    sendInitialEvents: q.sendInitialEvents,
+    allowBookmarks: q.allowWatchBookmarks,
+    timeoutSeconds: watchTimeoutSeconds(q.timeoutSeconds),
     form,
   });
 }
@@ -143,32 +177,36 @@ export async function serveResource(r: ResourceRequest, verb: Verb, registry: Re
   const name = route.name ?? '';
   switch (verb) {
     case 'get':
-      return respondObject(r, 200, registry.get(s, ns, name));
-    case 'list':
-      return respondObject(r, 200, registry.list(s, parseSelection(params, s, route.namespace), parseListOptions(params)));
+      return respondObject(r, 200, registry.get(s, ns, name, params.get('resourceVersion') ?? ''));
+    case 'list': {
+      const q = parseListQuery(params);
+      return respondObject(r, 200, registry.list(s, selectionFor(q.labels, q.fields, s, listNamespace(route)), listOptionsFrom(q)));
+    }
     case 'watch':
       return serveWatch(r, hub);
     case 'create': {
-      const out = await registry.create(s, ns, await readObjectBody(r), writeOptions(params, route));
+      const { body, opts } = await readWrite(r, 'CreateOptions');
+      const out = await registry.create(s, ns, body, opts);
       return respondObject(r, 201, out.object, out.warnings);
     }
     case 'update': {
-      const out = await registry.update(s, ns, name, await readObjectBody(r), writeOptions(params, route));
+      const { body, opts } = await readWrite(r, 'UpdateOptions');
+      const out = await registry.update(s, ns, name, body, opts);
       return respondObject(r, 200, out.object, out.warnings);
     }
     case 'patch': {
-      // Raw bytes: the patch type decides how they are read (415 before any parsing).
-      const body = await readBody(r.req);
-      const out = await registry.patch(s, ns, name, r.req.headers['content-type'] ?? '', body, writeOptions(params, route));
+      const { body, opts } = await readWrite(r, 'PatchOptions');
+      const out = await registry.patch(s, ns, name, r.req.headers['content-type'] ?? '', body, opts);
       return respondObject(r, 200, out.object, out.warnings);
     }
     case 'delete': {
-      const opts = parseDeleteOptions(await readDeleteOptionsBody(r), params);
+      const opts = parseDeleteOptions((await readWrite(r, undefined)).body, params);
       return respondObject(r, 200, await registry.delete(s, ns, name, opts));
     }
     case 'deletecollection': {
-      const opts = parseDeleteOptions(await readDeleteOptionsBody(r), params);
-      const sel = parseSelection(params, s, route.namespace);
+      const q = parseListQuery(params);
+      const sel = selectionFor(q.labels, q.fields, s, route.namespace);
+      const opts = parseDeleteOptions((await readWrite(r, undefined)).body, params);
       return respondObject(r, 200, await registry.deleteCollection(s, sel, opts));
     }
   }

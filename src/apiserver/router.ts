@@ -3,14 +3,17 @@
  *   /api/v1/{res}                          /api/v1/namespaces/{ns}/{res}
  *   /apis/{g}/{v}/{res}                    /apis/{g}/{v}/namespaces/{ns}/{res}
  * each followed by an optional `/{name}` and `/{name}/{subresource}`, and the deprecated
- * `/watch/` alias right after the group/version.
+ * `/watch/` alias right after the group/version. Segments are taken as go-restful tokenizes an
+ * already-decoded path: leading and trailing slashes dropped, inner empty segments kept, nothing
+ * resolved. A `.`/`..` in a fixed position names no resource (404); in the namespace or name
+ * position it reaches the storage-key checks (storage-key.ts), as upstream.
  */
 
 export interface ResourcePath {
   group: string;
   version: string;
   plural: string;
-  /** The namespace named in the path, if any ('' never occurs). */
+  /** The namespace named in the path, if any ('' when the segment is empty: all namespaces for a list). */
   namespace?: string;
   name?: string;
   subresource?: string;
@@ -21,9 +24,21 @@ export interface ResourcePath {
 /** Namespace subresources that would otherwise read as `/namespaces/{ns}/{resource}`. */
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
-/** Splits a path into its resource coordinates; undefined when it is no resource path. */
-export function parseResourcePath(pathname: string): ResourcePath | undefined {
-  const parts = pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+/** True for paths kube-apiserver hands to go-restful, whose own 404 is a JSON Status. */
+export function isApiPath(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/') || path === '/apis' || path.startsWith('/apis/');
+}
+
+/** go-restful's tokens of a decoded path: one leading and all trailing slashes dropped. */
+export function pathTokens(path: string): string[] {
+  const trimmed = path.slice(1).replace(/\/+$/, '');
+  return trimmed === '' ? [] : trimmed.split('/');
+}
+
+/** Splits a decoded path into its resource coordinates; undefined when it is no resource path. */
+export function parseResourcePath(path: string): ResourcePath | undefined {
+  if (!isApiPath(path)) return undefined;
+  const parts = pathTokens(path);
   let group: string;
   let version: string;
   let rest: string[];

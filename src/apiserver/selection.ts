@@ -12,6 +12,7 @@ import {
   type FieldRequirement,
   type LabelRequirement,
 } from '../kube/selectors.js';
+import { goQuote } from '../kube/name-validation.js';
 import type { KubeObject } from '../kube/types.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 
@@ -35,6 +36,27 @@ function supportedFieldLabels(strategy: ResourceStrategy): Set<string> {
   return labels;
 }
 
+/**
+ * The Selection of parsed selector requirements; a field label the resource does not have is a
+ * 400 in kube-apiserver's words (resources with field labels of their own name the bad one; the
+ * others list the two every resource has).
+ */
+export function selectionFor(
+  labels: LabelRequirement[],
+  fields: FieldRequirement[],
+  strategy: ResourceStrategy,
+  namespace: string | undefined,
+): Selection {
+  const supported = supportedFieldLabels(strategy);
+  for (const name of fieldNames(fields)) {
+    if (supported.has(name)) continue;
+    if (supported.size > 2) throw new BadRequestError(`field label not supported: ${name}`);
+    throw new BadRequestError(`${goQuote(name)} is not a known field selector: only "metadata.name", "metadata.namespace"`);
+  }
+  return { namespace, labels, fields };
+}
+
+/** `?labelSelector=` and `?fieldSelector=` of a query, parsed and checked. */
 export function parseSelection(
   params: URLSearchParams,
   strategy: ResourceStrategy,
@@ -42,11 +64,7 @@ export function parseSelection(
 ): Selection {
   const labels = parseLabelSelector(params.get('labelSelector') ?? '');
   const fields = parseFieldSelector(params.get('fieldSelector') ?? '');
-  const supported = supportedFieldLabels(strategy);
-  for (const name of fieldNames(fields)) {
-    if (!supported.has(name)) throw new BadRequestError(`field label not supported: ${name}`);
-  }
-  return { namespace, labels, fields };
+  return selectionFor(labels, fields, strategy, namespace);
 }
 
 export function isSelectAll(sel: Selection): boolean {

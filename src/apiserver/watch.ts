@@ -11,7 +11,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { ApiError, BadRequestError, ExpiredError } from '../kube/errors.js';
+import { ApiError, ExpiredError } from '../kube/errors.js';
+import { requireStorageResourceVersion } from './query-params.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 import type { Selection } from './selection.js';
 import { selectionMatches } from './selection.js';
@@ -35,6 +36,7 @@ export interface WatchRequest {
   resourceVersion?: string;
   sendInitialEvents?: boolean;
   allowBookmarks: boolean;
+  /** Seconds until the server ends the watch (0: at once); undefined: a random 30–60 min. */
   timeoutSeconds?: number;
   form: WatchForm;
 }
@@ -64,9 +66,8 @@ const DRAIN_GRACE_MS = 30_000;
 
 function parseWatchRV(raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '' || raw === '0') return undefined;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 0) throw new BadRequestError(`invalid resource version: ${raw}`);
-  return n;
+  requireStorageResourceVersion(raw);
+  return Number(raw);
 }
 
 /** Real servers end watches after a random 30–60 min unless told otherwise. */

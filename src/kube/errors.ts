@@ -3,6 +3,7 @@
  * The API server maps them to Status bodies in one place (apiserver/errors.ts); the controller
  * recognises the same reasons in client responses (see `statusReasonOf`).
  */
+import { goQuote } from './name-validation.js';
 import type { Status, StatusCause } from './types.js';
 
 export type StatusReason =
@@ -22,7 +23,9 @@ export type StatusReason =
   | 'TooManyRequests'
   | 'InternalError'
   | 'ServiceUnavailable'
-  | 'Timeout';
+  | 'Timeout'
+  /** StatusReasonUnknown: the Status carries no reason (a plain error from deep in the server). */
+  | '';
 
 export interface ResourceIdentity {
   /** API group ("" for core). */
@@ -32,13 +35,18 @@ export interface ResourceIdentity {
   name?: string;
 }
 
-/** Base class: an error that has a Kubernetes Status representation. */
+/**
+ * Base class: an error that has a Kubernetes Status representation. `details` is sent when it
+ * names something; `showEmptyDetails` sends `"details": {}` anyway, as upstream's errors that
+ * always carry a StatusDetails do (a path not found, a generic 422).
+ */
 export class ApiError extends Error {
   constructor(
     readonly code: number,
     readonly reason: StatusReason,
     message: string,
     readonly details: ResourceIdentity & { causes?: StatusCause[]; retryAfterSeconds?: number } = {},
+    readonly showEmptyDetails = false,
   ) {
     super(message);
     this.name = new.target.name;
@@ -53,17 +61,17 @@ export class ApiError extends Error {
     if (this.details.retryAfterSeconds !== undefined) {
       details.retryAfterSeconds = this.details.retryAfterSeconds;
     }
-    const status: Status = {
+    // Keys in the order kube-apiserver writes them.
+    return {
       kind: 'Status',
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
+      ...(this.reason !== '' ? { reason: this.reason } : {}),
+      ...(this.showEmptyDetails || Object.keys(details).length > 0 ? { details } : {}),
       code: this.code,
     };
-    if (Object.keys(details).length > 0) status.details = details;
-    return status;
   }
 }
 
@@ -74,7 +82,7 @@ function qualified(id: ResourceIdentity): string {
 
 export class NotFoundError extends ApiError {
   constructor(id: ResourceIdentity, message?: string) {
-    super(404, 'NotFound', message ?? `${qualified(id)} "${id.name ?? ''}" not found`, id);
+    super(404, 'NotFound', message ?? `${qualified(id)} ${goQuote(id.name ?? '')} not found`, id, true);
   }
 }
 
@@ -128,9 +136,10 @@ export class UnauthorizedError extends ApiError {
   }
 }
 
+/** go-restful's answer when no route takes the method: it names neither method nor resource. */
 export class MethodNotAllowedError extends ApiError {
-  constructor(method: string) {
-    super(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource: ${method}`);
+  constructor() {
+    super(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}, true);
   }
 }
 
@@ -146,9 +155,17 @@ export class RequestEntityTooLargeError extends ApiError {
   }
 }
 
+/** NewInternalError: the message, and the same text as the one cause. */
 export class InternalError extends ApiError {
   constructor(message: string) {
-    super(500, 'InternalError', `Internal error occurred: ${message}`);
+    super(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+  }
+}
+
+/** A 500 without a reason: what kube-apiserver answers when storage refuses a request's key or resourceVersion. */
+export class UnknownServerError extends ApiError {
+  constructor(message: string) {
+    super(500, '', message);
   }
 }
 

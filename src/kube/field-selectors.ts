@@ -40,7 +40,7 @@ function unescapeFieldValue(v: string): string {
       out += nextCh;
       i++;
     } else if (ch === ',' || ch === '=') {
-      throw new BadRequestError(`invalid field selector: unescaped character in value: ${ch}`);
+      throw new BadRequestError(`invalid field selector: unescaped character in value: ${ch.charCodeAt(0)}`);
     } else {
       out += ch;
     }

@@ -106,7 +106,27 @@ export function isValidLabelValue(value: string): string[] {
   return errs;
 }
 
-/** Go's %q for a plain string (enough for names and label values). */
+const GO_SHORT_ESCAPES: Record<string, string> = {
+  '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '"': '\\"', '\\': '\\\\',
+};
+
+/** unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/**
+ * Go's %q (strconv.Quote): printable runes as they are, `\n`-style escapes, `\xNN` below 0x80
+ * and `\uNNNN` / `\UNNNNNNNN` for other unprintable runes. Messages that echo what a client sent
+ * (names from the URL, query values) quote it this way in kube-apiserver.
+ */
 export function goQuote(s: string): string {
-  return JSON.stringify(s);
+  let out = '"';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0) ?? 0;
+    if (Object.hasOwn(GO_SHORT_ESCAPES, ch)) out += GO_SHORT_ESCAPES[ch];
+    else if (GO_PRINTABLE.test(ch)) out += ch;
+    else if (cp < 0x80) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
+    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
+  }
+  return `${out}"`;
 }

@@ -22,8 +22,9 @@ export interface RequestOptions {
   token?: string | null;
 }
 
+/** Sends `path` exactly as given: no dot-segment resolution, no re-encoding (hostile-path tests rely on it). */
 function open(server: TestServerAddress, method: string, path: string, opts: RequestOptions): Promise<IncomingMessage> {
-  const url = new URL(path, server.url);
+  const { hostname, port } = new URL(server.url);
   const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
   const token = opts.token === undefined ? server.token : opts.token;
   if (token !== null) headers.Authorization = `Bearer ${token}`;
@@ -34,7 +35,7 @@ function open(server: TestServerAddress, method: string, path: string, opts: Req
   }
   if (payload !== undefined) headers['Content-Length'] = String(Buffer.byteLength(payload));
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, { method, headers, ca: server.caPem }, resolve);
+    const req = httpsRequest({ hostname, port, path, method, headers, ca: server.caPem }, resolve);
     req.on('error', reject);
     req.end(payload);
   });

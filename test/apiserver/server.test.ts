@@ -105,7 +105,6 @@ test('unknown paths are 404, wrong verbs 405, and scope mistakes 404', () =>
       ['GET', '/apis/example.com/v1/namespaces/default/widgets', 404],
       ['GET', '/api/v1/gadgets/g1', 404],
       ['GET', '/api/v1/namespaces/default/gadgets/g1/status', 404],
-      ['GET', '/nope', 404],
       ['POST', '/apis/example.com/v1/widgets/w1', 405],
       ['PUT', '/apis/example.com/v1/widgets', 405],
       ['DELETE', '/apis/example.com/v1/widgets/w1/status', 405],
@@ -116,6 +115,10 @@ test('unknown paths are 404, wrong verbs 405, and scope mistakes 404', () =>
       assert.equal(r.json.kind, 'Status');
       assert.equal(r.json.code, code);
     }
+    // Outside the API groups, Go's plain-text 404, as kube-apiserver answers.
+    const nope = await api(server, 'GET', '/nope');
+    assert.equal(nope.status, 404);
+    assert.equal(nope.text, '404 page not found\n');
   }));
 
 test('malformed JSON is 400, an oversized body 413, a stale update 409 with a Status body', () =>

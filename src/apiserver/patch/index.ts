@@ -2,10 +2,11 @@
  * PATCH bodies: picks merge, JSON or strategic merge patch by Content-Type (parameters such as
  * `; charset=utf-8` ignored) and applies it to a copy of the current object.
  */
-import { BadRequestError, UnsupportedMediaTypeError } from '../../kube/errors.js';
+import { BadRequestError, RequestEntityTooLargeError, UnsupportedMediaTypeError } from '../../kube/errors.js';
 import type { KubeObject } from '../../kube/types.js';
 import { inspectValue, parseRequestBody } from '../decode/request-body.js';
 import { MAX_NESTING_DEPTH } from '../decode/typed-decoder.js';
+import { MAX_BODY_BYTES } from '../http-io.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
 import { applyJsonPatch } from './json.js';
 import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
@@ -29,31 +30,46 @@ export function patchMediaType(contentType: string): string {
   return contentType.split(';')[0].trim().toLowerCase();
 }
 
-function requireSupportedType(contentType: string): string {
-  const mediaType = patchMediaType(contentType);
-  if (!(SUPPORTED_PATCH_TYPES as readonly string[]).includes(mediaType)) throw new UnsupportedMediaTypeError(contentType);
-  return mediaType;
-}
-
 /**
  * A PATCH body as JSON: raw bytes are parsed, and any body is held to the nesting limit every
  * request body has (400 "invalid JSON patch", as kube-apiserver answers for a body it cannot
  * read), so the recursive patch code never sees more. 415 for a patch type we do not apply.
  */
 export function parsePatchBody(contentType: string, patch: unknown): unknown {
-  requireSupportedType(contentType);
+  requirePatchContentType(contentType);
   if (patch instanceof Uint8Array) return parseRequestBody(patch, { role: 'patch' });
   if (inspectValue(patch, MAX_NESTING_DEPTH) !== undefined) throw new BadRequestError('invalid JSON patch');
   return patch;
 }
 
+/** 415 for a PATCH whose Content-Type is no patch type served here (server-side apply included). */
+export function requirePatchContentType(contentType: string): string {
+  const mediaType = patchMediaType(contentType);
+  if (!(SUPPORTED_PATCH_TYPES as readonly string[]).includes(mediaType)) throw new UnsupportedMediaTypeError(contentType);
+  return mediaType;
+}
+
+/**
+ * A patched object may be no larger than a body a PUT may send. Merge and strategic patches
+ * only add what their body holds, and a JSON patch's copies are bounded while it applies, so the
+ * result is at most a few MiB before it is measured here.
+ */
+export const MAX_PATCHED_OBJECT_BYTES = MAX_BODY_BYTES;
+
+function requireWithinObjectLimit(result: JsonValue): void {
+  if (Buffer.byteLength(JSON.stringify(result)) > MAX_PATCHED_OBJECT_BYTES) {
+    throw new RequestEntityTooLargeError(MAX_PATCHED_OBJECT_BYTES);
+  }
+}
+
 /**
  * Applies a PATCH body (already decoded JSON, or raw bytes) to `current`; returns a new object and
  * never mutates `current`. 415 for other content types (server-side apply included), 400 for a
- * malformed patch, 422 for a JSON patch that does not apply.
+ * malformed patch, 422 for a JSON patch that does not apply or copies too much, 413 for a result
+ * larger than a request body may be.
  */
 export function applyPatch(contentType: string, current: KubeObject, patch: unknown, strategy: ResourceStrategy): KubeObject {
-  const mediaType = requireSupportedType(contentType);
+  const mediaType = requirePatchContentType(contentType);
   const body = patch instanceof Uint8Array ? parsePatchBody(contentType, patch) : patch;
   const doc = cloneJson(current) as unknown as JsonObject;
   let result: JsonValue;
@@ -63,6 +79,7 @@ export function applyPatch(contentType: string, current: KubeObject, patch: unkn
   if (!isJsonObject(result)) {
     throw new BadRequestError('the patched object is not a JSON object');
   }
+  requireWithinObjectLimit(result);
   if (!isJsonObject(result.metadata)) result.metadata = {};
   return result as unknown as KubeObject;
 }

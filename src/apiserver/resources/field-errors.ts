@@ -2,16 +2,14 @@
  * field.Error builders (k8s.io/apimachinery/pkg/util/validation/field) producing the StatusCauses
  * kube-apiserver returns: `reason` is the cause type, `message` the error body, `field` the path.
  */
+import { goQuote } from '../../kube/name-validation.js';
 import type { StatusCause } from '../../kube/types.js';
 
-/** How Go's ErrorBody prints a bad value: %q for strings, %v for scalars, %#v-like for string slices. */
+/** How Go's ErrorBody prints a bad value: %q for strings, %v for scalars, JSON for the rest. */
 export function formatBadValue(value: unknown): string {
   if (value === undefined || value === null) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
-    return `[]string{${value.map((v) => JSON.stringify(v)).join(', ')}}`;
-  }
   return JSON.stringify(value);
 }
 

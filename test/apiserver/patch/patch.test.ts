@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/kube/errors.js';
 import type { KubeObject } from '../../../src/kube/types.js';
-import { applyPatch, applyMergePatch } from '../../../src/apiserver/patch/index.js';
+import { applyPatch, applyMergePatch, applyStrategicMergePatch, PatchApplyError, patchMetaForKind } from '../../../src/apiserver/patch/index.js';
+import type { JsonObject } from '../../../src/apiserver/patch/json-value.js';
 import type { ResourceStrategy } from '../../../src/apiserver/resources/strategy.js';
 
 function strategyFor(kind: string): ResourceStrategy {
@@ -170,4 +171,95 @@ test('raw bytes are decoded and unsupported content types get 415', () => {
     const s = statusOf(() => applyPatch(type, a1, {}, PV));
     assert.deepEqual([s.code, s.reason], [415, 'UnsupportedMediaType']);
   }
+});
+
+const JSON_PATCH = 'application/json-patch+json';
+
+/** An `add` of `kib` KiB under mountOptions and `copies` copies of the list onto its own end, doubling it each time. */
+function doublingPatch(kib: number, copies: number): unknown[] {
+  const ops: unknown[] = [{ op: 'add', path: '/spec/mountOptions', value: ['x'.repeat(kib * 1024)] }];
+  for (let i = 0; i < copies; i++) ops.push({ op: 'copy', from: '/spec/mountOptions', path: '/spec/mountOptions/-' });
+  return ops;
+}
+
+test('JSON patch copies may add 3 MiB in all: the 19-copy doubling stops at the limit with the generic 422', () => {
+  const before = process.memoryUsage().rss;
+  let thrown: unknown;
+  try {
+    applyPatch(JSON_PATCH, a1, doublingPatch(1, 19), PV);
+  } catch (err) {
+    thrown = err;
+  }
+  assert.ok(thrown instanceof PatchApplyError, String(thrown));
+  assert.deepEqual(thrown.toStatus(), {
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+    message: 'the server rejected our request due to an error in our request', reason: 'Invalid', details: {}, code: 422,
+  });
+  assert.match(thrown.detail, /^Unable to complete the copy, the accumulated size increase of copy is \d+, exceeding the limit 3145728$/);
+  // A safety bound, not a measurement: the unbounded patch builds a 512 MiB list.
+  assert.ok(process.memoryUsage().rss - before < 200 * 1024 * 1024, 'the refused patch never built its result');
+  const fine = applyPatch(JSON_PATCH, a1, doublingPatch(1, 10), PV);
+  assert.equal((fine.spec as { mountOptions: unknown[] }).mountOptions.length, 11, 'ten copies of ~1 MiB in all are allowed');
+});
+
+test('JSON patch paths name members of the document, never inherited properties', () => {
+  for (const op of [
+    { op: 'copy', from: '/constructor', path: '/metadata/x' },
+    { op: 'move', from: '/spec/mountOptions/length', path: '/metadata/x' },
+    { op: 'test', path: '/metadata/toString', value: 1 },
+    { op: 'add', path: '/__proto__/polluted', value: 1 },
+    { op: 'remove', path: '/spec/hasOwnProperty' },
+    { op: 'replace', path: '/spec/mountOptions/01', value: 'x' },
+  ]) {
+    assert.deepEqual(statusOf(() => applyPatch(JSON_PATCH, a1, [op], PV)).code, 422, JSON.stringify(op));
+  }
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('a patched object larger than a request body may be is 413, for every patch type', () => {
+  const big = 'y'.repeat(2 * 1024 * 1024);
+  const grown = { ...a1, metadata: { ...a1.metadata, annotations: { big } } };
+  const cases: Array<[string, unknown]> = [
+    ['application/merge-patch+json', { spec: { mountOptions: [big] } }],
+    [SMP, { spec: { mountOptions: [big] } }],
+    [JSON_PATCH, [{ op: 'add', path: '/spec/mountOptions', value: [big] }]],
+  ];
+  for (const [type, patch] of cases) {
+    const s = statusOf(() => applyPatch(type, grown, patch, PV));
+    assert.deepEqual([s.code, s.reason, s.message], [413, 'RequestEntityTooLarge', 'Request entity too large: limit is 3145728'], type);
+  }
+});
+
+/**
+ * Runs `fn` with JSON.stringify counted, throwing once it has been called `limit` times: strategic
+ * merge compares list elements through their JSON text, so this bounds the comparisons made.
+ */
+function withStringifyBudget<T>(limit: number, fn: () => T): T {
+  const stringify = JSON.stringify;
+  let calls = 0;
+  JSON.stringify = ((...args: Parameters<typeof JSON.stringify>) => {
+    if (++calls > limit) throw new Error(`more than ${limit} JSON comparisons`);
+    return stringify(...args);
+  }) as typeof JSON.stringify;
+  try {
+    return fn();
+  } finally {
+    JSON.stringify = stringify;
+  }
+}
+
+test('strategic merge compares list elements a linear number of times ($setElementOrder, sets, keyed deletes)', () => {
+  const n = 20_000;
+  const names = Array.from({ length: n }, (_, i) => `example.com/f${i}`);
+  const claim: KubeObject = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', finalizers: ['example.com/f1'] }, spec: {} };
+  const patch = { metadata: { '$setElementOrder/finalizers': [...names].reverse(), finalizers: names } };
+  const out = withStringifyBudget(20 * n, () => applyStrategicMergePatch(claim as unknown as JsonObject, patch, patchMetaForKind('PersistentVolumeClaim')));
+  assert.equal((out.metadata as { finalizers: string[] }).finalizers.length, n);
+  assert.equal((out.metadata as { finalizers: string[] }).finalizers[0], 'example.com/f19999');
+  const owners = names.map((uid) => ({ uid, name: uid, kind: 'K', apiVersion: 'v1' }));
+  const pv = { ...a1, metadata: { ...a1.metadata, ownerReferences: owners } };
+  const deletes = names.slice(1).map((uid) => ({ uid, $patch: 'delete' }));
+  const left = withStringifyBudget(20 * n, () =>
+    applyStrategicMergePatch(pv as unknown as JsonObject, { metadata: { ownerReferences: [...deletes, { uid: names[0], name: 'renamed' }] } }, patchMetaForKind('PersistentVolume')));
+  assert.deepEqual((left.metadata as { ownerReferences: unknown[] }).ownerReferences, [{ uid: names[0], name: 'renamed', kind: 'K', apiVersion: 'v1' }]);
 });
