@@ -6,7 +6,7 @@
  * refused at every level. The `Warning` headers are formatted and bounded as kube-apiserver's
  * warning recorder does it.
  */
-import { BadRequestError } from '../kube/errors.js';
+import {} from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
 import { goQuote } from './decode/go-text.js';
 import { schemaForKind } from './decode/schema.js';
@@ -14,12 +14,6 @@ import { decodeTyped, DecodeError } from './decode/typed-decoder.js';
 import type { ResourceInfo } from './resources/strategy.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
-
-export function parseFieldValidation(value: string | null): FieldValidation {
-  if (value === null || value === '') return 'Warn';
-  if (value === 'Strict' || value === 'Warn' || value === 'Ignore') return value;
-  throw new BadRequestError(`fieldValidation parameter unsupported: ${value}`);
-}
 
 export interface DecodedObject {
   object: KubeObject;

@@ -80,9 +80,3 @@ export function sendRawJson(res: ServerResponse, code: number, json: string, hea
   });
   res.end(body);
 }
-
-/** Query parameter that is "true" (kube accepts "true"/"1"). */
-export function queryFlag(params: URLSearchParams, name: string): boolean {
-  const v = params.get(name);
-  return v === 'true' || v === '1';
-}
