@@ -6,7 +6,6 @@
  * refused at every level. The `Warning` headers are formatted and bounded as kube-apiserver's
  * warning recorder does it.
  */
-import {} from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
 import { goQuote } from './decode/go-text.js';
 import { schemaForKind } from './decode/schema.js';
