@@ -67,16 +67,6 @@ export interface EventRecorder {
   event(obj: KubeObject, type: EventType, reason: string, message: string): void;
 }
 
-/** What a sync tells its queue. */
-export type SyncResult =
-  | { kind: 'done' }
-  /** Run this key again after the given delay (e.g. a reclaim retry not yet due). */
-  | { kind: 'requeueAfter'; ms: number }
-  /** Failed in a way worth retrying with the queue's backoff (409s land here, silently). */
-  | { kind: 'retry'; reason: string };
-
-export const DONE: SyncResult = { kind: 'done' };
-
 /** Everything the decision code is given. */
 export interface ControllerContext {
   volumes: ObjectStore<PersistentVolume>;

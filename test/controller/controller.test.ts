@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApiServer } from '../helpers/apiserver.js';
-import { startController, mostUrgent, type ControllerModule } from '../../src/controller/controller.js';
+import { binderModule } from '../../src/controller/binder/index.js';
+import { startController } from '../../src/controller/controller.js';
+import type { ControllerModule } from '../../src/controller/runtime/module.js';
 import { RestTransport } from '../../src/controller/client/transport.js';
 import { WriteRefusedError } from '../../src/controller/client/kube-api-client.js';
-import { DONE } from '../../src/controller/context.js';
+import { DONE } from '../../src/controller/runtime/sync-result.js';
 import { parseControllerOptions } from '../../src/controller/options.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
 import { newClaim, newVolume, silentLog, waitFor } from './helpers.js';
@@ -16,12 +18,6 @@ const FAST_ELECTION = {
   kubeApiQps: '0',
   metricsBindAddress: '0',
 };
-
-test('mostUrgent prefers retry, then the shortest requeueAfter, then done', () => {
-  assert.deepEqual(mostUrgent([]), DONE);
-  assert.deepEqual(mostUrgent([DONE, { kind: 'requeueAfter', ms: 50 }, { kind: 'requeueAfter', ms: 10 }]), { kind: 'requeueAfter', ms: 10 });
-  assert.equal(mostUrgent([{ kind: 'requeueAfter', ms: 5 }, { kind: 'retry', reason: 'x' }]).kind, 'retry');
-});
 
 test('the running controller binds a claim to a matching volume and its modules see every key', async (t) => {
   const srv = await startTestApiServer();
@@ -38,7 +34,7 @@ test('the running controller binds a claim to a matching volume and its modules 
   const ctrl = await startController(parseControllerOptions({ ...FAST_ELECTION, leaderElect: 'false' }), {
     kubeConfig: srv.kc,
     logger: silentLog,
-    modules: [probe],
+    modules: [binderModule(), probe],
   });
   t.after(async () => {
     await ctrl.stop();
@@ -73,9 +69,9 @@ test('with leader election, only the leading controller syncs; a stopped leader 
   const srv = await startTestApiServer();
   const client = new RestTransport(srv.kc, { qps: 0, burst: 0 });
   const opts = parseControllerOptions({ ...FAST_ELECTION, leaderElectResourceName: 'pv-controller-it' });
-  const a = await startController(opts, { kubeConfig: srv.kc, logger: silentLog });
+  const a = await startController(opts, { kubeConfig: srv.kc, logger: silentLog, modules: [binderModule()] });
   await waitFor(() => a.ready(), 'the first controller to lead');
-  const b = await startController(opts, { kubeConfig: srv.kc, logger: silentLog });
+  const b = await startController(opts, { kubeConfig: srv.kc, logger: silentLog, modules: [binderModule()] });
   t.after(async () => {
     await Promise.all([a.stop(), b.stop()]);
     client.close();

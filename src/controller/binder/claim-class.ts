@@ -11,7 +11,7 @@ import {
 import { NO_PROVISIONER } from '../../kube/annotations.js';
 import { isConflict } from '../../kube/errors.js';
 import { defaultStorageClass, hasAnnotation } from '../../kube/volume-helpers.js';
-import { DONE, type SyncResult } from '../context.js';
+import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import { BindingError, claimKeyOf } from './bind.js';
 import {
   MSG_WAIT_FOR_FIRST_CONSUMER,

@@ -4,7 +4,7 @@
  */
 import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
-import type { SyncResult } from '../context.js';
+import type { SyncResult } from '../runtime/sync-result.js';
 import { BindingError, claimKeyOf } from './bind.js';
 import type { BinderSession } from './hooks.js';
 

@@ -15,7 +15,8 @@ import { pino, type Logger } from 'pino';
 import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION } from '../../kube/annotations.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
-import { DONE, keyOf, type ControllerContext, type SyncResult } from '../context.js';
+import { keyOf, type ControllerContext } from '../context.js';
+import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import { newer } from './newest.js';
 import { podUsesClaim } from './pods.js';
 

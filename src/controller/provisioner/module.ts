@@ -6,9 +6,7 @@
  * elsewhere — the external-provisioner protocol) are provisioned by its own claim sync.
  */
 import type { PersistentVolumeClaim } from '../../kube/types.js';
-import type { VolumePlugin } from '../../plugins/plugin.js';
-import { PluginRegistry } from '../../plugins/registry.js';
-import type { ControllerModule, ModuleEnv, ModuleInstance } from '../controller.js';
+import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import type { ControllerContext } from '../context.js';
 import type { OperationMetrics } from './metrics.js';
 import { Provisioner, type ProvisionerOptions } from './provisioner.js';
@@ -22,14 +20,6 @@ export interface ProvisionerModuleOptions
   onCreated?(provisioner: Provisioner): void;
 }
 
-/** The module's `plugins`: a PluginRegistry or a list of plugins; anything else is a wiring bug. */
-export function pluginRegistryOf(plugins: unknown): PluginRegistry {
-  if (plugins instanceof PluginRegistry) return plugins;
-  if (plugins === undefined) return new PluginRegistry();
-  if (Array.isArray(plugins)) return new PluginRegistry(plugins as VolumePlugin[]);
-  throw new TypeError('the provisioner needs a PluginRegistry or an array of volume plugins');
-}
-
 export function provisionerModule(options: ProvisionerModuleOptions = {}): ControllerModule {
   const { onCreated, ...rest } = options;
   return {
@@ -39,7 +29,7 @@ export function provisionerModule(options: ProvisionerModuleOptions = {}): Contr
         ...rest,
         ...(rest.metrics ?? env.metrics ? { metrics: rest.metrics ?? env.metrics } : {}),
         ctx,
-        plugins: pluginRegistryOf(env.plugins),
+        plugins: env.plugins,
         clusterName: env.options.clusterName,
         logger: env.logger,
         standalone: !env.options.controllers.includes('binder'),

@@ -4,10 +4,10 @@
  * 13): a claim created before its volume waits for the next resync, which with a 10-minute
  * `--pvclaimbinder-sync-period` is ten minutes.
  */
-import { ANN_BIND_COMPLETED } from '../kube/annotations.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
-import { hasAnnotation, storageClassOfVolume } from '../kube/volume-helpers.js';
-import { matchingClassOfClaim } from './binder/match.js';
+import { ANN_BIND_COMPLETED } from '../../kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import { hasAnnotation, storageClassOfVolume } from '../../kube/volume-helpers.js';
+import { matchingClassOfClaim } from './match.js';
 
 export class PendingClaims {
   private readonly byClass = new Map<string, Set<string>>();
