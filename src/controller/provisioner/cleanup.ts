@@ -10,7 +10,7 @@ import type { VolumePlugin } from '../../plugins/plugin.js';
 import { keyOf } from '../context.js';
 import { annotatedProvisioner, hasProvisioningFinalizer, releaseIntent } from './claim-intent.js';
 import { errorText, msgCleanedUp, msgCleanupFailed, REASON_PROVISIONING_CLEANED_UP, REASON_PROVISIONING_CLEANUP_FAILED } from './events.js';
-import { measured } from './metrics.js';
+import { measured } from '../runtime/operation-metrics.js';
 import { claimBackingName, provisionedVolumeName } from './request.js';
 import type { ProvisionerDeps } from './deps.js';
 

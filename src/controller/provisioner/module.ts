@@ -6,16 +6,16 @@
  * elsewhere — the external-provisioner protocol) are provisioned by its own claim sync.
  */
 import type { PersistentVolumeClaim } from '../../kube/types.js';
+import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import type { ControllerContext } from '../context.js';
-import type { OperationMetrics } from './metrics.js';
 import { Provisioner, type ProvisionerOptions } from './provisioner.js';
 
 export const PROVISIONER_MODULE_NAME = 'provisioner';
 
 export interface ProvisionerModuleOptions
   extends Partial<Omit<ProvisionerOptions, 'ctx' | 'plugins' | 'logger' | 'metrics' | 'standalone' | 'clusterName'>> {
-  metrics?: OperationMetrics;
+  metrics?: OperationObserver;
   /** Called with each Provisioner built (tests reach `idle()` through it). */
   onCreated?(provisioner: Provisioner): void;
 }

@@ -33,8 +33,8 @@ import {
   REASON_PROVISIONING_FAILED,
   REASON_PROVISIONING_SUCCEEDED,
 } from './events.js';
-import type { OperationHandle, OperationOutcome } from './keyed-runner.js';
-import { measured } from './metrics.js';
+import { measured } from '../runtime/operation-metrics.js';
+import type { OperationHandle, OperationOutcome } from '../runtime/operations.js';
 import { savePersistentVolume } from './save-volume.js';
 import { planProvision, provisionedVolumeName } from './request.js';
 import { provisionedVolume } from './volume-template.js';

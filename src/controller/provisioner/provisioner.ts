@@ -9,7 +9,7 @@
  *   elsewhere) and, when the binder runs in another process (`standalone`), provisions claims
  *   annotated with `volume.kubernetes.io/storage-provisioner` = a provisioner we serve — the
  *   external-provisioner protocol.
- * Both start the same operation (operation.ts) through a KeyedRunner: outside the queue worker,
+ * Both start the same operation (operation.ts) through an OperationRunner: outside the queue worker,
  * at most `concurrency` at once, never two for one claim, failures backed off per claim.
  */
 import { pino, type Logger } from 'pino';
@@ -21,8 +21,8 @@ import { keyOf, type ControllerContext } from '../context.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import { annotatedProvisioner, hasProvisioningFinalizer } from './claim-intent.js';
 import type { ProvisionerDeps } from './deps.js';
-import { KeyedRunner, type StartResult } from './keyed-runner.js';
-import type { OperationMetrics } from './metrics.js';
+import type { OperationObserver } from '../../metrics/prometheus.js';
+import { OperationRunner, type StartResult } from '../runtime/operations.js';
 import { runProvisionOperation } from './operation.js';
 
 export const DEFAULT_CLUSTER_NAME = 'kubernetes';
@@ -33,7 +33,7 @@ export interface ProvisionerOptions {
   /** `--cluster-name`: prefix of backing names. Default "kubernetes". */
   clusterName?: string;
   logger?: Logger;
-  metrics?: OperationMetrics;
+  metrics?: OperationObserver;
   /** Plugin calls in flight at once. Default 16. */
   concurrency?: number;
   /** The binder does not run in this process: take claims annotated for our provisioners. */
@@ -70,7 +70,7 @@ function newerCopy(given: PersistentVolumeClaim, cached: PersistentVolumeClaim |
 
 export class Provisioner {
   private readonly deps: ProvisionerDeps;
-  private readonly runner: KeyedRunner;
+  private readonly runner: OperationRunner;
   private readonly standalone: boolean;
 
   constructor(options: ProvisionerOptions) {
@@ -85,11 +85,14 @@ export class Provisioner {
       ...(options.metrics ? { metrics: options.metrics } : {}),
     };
     this.standalone = options.standalone === true;
-    this.runner = new KeyedRunner({
+    this.runner = new OperationRunner({
+      name: 'provisioner',
       concurrency: options.concurrency ?? 16,
-      initialBackoffMs: options.initialBackoffMs ?? 500,
-      maxBackoffMs: options.maxBackoffMs ?? 120_000,
-      onBackoffExpired: (key) => options.ctx.enqueueClaim(key),
+      backoff: {
+        initialMs: options.initialBackoffMs ?? 500,
+        maxMs: options.maxBackoffMs ?? 120_000,
+        onExpired: (key) => options.ctx.enqueueClaim(key),
+      },
       // After the key stops counting as running: the binder skips claims whose operation runs.
       onSucceeded: (key) => options.ctx.enqueueClaim(key),
     });

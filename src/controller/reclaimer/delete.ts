@@ -12,7 +12,8 @@ import { rvNumber } from '../cache/resource-version.js';
 import { backingName } from '../../plugins/naming.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import { runCountedAttempt } from './outcome.js';
-import { timedPluginCall, updateFresh, type ReclaimSession } from './session.js';
+import { measured } from '../runtime/operation-metrics.js';
+import { updateFresh, type ReclaimSession } from './session.js';
 
 const IN_TREE_PREFIX = 'kubernetes.io/';
 
@@ -84,7 +85,7 @@ export async function runDelete(
 ): Promise<void> {
   const name = pv.metadata.name ?? '';
   const deleted = await runCountedAttempt(s, pv, 'delete', count, signal, () =>
-    timedPluginCall(s, plugin.name, 'delete', () =>
+    measured(s.metrics, plugin.name, 'delete', () =>
       plugin.delete({
         backingName: backingName(s.clusterName, name, plugin.maxBackingNameLength),
         pv,

@@ -7,7 +7,7 @@
  * - `syncVolume(pv)` runs before the binder's syncVolume: it anneals the deletion finalizer and
  *   deletes the backing volume of an unbound PV that is being deleted while it carries our
  *   finalizer (the PV object was deleted first; policy Delete is still honoured).
- * Plugin calls run in the background (operations.ts); their end enqueues the PV again.
+ * Plugin calls run in the background (runtime/operations.ts); their end enqueues the PV again.
  */
 import { pino, type Logger } from 'pino';
 import type { PersistentVolume } from '../../kube/types.js';
@@ -16,6 +16,7 @@ import { isConflict, isNotFound } from '../../kube/errors.js';
 import { hasAnnotation } from '../../kube/volume-helpers.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
+import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { ControllerContext } from '../context.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { ReclaimFacts } from '../binder/hooks.js';
@@ -31,10 +32,10 @@ import {
   msgUsedByPods,
 } from './events.js';
 import { annealDeletionFinalizer, hasFinalizer } from './finalizers.js';
-import { OperationRunner } from './operations.js';
+import { OperationRunner } from '../runtime/operations.js';
 import { markFailed, MissingPluginError, recordFailedAttempt, type ReclaimKind } from './outcome.js';
 import { podsUsingReleasedClaim, runRecycle } from './recycle.js';
-import { withPhase, type ReclaimMetrics, type ReclaimSession } from './session.js';
+import { withPhase, type ReclaimSession } from './session.js';
 
 export const DEFAULT_MAX_RECLAIM_ATTEMPTS = 3;
 export const DEFAULT_RECLAIM_INTERVAL_MS = 15_000;
@@ -54,7 +55,7 @@ export interface ReclaimerOptions {
   concurrency?: number;
   logger?: Logger;
   /** Plugin call durations and errors (Prometheus). */
-  metrics?: ReclaimMetrics;
+  metrics?: OperationObserver;
 }
 
 type Trigger = 'released' | 'pv-deleted';
@@ -76,7 +77,7 @@ export class Reclaimer {
       plugins: options.plugins,
       policy,
       clusterName: options.clusterName ?? 'kubernetes',
-      ops: new OperationRunner(options.concurrency ?? DEFAULT_RECLAIM_CONCURRENCY),
+      ops: new OperationRunner({ name: 'reclaimer', concurrency: options.concurrency ?? DEFAULT_RECLAIM_CONCURRENCY }),
       log: options.logger ?? pino({ name: 'reclaimer', level: process.env.LOG_LEVEL ?? 'info' }),
       backingDeleted: new Set(),
       ...(options.metrics ? { metrics: options.metrics } : {}),
@@ -118,7 +119,7 @@ export class Reclaimer {
 
   /** Resolves when no plugin call is running (tests, shutdown). */
   settled(): Promise<void> {
-    return this.s.ops.settled();
+    return this.s.ops.idle();
   }
 
   /** Aborts running plugin calls (their attempts stay counted) and waits for them. */
@@ -206,7 +207,7 @@ export class Reclaimer {
       return DONE;
     }
     const run = kind === 'delete' ? runDelete : runRecycle;
-    s.ops.start(opKey, async (signal) => {
+    s.ops.start(opKey, async ({ signal }) => {
       try {
         await run(s, plugin!, charged, count, signal);
       } catch (err) {

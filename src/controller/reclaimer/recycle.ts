@@ -10,7 +10,8 @@ import type { VolumePlugin } from '../../plugins/plugin.js';
 import { withoutAttempts } from './attempts.js';
 import { MSG_RECYCLED, REASON_VOLUME_RECYCLED } from './events.js';
 import { runCountedAttempt } from './outcome.js';
-import { timedPluginCall, updateFresh, withPhase, type ReclaimSession } from './session.js';
+import { measured } from '../runtime/operation-metrics.js';
+import { updateFresh, withPhase, type ReclaimSession } from './session.js';
 
 function isTerminated(pod: Pod): boolean {
   return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
@@ -60,7 +61,7 @@ export async function runRecycle(
   const recycled = await runCountedAttempt(s, pv, 'recycle', count, signal, async () => {
     const recycle = plugin.recycle?.bind(plugin);
     if (!recycle) throw new Error(`plugin ${plugin.name} cannot recycle`);
-    await timedPluginCall(s, plugin.name, 'recycle', () => recycle(pv, signal));
+    await measured(s.metrics, plugin.name, 'recycle', () => recycle(pv, signal));
   });
   if (!recycled) return;
   s.ctx.events.event(pv, 'Normal', REASON_VOLUME_RECYCLED, MSG_RECYCLED);

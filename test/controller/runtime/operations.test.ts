@@ -1,15 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KeyedRunner, type OperationOutcome } from '../../../src/controller/provisioner/keyed-runner.js';
-import { waitFor } from './fixtures.js';
+import { OperationRunner, type OperationOutcome } from '../../../src/controller/runtime/operations.js';
+import { waitFor } from '../../helpers/wait.js';
 
 function runner(overrides: { concurrency?: number; initialBackoffMs?: number; maxBackoffMs?: number } = {}) {
   const expired: string[] = [];
-  const r = new KeyedRunner({
+  const r = new OperationRunner({
+    name: 'test',
     concurrency: overrides.concurrency ?? 4,
-    initialBackoffMs: overrides.initialBackoffMs ?? 60_000,
-    maxBackoffMs: overrides.maxBackoffMs ?? 120_000,
-    onBackoffExpired: (key) => expired.push(key),
+    backoff: {
+      initialMs: overrides.initialBackoffMs ?? 60_000,
+      maxMs: overrides.maxBackoffMs ?? 120_000,
+      onExpired: (key) => expired.push(key),
+    },
   });
   return { r, expired };
 }
@@ -81,4 +84,68 @@ test('at most `concurrency` operations run; the rest wait for a slot in order', 
   first.resolve('succeeded');
   await r.idle();
   assert.deepEqual(order, ['a', 'b']);
+});
+
+function gate(): { wait: Promise<void>; open(): void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
+
+test('at most `concurrency` operations run at once, one per key; the rest wait their turn', async () => {
+  const runner = new OperationRunner({ name: 'test', concurrency: 2 });
+  const g = gate();
+  let running = 0;
+  let peak = 0;
+  const body = async (): Promise<void> => {
+    peak = Math.max(peak, ++running);
+    await g.wait;
+    running--;
+  };
+  assert.equal(runner.start('a', body), 'started');
+  assert.equal(runner.start('a', body), 'running', 'the same key is not started twice');
+  assert.equal(runner.start('b', body), 'started');
+  assert.equal(runner.start('c', body), 'started');
+  assert.equal(runner.isRunning('c'), true);
+  g.open();
+  await runner.idle();
+  assert.equal(peak, 2);
+  assert.equal(runner.isRunning('a'), false);
+});
+
+test('close aborts running operations and never starts the queued ones', async () => {
+  const runner = new OperationRunner({ name: 'test', concurrency: 1 });
+  const started: string[] = [];
+  const began = gate();
+  runner.start('running', ({ signal }) => {
+    started.push('running');
+    began.open();
+    return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+  });
+  runner.start('queued', async () => void started.push('queued'));
+  await began.wait;
+  await runner.close();
+  assert.deepEqual(started, ['running']);
+  assert.equal(runner.start('late', async () => undefined), 'stopped');
+});
+
+test('a failing operation does not break the runner', async () => {
+  const runner = new OperationRunner({ name: 'test', concurrency: 1 });
+  runner.start('bad', () => Promise.reject(new Error('boom')));
+  await runner.idle();
+  let ran = false;
+  runner.start('good', async () => void (ran = true));
+  await runner.idle();
+  assert.equal(ran, true);
+});
+
+test('without a backoff policy a key whose operation failed may start again at once', async () => {
+  const runner = new OperationRunner({ name: 'test', concurrency: 1 });
+  runner.start('k', () => Promise.reject(new Error('boom')));
+  await runner.idle();
+  assert.equal(runner.inBackoff('k'), false);
+  assert.equal(runner.start('k', async () => 'failed'), 'started');
+  await runner.idle();
+  assert.equal(runner.start('k', async () => undefined), 'started');
+  await runner.idle();
 });

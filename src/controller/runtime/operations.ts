@@ -1,9 +1,11 @@
 /**
- * Runs slow operations outside the queue worker: at most `concurrency` at a time, never two for
- * one key, and after a failure none for that key until its backoff has passed (upstream's
- * goroutinemap with exponential backoff: 500 ms doubling to about 2 min). When a backoff ends the
- * key is handed to `onBackoffExpired` (the controller re-enqueues the claim), so a failing claim
- * is retried on its own schedule instead of on every sync.
+ * Runs slow operations (plugin calls: provision, delete, recycle) outside the queue workers, as
+ * upstream's one `runningOperations` goroutinemap does: at most `concurrency` at a time, never two
+ * for one key, and, with `backoff`, none for a key after a failure until its backoff has passed
+ * (upstream: 500 ms doubling to about 2 min). When a backoff ends the key is handed to
+ * `backoff.onExpired` (the provisioner re-enqueues the claim), so a failing key is retried on its
+ * own schedule instead of on every sync. Without `backoff` a failure is only the operation's own
+ * business (the reclaimer counts attempts on the PV itself).
  */
 
 /** How an operation ended: failures start (or lengthen) the key's backoff. */
@@ -12,11 +14,15 @@ export type OperationOutcome = 'succeeded' | 'failed' | 'stopped';
 /** Why `start` did or did not start the operation. */
 export type StartResult = 'started' | 'running' | 'backoff' | 'stopped';
 
-export interface KeyedRunnerOptions {
+export interface OperationRunnerOptions {
+  /** Who runs it, for the abort reason on stop ("provisioner stopped"). */
+  name: string;
   concurrency: number;
-  initialBackoffMs: number;
-  maxBackoffMs: number;
-  onBackoffExpired(key: string): void;
+  backoff?: {
+    initialMs: number;
+    maxMs: number;
+    onExpired(key: string): void;
+  };
   /**
    * Called once a key's operation succeeded and the key no longer counts as running (so whoever
    * is woken by it sees `isRunning(key) === false`); not called after a stop.
@@ -41,15 +47,16 @@ interface Backoff {
   timer?: NodeJS.Timeout;
 }
 
-export class KeyedRunner {
+export class OperationRunner {
   private readonly running = new Map<string, Running>();
   private readonly backoffs = new Map<string, Backoff>();
   private readonly slotWaiters: (() => void)[] = [];
   private readonly stopping = new AbortController();
   private active = 0;
 
-  constructor(private readonly options: KeyedRunnerOptions) {
-    if (options.concurrency < 1) throw new RangeError('concurrency must be at least 1');
+  constructor(private readonly options: OperationRunnerOptions) {
+    const { concurrency } = options;
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be ≥ 1, got ${concurrency}`);
   }
 
   isRunning(key: string): boolean {
@@ -67,7 +74,7 @@ export class KeyedRunner {
   }
 
   /** Starts `operation` for `key` unless one is running, the key is backing off, or we stopped. */
-  start(key: string, operation: (handle: OperationHandle) => Promise<OperationOutcome>): StartResult {
+  start(key: string, operation: (handle: OperationHandle) => Promise<OperationOutcome | void>): StartResult {
     if (this.stopping.signal.aborted) return 'stopped';
     if (this.running.has(key)) return 'running';
     if (this.inBackoff(key)) return 'backoff';
@@ -97,23 +104,30 @@ export class KeyedRunner {
     while (this.running.size > 0) await Promise.all([...this.running.values()].map((r) => r.done));
   }
 
+  /** Stops (see `stop`) and waits for the operations that were running to end. */
+  async close(): Promise<void> {
+    this.stop();
+    await this.idle();
+  }
+
   /**
    * Stops: aborts every operation's signal, drops pending backoff wake-ups and refuses new work.
    * Does not wait for plugin calls that ignore their signal; operations make no API writes after
    * this (see OperationHandle.stopSignal), so a stop behaves like a crash at that instant.
    */
   stop(): void {
-    this.stopping.abort(new Error('provisioner stopped'));
+    this.stopping.abort(new Error(`${this.options.name} stopped`));
     for (const backoff of this.backoffs.values()) clearTimeout(backoff.timer);
     this.backoffs.clear();
     for (const wake of this.slotWaiters.splice(0)) wake();
   }
 
-  private async run(key: string, operation: () => Promise<OperationOutcome>): Promise<void> {
+  private async run(key: string, operation: () => Promise<OperationOutcome | void>): Promise<void> {
     let outcome: OperationOutcome = 'failed';
     try {
       await this.acquireSlot();
-      outcome = this.stopping.signal.aborted ? 'stopped' : await operation();
+      // Queued behind the limit when the stop came: never started.
+      outcome = this.stopping.signal.aborted ? 'stopped' : ((await operation()) ?? 'succeeded');
     } catch {
       outcome = this.stopping.signal.aborted ? 'stopped' : 'failed';
     } finally {
@@ -138,12 +152,14 @@ export class KeyedRunner {
       this.options.onSucceeded?.(key);
       return;
     }
+    const policy = this.options.backoff;
+    if (!policy) return;
     const backoff = this.backoffs.get(key) ?? { failures: 0 };
     backoff.failures++;
-    const delay = Math.min(this.options.maxBackoffMs, this.options.initialBackoffMs * 2 ** (backoff.failures - 1));
+    const delay = Math.min(policy.maxMs, policy.initialMs * 2 ** (backoff.failures - 1));
     backoff.timer = setTimeout(() => {
       backoff.timer = undefined;
-      this.options.onBackoffExpired(key);
+      policy.onExpired(key);
     }, delay);
     backoff.timer.unref();
     this.backoffs.set(key, backoff);
