@@ -17,8 +17,8 @@ import {
   updateClaimStatus,
   updateClaimStatusWithEvent,
 } from './bind.js';
-import { newestOf, newestClaim, newestVolume, runSync } from './fresh.js';
-import { rvNumber } from '../cache/resource-version.js';
+import { newestClaim, newestVolume, runSync } from './fresh.js';
+import { newestOf, rvNumber } from '../cache/resource-version.js';
 import { checkVolumeSatisfyClaim, matchingClassOfClaim } from './match.js';
 import { assignDefaultClass, emitWaitingForConsumer, isDelayBindingMode, routeToProvisioner } from './claim-class.js';
 import {

@@ -11,7 +11,8 @@ import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { VolumeIndex } from './volume-index.js';
 import { openSession, type BinderHooks, type BinderSession } from './hooks.js';
 import { claimKeyOf, unbindVolume, updateVolumePhase } from './bind.js';
-import { newestOf, newestVolume, runSync } from './fresh.js';
+import { newestVolume, runSync } from './fresh.js';
+import { newestOf } from '../cache/resource-version.js';
 import { volumeModeMismatch } from './match.js';
 import {
   REASON_VOLUME_MISMATCH,

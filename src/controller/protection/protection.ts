@@ -17,7 +17,7 @@ import { FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECT
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { keyOf, type ControllerContext } from '../context.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
-import { newer } from './newest.js';
+import { newerCopyOf } from '../cache/resource-version.js';
 import { podUsesClaim } from './pods.js';
 
 export const PVC_PROTECTION_CONTROLLER = 'pvc-protection';
@@ -83,7 +83,7 @@ export async function podsUsingClaim(ctx: ControllerContext, claim: PersistentVo
 /** pvc-protection: one claim (any copy; the newest one known is used). */
 export function syncClaimProtection(deps: ProtectionDeps, given: PersistentVolumeClaim): Promise<SyncResult> {
   const log = loggerOf(deps);
-  const claim = newer(given, deps.ctx.claims.get(keyOf(given)));
+  const claim = newerCopyOf(given, deps.ctx.claims.get(keyOf(given)));
   const key = keyOf(claim);
   return guarded(log, { claim: key }, async () => {
     let users: string[] = [];
@@ -109,7 +109,7 @@ export function syncClaimProtection(deps: ProtectionDeps, given: PersistentVolum
  */
 export function syncVolumeProtection(deps: ProtectionDeps, given: PersistentVolume): Promise<SyncResult> {
   const log = loggerOf(deps);
-  const pv = newer(given, deps.ctx.volumes.get(keyOf(given)));
+  const pv = newerCopyOf(given, deps.ctx.volumes.get(keyOf(given)));
   const name = pv.metadata.name ?? '';
   return guarded(log, { pv: name }, async () => {
     if (pv.metadata.deletionTimestamp && hasFinalizer(pv, FINALIZER_PV_CONTROLLER)) return DONE;

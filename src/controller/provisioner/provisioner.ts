@@ -19,6 +19,7 @@ import { hasAnnotation } from '../../kube/volume-helpers.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import { keyOf, type ControllerContext } from '../context.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
+import { newerCopyOf } from '../cache/resource-version.js';
 import { annotatedProvisioner, hasProvisioningFinalizer } from './claim-intent.js';
 import type { ProvisionerDeps } from './deps.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
@@ -59,13 +60,6 @@ export interface ProvisionerBinderHooks {
   provisionClaim(claim: PersistentVolumeClaim): Promise<SyncResult>;
   servesProvisioner(name: string): boolean;
   claimBusy(key: string): boolean;
-}
-
-/** The cached copy when it is the same claim with a higher resourceVersion, else the one given. */
-function newerCopy(given: PersistentVolumeClaim, cached: PersistentVolumeClaim | undefined): PersistentVolumeClaim {
-  if (!cached || cached.metadata.uid !== given.metadata.uid) return given;
-  const rv = (c: PersistentVolumeClaim): number => Number.parseInt(c.metadata.resourceVersion ?? '', 10) || 0;
-  return rv(cached) > rv(given) ? cached : given;
 }
 
 export class Provisioner {
@@ -133,7 +127,7 @@ export class Provisioner {
   /** The provisioner's own claim sync (see the file comment). */
   async syncClaim(claim: PersistentVolumeClaim): Promise<SyncResult> {
     const key = keyOf(claim);
-    const current = newerCopy(claim, this.deps.ctx.claims.get(key));
+    const current = newerCopyOf(claim, this.deps.ctx.claims.get(key));
     if (hasProvisioningFinalizer(current)) return this.provisionClaim(current);
     if (current.metadata.deletionTimestamp) {
       this.runner.interrupt(key, 'the claim is being deleted');

@@ -8,7 +8,7 @@ import type { PersistentVolume } from '../../kube/types.js';
 import { ANN_PROVISIONED_BY, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '../../kube/annotations.js';
 import { isNotFound } from '../../kube/errors.js';
 import { storageClassOfVolume } from '../../kube/volume-helpers.js';
-import { rvNumber } from '../cache/resource-version.js';
+import { newerCopyOf } from '../cache/resource-version.js';
 import { backingName } from '../../plugins/naming.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import { runCountedAttempt } from './outcome.js';
@@ -62,9 +62,7 @@ export async function finishDeletion(s: ReclaimSession, pv: PersistentVolume): P
   }
   if (!gone) {
     // The client records the marked object in the store; an older copy only costs a 409 and a live read.
-    const cached = s.ctx.volumes.get(name);
-    const marked = cached && cached.metadata.uid === uid && rvNumber(cached.metadata.resourceVersion) > rvNumber(pv.metadata.resourceVersion) ? cached : pv;
-    await updateFresh(s, marked, 'spec', withoutDeletionFinalizers);
+    await updateFresh(s, newerCopyOf(pv, s.ctx.volumes.get(name)), 'spec', withoutDeletionFinalizers);
   }
   if (uid) s.backingDeleted.delete(uid);
   s.log.info({ pv: name, why: 'reclaim policy Delete' }, 'volume deleted');
