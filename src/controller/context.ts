@@ -11,6 +11,7 @@ import type {
   Pod,
   StorageClass,
 } from '../kube/types.js';
+import type { EventReason } from './runtime/event-reasons.js';
 
 /** Key of a namespaced object: "namespace/name"; of a cluster-scoped one: "name". */
 export type ObjectKeyString = string;
@@ -64,7 +65,7 @@ export type EventType = 'Normal' | 'Warning';
 
 /** Records Kubernetes Events, aggregated like the real recorder (a repeat bumps a count). */
 export interface EventRecorder {
-  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
+  event(obj: KubeObject, type: EventType, reason: EventReason, message: string): void;
 }
 
 /** Everything the decision code is given. */

@@ -20,6 +20,7 @@ import {
 import { compareQuantityStrings, isValidQuantity } from '../../kube/quantity.js';
 import { claimRefFor, hasAnnotation, isVolumeBoundToClaim, volumeWithoutBinding } from '../../kube/volume-helpers.js';
 import type { EventType } from '../context.js';
+import type { EventReason } from '../runtime/event-reasons.js';
 import type { BinderSession } from './hooks.js';
 
 /** A state the binder refuses to act on (upstream's "should never happen" errors). */
@@ -152,7 +153,7 @@ export async function updateClaimStatusWithEvent(
   s: BinderSession,
   claim: PersistentVolumeClaim,
   phase: ClaimPhase,
-  event: { type: EventType; reason: string; message: string },
+  event: { type: EventType; reason: EventReason; message: string },
 ): Promise<PersistentVolumeClaim> {
   if (claim.status?.phase === phase) return claim;
   const saved = await updateClaimStatus(s, claim, phase, undefined);

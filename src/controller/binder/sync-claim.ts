@@ -26,13 +26,10 @@ import {
   MSG_LOST_VOLUME,
   MSG_MISBOUND,
   MSG_NO_VOLUME_NO_CLASS,
-  REASON_CLAIM_LOST,
-  REASON_CLAIM_MISBOUND,
-  REASON_FAILED_BINDING,
-  REASON_VOLUME_MISMATCH,
   msgAlreadyBoundElsewhere,
   msgVolumeMismatch,
 } from './events.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 export async function syncClaim(
   ctx: ControllerContext,
@@ -80,7 +77,7 @@ async function syncUnboundClaim(s: BinderSession, claim: PersistentVolumeClaim, 
   }
   if (matchingClassOfClaim(claim) !== '') return routeToProvisioner(s, claim);
   await updateClaimStatus(s, claim, 'Pending', undefined);
-  s.ctx.events.event(claim, 'Normal', REASON_FAILED_BINDING, MSG_NO_VOLUME_NO_CLASS);
+  s.ctx.events.event(claim, 'Normal', EventReason.FailedBinding, MSG_NO_VOLUME_NO_CLASS);
   return DONE;
 }
 
@@ -117,7 +114,7 @@ async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeCl
     const mismatch = checkVolumeSatisfyClaim(pv, claim);
     if (mismatch) {
       await updateClaimStatus(s, claim, 'Pending', undefined);
-      s.ctx.events.event(claim, 'Warning', REASON_VOLUME_MISMATCH, msgVolumeMismatch(pvName, mismatch));
+      s.ctx.events.event(claim, 'Warning', EventReason.VolumeMismatch, msgVolumeMismatch(pvName, mismatch));
       return DONE;
     }
     await bind(s, pv, claim);
@@ -129,10 +126,10 @@ async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeCl
   }
   if (!hasAnnotation(claim, ANN_BOUND_BY_CONTROLLER)) {
     await updateClaimStatus(s, claim, 'Pending', undefined);
-    s.ctx.events.event(claim, 'Warning', REASON_FAILED_BINDING, msgAlreadyBoundElsewhere(pvName));
+    s.ctx.events.event(claim, 'Warning', EventReason.FailedBinding, msgAlreadyBoundElsewhere(pvName));
     return DONE;
   }
-  s.ctx.events.event(claim, 'Warning', REASON_FAILED_BINDING, msgAlreadyBoundElsewhere(pvName));
+  s.ctx.events.event(claim, 'Warning', EventReason.FailedBinding, msgAlreadyBoundElsewhere(pvName));
   const owner = `${pv.spec.claimRef.namespace ?? ''}/${pv.spec.claimRef.name ?? ''}`;
   throw new BindingError(
     `invalid binding of claim "${claimKeyOf(claim)}" to volume "${pvName}": volume already claimed by "${owner}"`,
@@ -143,18 +140,18 @@ async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeCl
 async function syncBoundClaim(s: BinderSession, claim: PersistentVolumeClaim): Promise<SyncResult> {
   const pvName = claim.spec.volumeName;
   if (!pvName) {
-    await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: REASON_CLAIM_LOST, message: MSG_LOST_REFERENCE });
+    await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: EventReason.ClaimLost, message: MSG_LOST_REFERENCE });
     return DONE;
   }
   const pv = await volumeNamed(s, pvName);
   if (!pv) {
-    await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: REASON_CLAIM_LOST, message: MSG_LOST_VOLUME });
+    await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: EventReason.ClaimLost, message: MSG_LOST_VOLUME });
     return DONE;
   }
   if (!pv.spec.claimRef || pv.spec.claimRef.uid === claim.metadata.uid) {
     await bind(s, pv, claim);
     return DONE;
   }
-  await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: REASON_CLAIM_MISBOUND, message: MSG_MISBOUND });
+  await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: EventReason.ClaimMisbound, message: MSG_MISBOUND });
   return DONE;
 }

@@ -15,10 +15,10 @@ import { newestVolume, runSync } from './fresh.js';
 import { newestOf } from '../cache/resource-version.js';
 import { volumeModeMismatch } from './match.js';
 import {
-  REASON_VOLUME_MISMATCH,
   msgVolumeModeMismatchOnClaim,
   msgVolumeModeMismatchOnVolume,
 } from './events.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 export async function syncVolume(
   ctx: ControllerContext,
@@ -61,8 +61,8 @@ async function decideWithClaim(s: BinderSession, pv: PersistentVolume, ref: Obje
   const pvName = pv.metadata.name ?? '';
   if (!claim.spec.volumeName) {
     if (volumeModeMismatch(pv, claim)) {
-      s.ctx.events.event(pv, 'Warning', REASON_VOLUME_MISMATCH, msgVolumeModeMismatchOnVolume(claim.metadata.name ?? ''));
-      s.ctx.events.event(claim, 'Warning', REASON_VOLUME_MISMATCH, msgVolumeModeMismatchOnClaim(pvName));
+      s.ctx.events.event(pv, 'Warning', EventReason.VolumeMismatch, msgVolumeModeMismatchOnVolume(claim.metadata.name ?? ''));
+      s.ctx.events.event(claim, 'Warning', EventReason.VolumeMismatch, msgVolumeModeMismatchOnClaim(pvName));
       return DONE;
     }
     // The claim side is not written yet (a bind in progress, or a volume provisioned for it):

@@ -25,17 +25,15 @@ import { finishDeletion, hasExternalDeleter, runDelete } from './delete.js';
 import {
   MSG_NO_RECYCLER,
   MSG_UNKNOWN_RECLAIM_POLICY,
-  REASON_UNKNOWN_RECLAIM_POLICY,
-  REASON_VOLUME_FAILED_DELETE,
-  REASON_VOLUME_FAILED_RECYCLE,
   msgNoDeleter,
   msgUsedByPods,
 } from './events.js';
 import { annealDeletionFinalizer, hasFinalizer } from './finalizers.js';
 import { OperationRunner } from '../runtime/operations.js';
-import { markFailed, MissingPluginError, recordFailedAttempt, type ReclaimKind } from './outcome.js';
+import { failureReason, markFailed, MissingPluginError, recordFailedAttempt, type ReclaimKind } from './outcome.js';
 import { podsUsingReleasedClaim, runRecycle } from './recycle.js';
 import { withPhase, type ReclaimSession } from './session.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 export const DEFAULT_MAX_RECLAIM_ATTEMPTS = 3;
 export const DEFAULT_RECLAIM_INTERVAL_MS = 15_000;
@@ -133,7 +131,7 @@ export class Reclaimer {
     if (policy === 'Retain') return DONE;
     if (policy === 'Delete') return this.attempt(pv, 'delete', 'released', facts);
     if (policy === 'Recycle') return this.attempt(pv, 'recycle', 'released', facts);
-    await markFailed(this.s, pv, REASON_UNKNOWN_RECLAIM_POLICY, MSG_UNKNOWN_RECLAIM_POLICY);
+    await markFailed(this.s, pv, EventReason.VolumeUnknownReclaimPolicy, MSG_UNKNOWN_RECLAIM_POLICY);
     return DONE;
   }
 
@@ -158,7 +156,7 @@ export class Reclaimer {
     if (kind === 'recycle') {
       const users = await podsUsingReleasedClaim(s, current);
       if (users.length > 0) {
-        s.ctx.events.event(current, 'Normal', REASON_VOLUME_FAILED_RECYCLE, msgUsedByPods(users));
+        s.ctx.events.event(current, 'Normal', EventReason.VolumeFailedRecycle, msgUsedByPods(users));
         return { kind: 'requeueAfter', ms: Math.max(s.policy.intervalMs, 1) };
       }
     }
@@ -187,7 +185,7 @@ export class Reclaimer {
       const why = attempts.malformed
         ? 'the reclaim attempts annotation is not a number'
         : `${charged} of ${s.policy.maxAttempts} reclaim attempts failed`;
-      await markFailed(s, current, failureReasonOf(kind), why);
+      await markFailed(s, current, failureReason(kind), why);
       return { kind: 'stop', result: DONE };
     }
     const wait = msUntilNextAttempt(attempts, s.policy, s.ctx.now());
@@ -229,10 +227,6 @@ export class Reclaimer {
       return { kind: 'retry', reason: message };
     }
   }
-}
-
-function failureReasonOf(kind: ReclaimKind): string {
-  return kind === 'delete' ? REASON_VOLUME_FAILED_DELETE : REASON_VOLUME_FAILED_RECYCLE;
 }
 
 function missingPluginError(plugin: VolumePlugin | undefined, kind: ReclaimKind, pv: PersistentVolume): MissingPluginError | undefined {

@@ -8,10 +8,11 @@ import type { PersistentVolume, Pod } from '../../kube/types.js';
 import { volumeWithoutBinding } from '../../kube/volume-helpers.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import { withoutAttempts } from './attempts.js';
-import { MSG_RECYCLED, REASON_VOLUME_RECYCLED } from './events.js';
+import { MSG_RECYCLED } from './events.js';
 import { runCountedAttempt } from './outcome.js';
 import { measured } from '../runtime/operation-metrics.js';
 import { updateFresh, withPhase, type ReclaimSession } from './session.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 function isTerminated(pod: Pod): boolean {
   return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
@@ -64,7 +65,7 @@ export async function runRecycle(
     await measured(s.metrics, plugin.name, 'recycle', () => recycle(pv, signal));
   });
   if (!recycled) return;
-  s.ctx.events.event(pv, 'Normal', REASON_VOLUME_RECYCLED, MSG_RECYCLED);
+  s.ctx.events.event(pv, 'Normal', EventReason.VolumeRecycled, MSG_RECYCLED);
   s.log.info({ pv: pv.metadata.name, plugin: plugin.name }, 'volume recycled');
   await makeAvailable(s, pv);
 }
