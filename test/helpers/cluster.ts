@@ -52,7 +52,6 @@ export function testControllerOptions(kubeconfig: string, hostPathRoot: string, 
     pvclaimbinderSyncPeriod: '2s',
     kubeApiQps: '1000',
     kubeApiBurst: '2000',
-    hostPathRoot: [hostPathRoot],
     // Each test controller serves /metrics on a free port, never the shared default 10258.
     metricsBindAddress: '127.0.0.1:0',
   });
