@@ -5,7 +5,7 @@
  */
 import { Command } from 'commander';
 import { startController } from '../controller/controller.js';
-import { loadKubeConfig } from '../controller/client/kubeconfig.js';
+import { loadKubeConfig } from '../kube-client/kubeconfig.js';
 import { createControllerLogger } from '../controller/log.js';
 import { defaultModules } from '../controller/modules.js';
 import { parseControllerOptions, type ControllerOptions, type RawControllerFlags } from '../controller/options.js';

@@ -9,10 +9,10 @@
  * 2 on bad flags.
  */
 import { Command, Option } from 'commander';
-import { listAllPages, listCallFor } from '../controller/client/list-calls.js';
-import { RestTransport } from '../controller/client/transport.js';
-import { loadKubeConfig } from '../controller/client/kubeconfig.js';
-import { paths } from '../controller/client/paths.js';
+import { listAllPages, listCallFor } from '../kube-client/list-calls.js';
+import { RestTransport } from '../kube-client/transport.js';
+import { loadKubeConfig } from '../kube-client/kubeconfig.js';
+import { paths } from '../kube-client/paths.js';
 import { createControllerLogger } from '../controller/log.js';
 import { type ClusterObjects, deleteOrphans, findOrphans, type Orphan, type OrphanDeletion } from '../controller/orphans.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';

@@ -9,7 +9,7 @@ import { relative, resolve, join } from 'node:path';
 import { Command, type Option } from 'commander';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer } from '../apiserver/server.js';
-import { ensureDefaultStorageClass } from '../controller/bootstrap.js';
+import { ensureDefaultStorageClass } from '../kube-client/bootstrap.js';
 import { startController } from '../controller/controller.js';
 import { createControllerLogger } from '../controller/log.js';
 import { defaultModules } from '../controller/modules.js';

@@ -8,7 +8,7 @@
  */
 import { CoreV1Api, type V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { Command, Option } from 'commander';
-import { loadKubeConfig } from '../controller/client/kubeconfig.js';
+import { loadKubeConfig } from '../kube-client/kubeconfig.js';
 import { DEFAULTS } from '../controller/options.js';
 import { flags } from './flags.js';
 import { parseExposition } from '../metrics/text-format.js';

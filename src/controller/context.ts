@@ -1,8 +1,8 @@
 /**
- * The seam between the controller's machinery (informers, own-write cache, client, events,
- * queues: controller/cache, controller/client, controller/events, controller/queue) and its
- * decisions (binder/, provisioner/, reclaimer/). Decision code depends only on these interfaces,
- * so it is unit-tested with in-memory fakes and runs unchanged against a real cluster.
+ * The seam between the controller's machinery (informers, own-write cache and client in
+ * kube-client/; events.ts, queue.ts) and its decisions (binder/, provisioner/, reclaimer/,
+ * protection/). Decision code depends only on these interfaces, so it is unit-tested with
+ * in-memory fakes and runs unchanged against a real cluster.
  */
 import type {
   KubeObject,
@@ -11,15 +11,8 @@ import type {
   Pod,
   StorageClass,
 } from '../kube/types.js';
+import type { ObjectKeyString } from '../kube/object-key.js';
 import type { EventReason } from './runtime/event-reasons.js';
-
-/** Key of a namespaced object: "namespace/name"; of a cluster-scoped one: "name". */
-export type ObjectKeyString = string;
-
-export function keyOf(obj: KubeObject): ObjectKeyString {
-  const ns = obj.metadata.namespace;
-  return ns ? `${ns}/${obj.metadata.name ?? ''}` : (obj.metadata.name ?? '');
-}
 
 /**
  * The newest copy the controller knows of each object: informer events merged with the

@@ -9,12 +9,12 @@
 import os from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { Backoff } from './cache/backoff.js';
-import type { Reflector } from './cache/reflector.js';
-import { KubeApiClient } from './client/kube-api-client.js';
-import { loadKubeConfig } from './client/kubeconfig.js';
-import type { VerbCounts } from './client/request-counters.js';
-import { RestTransport } from './client/transport.js';
+import type { Backoff } from '../kube-client/cache/backoff.js';
+import type { Reflector } from '../kube-client/cache/reflector.js';
+import { KubeApiClient } from '../kube-client/kube-api-client.js';
+import { loadKubeConfig } from '../kube-client/kubeconfig.js';
+import type { VerbCounts } from '../kube-client/request-counters.js';
+import { RestTransport } from '../kube-client/transport.js';
 import type { ControllerContext } from './context.js';
 import { KubeEventRecorder } from './events.js';
 import { LeaderElector } from './leader-election.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startTestApiServer } from '../helpers/apiserver.js';
-import { RestTransport } from '../../src/controller/client/transport.js';
+import { RestTransport } from '../../src/kube-client/transport.js';
 import type { Lease, PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
 import { newClaim, newVolume, waitFor } from './helpers.js';
 

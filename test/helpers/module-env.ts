@@ -4,7 +4,7 @@
  * module that keeps an index from store changes; it has no peers unless given; the logger is silent.
  */
 import { pino } from 'pino';
-import type { ChangeListener } from '../../src/controller/cache/merged-store.js';
+import type { ChangeListener } from '../../src/kube-client/cache/merged-store.js';
 import type { ChangeSource, ModuleEnv } from '../../src/controller/runtime/module.js';
 import type { ControllerOptions } from '../../src/controller/options.js';
 import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';

@@ -1,11 +1,11 @@
 /**
  * Deciding on the newest data: the newest copy of a volume or claim the binder knows (its store
- * or its index; cache/resource-version.ts decides which copy is newer), and what a sync threw
+ * or its index; kube-client/cache/resource-version.ts decides which copy is newer), and what a sync threw
  * turned into a queue outcome (409 ⇒ silent retry on fresh data).
  */
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
-import { newestOf } from '../cache/resource-version.js';
+import { newestOf } from '../../kube-client/cache/resource-version.js';
 import type { SyncResult } from '../runtime/sync-result.js';
 import { BindingError, claimKeyOf } from './bind.js';
 import type { BinderSession } from './hooks.js';

@@ -18,7 +18,7 @@ import {
   updateClaimStatusWithEvent,
 } from './bind.js';
 import { newestClaim, newestVolume, runSync } from './fresh.js';
-import { newestOf, rvNumber } from '../cache/resource-version.js';
+import { newestOf, rvNumber } from '../../kube-client/cache/resource-version.js';
 import { checkVolumeSatisfyClaim, matchingClassOfClaim } from './match.js';
 import { assignDefaultClass, emitWaitingForConsumer, isDelayBindingMode, routeToProvisioner } from './claim-class.js';
 import {

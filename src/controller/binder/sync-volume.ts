@@ -12,7 +12,7 @@ import type { VolumeIndex } from './volume-index.js';
 import { openSession, type BinderHooks, type BinderSession } from './hooks.js';
 import { claimKeyOf, unbindVolume, updateVolumePhase } from './bind.js';
 import { newestVolume, runSync } from './fresh.js';
-import { newestOf } from '../cache/resource-version.js';
+import { newestOf } from '../../kube-client/cache/resource-version.js';
 import { volumeModeMismatch } from './match.js';
 import {
   msgVolumeModeMismatchOnClaim,

@@ -9,7 +9,7 @@
  * so pre-bound volumes are found without a scan.
  *
  * The index holds the newest copy of each PV: an `upsert` of a copy older than the one held is
- * ignored (older by integer resourceVersion: cache/resource-version.ts).
+ * ignored (older by integer resourceVersion: kube-client/cache/resource-version.ts).
  */
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { labelSelectorMatches } from '../../kube/selectors.js';
@@ -22,7 +22,7 @@ import {
   volumeModeOf,
 } from '../../kube/volume-helpers.js';
 import { ANN_SELECTED_NODE } from '../../kube/annotations.js';
-import { isNewerCopy } from '../cache/resource-version.js';
+import { isNewerCopy } from '../../kube-client/cache/resource-version.js';
 import { CapacityBucket, type LookupCounters } from './capacity-bucket.js';
 import {
   capacityBytesOf,

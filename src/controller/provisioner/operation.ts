@@ -20,7 +20,7 @@ import { isConflict } from '../../kube/errors.js';
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
 import { hasAnnotation, storageClassOfClaim } from '../../kube/volume-helpers.js';
 import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../plugins/plugin.js';
-import { keyOf } from '../context.js';
+import { keyOf } from '../../kube/object-key.js';
 import { hasProvisioningFinalizer, recordIntent, releaseIntent } from './claim-intent.js';
 import { cleanUpClaimVolume } from './cleanup.js';
 import type { ProvisionerDeps } from './deps.js';

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isAlreadyExists } from '../../kube/errors.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import { keyOf } from '../context.js';
+import { keyOf } from '../../kube/object-key.js';
 import type { ProvisionerDeps } from './deps.js';
 import { errorText, msgSavePvFailed } from './events.js';
 import { EventReason } from '../runtime/event-reasons.js';

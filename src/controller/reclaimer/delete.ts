@@ -8,7 +8,7 @@ import type { PersistentVolume } from '../../kube/types.js';
 import { ANN_PROVISIONED_BY, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '../../kube/annotations.js';
 import { isNotFound } from '../../kube/errors.js';
 import { storageClassOfVolume } from '../../kube/volume-helpers.js';
-import { newerCopyOf } from '../cache/resource-version.js';
+import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import { backingName } from '../../plugins/naming.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import { runCountedAttempt } from './outcome.js';

@@ -5,14 +5,14 @@
  */
 import type { Logger } from 'pino';
 import type { PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../kube/types.js';
-import type { Backoff } from '../cache/backoff.js';
-import { MergedStore } from '../cache/merged-store.js';
-import { Reflector } from '../cache/reflector.js';
-import { rvNumber } from '../cache/resource-version.js';
-import { listCallFor } from '../client/list-calls.js';
-import { paths } from '../client/paths.js';
-import type { RestTransport } from '../client/transport.js';
-import type { ObjectKeyString } from '../context.js';
+import type { Backoff } from '../../kube-client/cache/backoff.js';
+import { MergedStore } from '../../kube-client/cache/merged-store.js';
+import { Reflector } from '../../kube-client/cache/reflector.js';
+import { rvNumber } from '../../kube-client/cache/resource-version.js';
+import { listCallFor } from '../../kube-client/list-calls.js';
+import { paths } from '../../kube-client/paths.js';
+import type { RestTransport } from '../../kube-client/transport.js';
+import type { ObjectKeyString } from '../../kube/object-key.js';
 
 export interface Stores {
   volumes: MergedStore<PersistentVolume>;

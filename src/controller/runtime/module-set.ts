@@ -6,7 +6,8 @@
  */
 import type { Logger } from 'pino';
 import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import type { ControllerContext, ObjectKeyString, ObjectStore } from '../context.js';
+import type { ControllerContext, ObjectStore } from '../context.js';
+import type { ObjectKeyString } from '../../kube/object-key.js';
 import { isEnabled, type ControllerModule, type ModuleEnv, type ModuleInstance } from './module.js';
 import { DONE, mostUrgent, type SyncResult } from './sync-result.js';
 

@@ -11,7 +11,7 @@ import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.j
 import type { OperationObserver, OrphanObserver } from '../../metrics/prometheus.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { BinderHooks } from '../binder/hooks.js';
-import type { ChangeListener } from '../cache/merged-store.js';
+import type { ChangeListener } from '../../kube-client/cache/merged-store.js';
 import type { ControllerContext } from '../context.js';
 import { CONTROLLER_NAMES, type ControllerName, type ControllerOptions } from '../options.js';
 import type { SyncResult } from './sync-result.js';

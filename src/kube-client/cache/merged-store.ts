@@ -4,9 +4,9 @@
  * passes, so a resync still syncs), and deletions leave a tombstone so a stale event for a
  * deleted object never brings it back.
  */
-import { keyOf, type ObjectKeyString, type ObjectStore } from '../context.js';
+import { keyOf, type ObjectKeyString } from '../../kube/object-key.js';
 import type { KubeObject } from '../../kube/types.js';
-import type { WriteRecorder } from '../client/kube-api-client.js';
+import type { WriteRecorder } from '../kube-api-client.js';
 import { rvNumber } from './resource-version.js';
 
 /** Who told the store about a change. */
@@ -29,7 +29,8 @@ interface Tombstone {
 /** Tombstones are kept at least this long, then pruned once the informer has passed them. */
 const TOMBSTONE_TTL_MS = 5 * 60_000;
 
-export class MergedStore<T extends KubeObject> implements ObjectStore<T>, WriteRecorder<T> {
+/** What the controller's context reads as its ObjectStore (controller/context.ts), filled by a Reflector and the client. */
+export class MergedStore<T extends KubeObject> implements WriteRecorder<T> {
   private readonly items = new Map<ObjectKeyString, T>();
   private readonly tombstones = new Map<ObjectKeyString, Tombstone>();
   private readonly listeners: ChangeListener<T>[] = [];
@@ -57,7 +58,10 @@ export class MergedStore<T extends KubeObject> implements ObjectStore<T>, WriteR
     return this.synced;
   }
 
-  /** See ObjectStore.wasDeleted: a tombstone left by the deletion of exactly this uid. */
+  /**
+   * True when the server has said the object `key` with this uid is gone (a tombstone left by the
+   * deletion of exactly this uid: the watch, a consistent relist, or our own DELETE).
+   */
   wasDeleted(key: ObjectKeyString, uid: string): boolean {
     return uid !== '' && this.tombstones.get(key)?.uid === uid && !this.items.has(key);
   }

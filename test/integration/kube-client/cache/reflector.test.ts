@@ -4,15 +4,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { startTestApiServer } from '../helpers/apiserver.js';
-import { startApiServer, type RunningApiServer } from '../../src/apiserver/server.js';
-import { Backoff } from '../../src/controller/cache/backoff.js';
-import { MergedStore } from '../../src/controller/cache/merged-store.js';
-import { Reflector } from '../../src/controller/cache/reflector.js';
-import { KubeApiClient } from '../../src/controller/client/kube-api-client.js';
-import { RestTransport } from '../../src/controller/client/transport.js';
-import type { PersistentVolume } from '../../src/kube/types.js';
-import { newVolume, silentLog, waitFor } from './helpers.js';
+import { startTestApiServer } from '../../../helpers/apiserver.js';
+import { startApiServer, type RunningApiServer } from '../../../../src/apiserver/server.js';
+import { Backoff } from '../../../../src/kube-client/cache/backoff.js';
+import { MergedStore } from '../../../../src/kube-client/cache/merged-store.js';
+import { Reflector } from '../../../../src/kube-client/cache/reflector.js';
+import { KubeApiClient } from '../../../../src/kube-client/kube-api-client.js';
+import { RestTransport } from '../../../../src/kube-client/transport.js';
+import type { PersistentVolume } from '../../../../src/kube/types.js';
+import { newVolume, silentLog, waitFor } from '../../../controller/helpers.js';
 
 test('the reflector lists, then follows creates, updates and deletes through the watch', async (t) => {
   const srv = await startTestApiServer();

@@ -1,9 +1,10 @@
 /**
- * `ApiClient` (controller/context.ts) through RestTransport, i.e. client-node's Configuration
+ * Every API call the controller's decisions make (it satisfies controller/context.ts's
+ * `ApiClient`), through RestTransport, i.e. client-node's Configuration
  * (credentials, shared keep-alive agent, HTTP library) plus rate limiter, counters and typed
  * errors. GETs, creates and PUTs of PVs, claims, classes and events go by path as plain JSON;
  * the rest (delete, list, event patch) through client-node's generated `CoreV1Api`, converted
- * to plain JSON at the edge (client/model-json.ts). Every
+ * to plain JSON at the edge (model-json.ts). Every
  * write carries the resourceVersion of the object passed in; every successful write is recorded
  * in the own-write cache before the promise resolves, so the very next decision sees it. While a
  * write guard says "not leading", writes throw `WriteRefusedError` and are never sent.
@@ -14,8 +15,7 @@ import {
   setHeaderOptions,
   type V1DeleteOptions,
 } from '@kubernetes/client-node';
-import type { ApiClient } from '../context.js';
-import { isNotFound } from '../../kube/errors.js';
+import { isNotFound } from '../kube/errors.js';
 import type {
   CoreEvent,
   KubeObject,
@@ -23,7 +23,7 @@ import type {
   PersistentVolumeClaim,
   Pod,
   StorageClass,
-} from '../../kube/types.js';
+} from '../kube/types.js';
 import { toPlain } from './model-json.js';
 import { paths } from './paths.js';
 import type { KubeVerb, RestTransport } from './transport.js';
@@ -51,7 +51,7 @@ export interface KubeApiClientOptions {
 
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-export class KubeApiClient implements ApiClient {
+export class KubeApiClient {
   constructor(
     readonly transport: RestTransport,
     private readonly opts: KubeApiClientOptions = {},

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isNewerCopy, newerCopyOf, newestOf, rvNumber } from '../../../src/controller/cache/resource-version.js';
+import { isNewerCopy, newerCopyOf, newestOf, rvNumber } from '../../../src/kube-client/cache/resource-version.js';
 import type { PersistentVolume } from '../../../src/kube/types.js';
 
 function copy(rv: string | undefined, uid = 'u1'): PersistentVolume {

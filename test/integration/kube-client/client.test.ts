@@ -1,12 +1,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
-import { KubeApiClient, WriteRefusedError } from '../../src/controller/client/kube-api-client.js';
-import { RestTransport } from '../../src/controller/client/transport.js';
-import { MergedStore } from '../../src/controller/cache/merged-store.js';
-import { ApiError, isConflict, isNotFound } from '../../src/kube/errors.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
-import { newClaim, newVolume } from './helpers.js';
+import { startTestApiServer, type TestApiServer } from '../../helpers/apiserver.js';
+import { KubeApiClient, WriteRefusedError } from '../../../src/kube-client/kube-api-client.js';
+import { RestTransport } from '../../../src/kube-client/transport.js';
+import { MergedStore } from '../../../src/kube-client/cache/merged-store.js';
+import { ApiError, isConflict, isNotFound } from '../../../src/kube/errors.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
+import { newClaim, newVolume } from '../../controller/helpers.js';
 
 let srv: TestApiServer;
 let transport: RestTransport;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TokenBucket } from '../../src/controller/client/rate-limiter.js';
+import { TokenBucket } from '../../src/kube-client/rate-limiter.js';
 
 test('the bucket allows a burst, then one request per 1/qps seconds', () => {
   let now = 0;

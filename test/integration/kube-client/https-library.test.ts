@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { HttpMethod, RequestContext } from '@kubernetes/client-node';
-import { nodeHttpLibrary, sendOverNodeHttp } from '../../../src/controller/client/https-library.js';
+import { nodeHttpLibrary, sendOverNodeHttp } from '../../../src/kube-client/https-library.js';
 
 interface Seen {
   method?: string;

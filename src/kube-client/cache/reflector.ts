@@ -1,6 +1,6 @@
 /**
  * Keeps a MergedStore in step with one resource: list (paged, through client-node's generated
- * list call for the collection, client/list-calls.ts), then watch (client-node's `Watch`) from
+ * list call for the collection, list-calls.ts), then watch (client-node's `Watch`) from
  * the list's resourceVersion with bookmarks; re-list on 410 Expired; reconnect with backoff on
  * any other error; reconnect when nothing (not even a bookmark) arrived for `inactivityTimeoutMs`. Never
  * gives up until stopped. (client-node's ListWatch stops for good on the first non-410 error and
@@ -10,8 +10,8 @@ import { Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeObject, Status } from '../../kube/types.js';
 import { statusOf } from '../../kube/errors.js';
-import { listAllPages, listCallFor, type ListCall } from '../client/list-calls.js';
-import type { RestTransport } from '../client/transport.js';
+import { listAllPages, listCallFor, type ListCall } from '../list-calls.js';
+import type { RestTransport } from '../transport.js';
 import { Backoff, delay } from './backoff.js';
 import type { MergedStore } from './merged-store.js';
 import { rvNumber } from './resource-version.js';
@@ -19,7 +19,7 @@ import { rvNumber } from './resource-version.js';
 export interface ReflectorOptions<T extends KubeObject> {
   /** Collection path the watch follows, e.g. /api/v1/persistentvolumes. */
   path: string;
-  /** Lists one page; default: the generated list call for `path` (client/list-calls.ts). */
+  /** Lists one page; default: the generated list call for `path` (list-calls.ts). */
   list?: ListCall<T>;
   /** Kind name, for stats (the logger should already carry it). */
   kind: string;
