@@ -7,7 +7,7 @@ import { DONE } from '../../../src/controller/runtime/sync-result.js';
 import type { PersistentVolumeClaim } from '../../../src/kube/types.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
-import { newClaim, silentLog } from '../helpers.js';
+import { newClaim, silentLog } from '../../helpers/objects.js';
 
 const noChanges = { onChange: () => undefined };
 

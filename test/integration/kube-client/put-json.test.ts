@@ -6,7 +6,7 @@ import { RestTransport } from '../../../src/kube-client/transport.js';
 import { MergedStore } from '../../../src/kube-client/cache/merged-store.js';
 import { isConflict } from '../../../src/kube/errors.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
-import { newClaim, newVolume } from '../../controller/helpers.js';
+import { newClaim, newVolume } from '../../helpers/objects.js';
 
 let srv: TestApiServer;
 let transport: RestTransport;

@@ -12,7 +12,7 @@ import { Reflector } from '../../../../src/kube-client/cache/reflector.js';
 import { KubeApiClient } from '../../../../src/kube-client/kube-api-client.js';
 import { RestTransport } from '../../../../src/kube-client/transport.js';
 import type { PersistentVolume } from '../../../../src/kube/types.js';
-import { newVolume, silentLog, waitFor } from '../../../controller/helpers.js';
+import { newVolume, silentLog, waitFor } from '../../../helpers/objects.js';
 
 test('the reflector lists, then follows creates, updates and deletes through the watch', async (t) => {
   const srv = await startTestApiServer();

@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer } from '../helpers/apiserver.js';
-import { binderModule } from '../../src/controller/binder/index.js';
-import { startController } from '../../src/controller/controller.js';
-import type { ControllerModule } from '../../src/controller/runtime/module.js';
-import { RestTransport } from '../../src/kube-client/transport.js';
-import { WriteRefusedError } from '../../src/kube-client/kube-api-client.js';
-import { DONE } from '../../src/controller/runtime/sync-result.js';
-import { parseControllerOptions } from '../../src/controller/options.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
-import { newClaim, newVolume, silentLog, waitFor } from './helpers.js';
+import { startTestApiServer } from '../../helpers/apiserver.js';
+import { binderModule } from '../../../src/controller/binder/index.js';
+import { startController } from '../../../src/controller/controller.js';
+import type { ControllerModule } from '../../../src/controller/runtime/module.js';
+import { RestTransport } from '../../../src/kube-client/transport.js';
+import { WriteRefusedError } from '../../../src/kube-client/kube-api-client.js';
+import { DONE } from '../../../src/controller/runtime/sync-result.js';
+import { parseControllerOptions } from '../../../src/controller/options.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
+import { newClaim, newVolume, silentLog, waitFor } from '../../helpers/objects.js';
 
 const FAST_ELECTION = {
   leaderElectLeaseDuration: '1500ms',

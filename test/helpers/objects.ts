@@ -1,10 +1,10 @@
-/** Shared bits of the controller machinery's integration tests. */
+/** Plain PV and claim objects, a silent logger and waitFor, for tests that talk to an API server. */
 import { pino } from 'pino';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
 
 export const silentLog = pino({ level: process.env.PV_TEST_LOG ?? 'silent' });
 
-export { waitFor } from '../helpers/wait.js';
+export { waitFor } from './wait.js';
 
 export function newVolume(name: string, size = '1Gi', extra: Partial<PersistentVolume['spec']> = {}): PersistentVolume {
   return {

@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startTestApiServer } from '../helpers/apiserver.js';
-import { RestTransport } from '../../src/kube-client/transport.js';
-import type { Lease, PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
-import { newClaim, newVolume, waitFor } from './helpers.js';
+import { startTestApiServer } from '../../helpers/apiserver.js';
+import { RestTransport } from '../../../src/kube-client/transport.js';
+import type { Lease, PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
+import { newClaim, newVolume, waitFor } from '../../helpers/objects.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
 test('`pv-controller controller` binds against a server, holds the lease, and exits 0 on SIGTERM releasing it', async (t) => {
   const srv = await startTestApiServer();

@@ -3,10 +3,10 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { startMetricsServer, type RunningMetricsServer } from '../../src/metrics/server.js';
-import { startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
+import { startMetricsServer, type RunningMetricsServer } from '../../../src/metrics/server.js';
+import { startTestApiServer, type TestApiServer } from '../../helpers/apiserver.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const GI = 1024 ** 3;
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, test } from 'node:test';
-import { TAG_AWS_NAME } from '../../src/kube/annotations.js';
-import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';
-import { CINDER_PLUGIN_NAME } from '../../src/plugins/cinder/parameters.js';
-import { Ec2Emulator } from '../emulators/ec2.js';
-import { OpenStackEmulator } from '../emulators/openstack.js';
+import { TAG_AWS_NAME } from '../../../src/kube/annotations.js';
+import { AWS_EBS_PLUGIN_NAME } from '../../../src/plugins/aws-ebs/parameters.js';
+import { CINDER_PLUGIN_NAME } from '../../../src/plugins/cinder/parameters.js';
+import { Ec2Emulator } from '../../emulators/ec2.js';
+import { OpenStackEmulator } from '../../emulators/openstack.js';
 import {
   AWS_CREDENTIALS,
   awsPlugin,
@@ -24,9 +24,9 @@ import {
   expectedBackingName,
   openStackEnv,
   startCloudCluster,
-} from './cloud-helpers.js';
+} from '../cloud-helpers.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const children = new Set<ChildProcess>();
 const teardown: Array<() => Promise<void>> = [];
 
