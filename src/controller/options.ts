@@ -4,8 +4,7 @@
  * names follow kube-controller-manager where it has one. Bad values throw OptionsError (the CLI
  * exits 2).
  *
- * `--pvclaimbinder-sync-period` defaults to 10m, as the seed and kube-controller-manager 1.2 had
- * it: it is both the resync period and the wait between reclaim retries ("3 tries, 10 minutes
+ * `--pvclaimbinder-sync-period` defaults to 10m, as kube-controller-manager 1.2 had it: it is both the resync period and the wait between reclaim retries ("3 tries, 10 minutes
  * apart"). Upstream's later 15s default existed because a claim created before its volume waited
  * for the next resync; here a volume that becomes free wakes the pending claims of its class at
  * once (binder/pending-claims.ts), so the resync is only a safety net.

@@ -59,7 +59,7 @@ export class KubeApiClient {
 
   // Reads, creates and the PUTs go by path as plain JSON through the transport (auth, shared
   // agent, limiter, counters, error mapping): the generated calls' ObjectSerializer round trip
-  // (model in, model out, toPlain) was ~11% of the controller's busy CPU in the bind bench and
+  // (model in, model out, toPlain) costs ~11% of the controller's busy CPU in the bind bench and
   // ~3-6% while provisioning. The server's JSON comes back as is, the form the informers store.
   getVolume(name: string): Promise<PersistentVolume | undefined> {
     return this.getJson(`GET PersistentVolume ${name}`, paths.volume(name));

@@ -8,8 +8,8 @@
  *
  * Measured in one run (bench/client/put-transports.ts: PUT of a PV over TLS to the embedded
  * server in a child process, memory storage; 9 interleaved repetitions; median of the
- * same-repetition ratios to `raw`, a bare https keep-alive client doing the same JSON work as
- * the old RestTransport; 2 shared, busy cores, so ratios only):
+ * same-repetition ratios to `raw`, a bare https keep-alive client doing the same JSON work by
+ * hand; 2 shared, busy cores, so ratios only):
  *                          wall ms/PUT        client CPU/PUT
  *   1 in flight   shared agent   1.27×             1.76×
  *                 per-call agent 7.9×              9.8×
@@ -41,8 +41,8 @@ const MAX_AGENTS = 8;
 
 /**
  * How long credentials client-node applied are reused. Resolving them per request (headers,
- * TLS options and a throw-away https.Agent built by client-node) was ~5% of the controller's CPU
- * while binding; a token rotated in place is picked up after at most this long, or at once when
+ * TLS options and a throw-away https.Agent built by client-node) costs ~5% of the controller's
+ * CPU while binding; a token rotated in place is picked up after at most this long, or at once when
  * the server answers 401 (see refreshAfterUnauthorized).
  */
 const CREDENTIALS_REUSE_MS = 1000;

@@ -1,6 +1,7 @@
 /**
- * What a claim's StorageClass decides when no existing volume matched (k8s-pv-spec.md §3.5,
- * §3.6, §8.1–8.2): retroactive default class, WaitForFirstConsumer, and where provisioning goes.
+ * What a claim's StorageClass decides when no existing volume matched (upstream
+ * `syncUnboundClaim` and `provisionClaim`): retroactive default class, WaitForFirstConsumer, and
+ * where provisioning goes.
  */
 import type { PersistentVolumeClaim } from '../../kube/types.js';
 import {
@@ -23,7 +24,8 @@ import { matchingClassOfClaim } from './match.js';
 import { EventReason } from '../runtime/event-reasons.js';
 
 /**
- * U3: a claim with no class at all (nil, no beta annotation) gets today's default class.
+ * A claim with no class at all (nil, no beta annotation) gets today's default class (upstream's
+ * retroactive default StorageClass assignment).
  * Returns true when the claim was updated (its update event re-syncs it).
  */
 export async function assignDefaultClass(s: BinderSession, claim: PersistentVolumeClaim): Promise<boolean> {
@@ -48,7 +50,7 @@ export function isDelayBindingMode(s: BinderSession, claim: PersistentVolumeClai
   return cls.volumeBindingMode === 'WaitForFirstConsumer';
 }
 
-/** U4's event: WaitForPodScheduled naming unscheduled pods that use the claim, if any known. */
+/** A delayed-binding claim's event: WaitForPodScheduled naming unscheduled pods that use it, if any are known. */
 export function emitWaitingForConsumer(s: BinderSession, claim: PersistentVolumeClaim): void {
   const pods = (s.ctx.pods?.list() ?? []).filter(
     (p) =>
@@ -86,7 +88,7 @@ async function setClaimProvisioner(s: BinderSession, claim: PersistentVolumeClai
 }
 
 /**
- * U5: the claim has a class and no volume matched. A provisioner this process serves gets the
+ * The claim has a class and no volume matched. A provisioner this process serves gets the
  * claim through `hooks.provisionClaim`; any other is external, except unknown `kubernetes.io/`
  * names, which no one will ever serve. The claim's status is left alone.
  */

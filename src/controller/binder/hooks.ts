@@ -20,8 +20,8 @@ export interface ReclaimFacts {
 
 export interface BinderHooks {
   /**
-   * Provision a volume for an unbound claim whose class names a provisioner this process serves
-   * (U5). The binder has already checked the class exists and that no volume matched.
+   * Provision a volume for an unbound claim whose class names a provisioner this process serves.
+   * The binder has already checked the class exists and that no volume matched.
    */
   provisionClaim?(claim: PersistentVolumeClaim): Promise<SyncResult>;
   /** Reclaim a Released volume (Retain / Delete / Recycle); called on every sync while released. */

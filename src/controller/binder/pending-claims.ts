@@ -1,8 +1,8 @@
 /**
  * Unbound claims by the storage class they would match, so a volume that becomes free can wake
- * exactly the claims that might want it. Upstream does not do this (k8s-pv-spec.md §13, trap
- * 13): a claim created before its volume waits for the next resync, which with a 10-minute
- * `--pvclaimbinder-sync-period` is ten minutes.
+ * exactly the claims that might want it. Upstream does not do this: there a claim created before
+ * its volume waits for the next resync, which with a 10-minute `--pvclaimbinder-sync-period` is
+ * ten minutes.
  */
 import { ANN_BIND_COMPLETED } from '../../kube/annotations.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';

@@ -1,5 +1,6 @@
 /**
- * syncClaim: one step of a claim toward Bound (k8s-pv-spec.md §4.1–4.3). The branch is chosen
+ * syncClaim: one step of a claim toward Bound (upstream `syncClaim`, `syncUnboundClaim`,
+ * `syncBoundClaim`). The branch is chosen
  * by the `bind-completed` annotation, never by the phase. Events follow the write they explain,
  * so a sync that loses a 409 race leaves no event behind.
  */
@@ -103,7 +104,7 @@ function writtenAfterFence(s: BinderSession, claim: PersistentVolumeClaim): bool
   return fence !== undefined && fence >= 0 && rvNumber(claim.metadata.resourceVersion) > fence;
 }
 
-/** U7–U12: the user named a volume in `spec.volumeName`. */
+/** The user named a volume in `spec.volumeName` (upstream `syncUnboundClaim`'s second half). */
 async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeClaim, pvName: string): Promise<SyncResult> {
   const pv = await volumeNamed(s, pvName);
   if (!pv) {
@@ -136,7 +137,7 @@ async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeCl
   );
 }
 
-/** B1–B5: the claim went through binding once; keep it Bound, or mark it Lost. */
+/** The claim went through binding once (upstream `syncBoundClaim`): keep it Bound, or mark it Lost. */
 async function syncBoundClaim(s: BinderSession, claim: PersistentVolumeClaim): Promise<SyncResult> {
   const pvName = claim.spec.volumeName;
   if (!pvName) {

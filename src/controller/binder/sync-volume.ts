@@ -1,5 +1,5 @@
 /**
- * syncVolume: one step of a volume toward agreement with its claim (k8s-pv-spec.md §4.4).
+ * syncVolume: one step of a volume toward agreement with its claim (upstream `syncVolume`).
  * Before a volume is released its claim is looked up live, so a cache that has not seen the
  * claim yet (or holds an older incarnation) never releases a volume that is in use.
  */
@@ -98,7 +98,7 @@ async function liveClaimOf(s: BinderSession, ref: ObjectReference): Promise<Pers
 }
 
 /**
- * V3/V4: the claim the volume's claimRef names, if that very claim (same uid) still exists.
+ * The claim the volume's claimRef names, if that very claim (same uid) still exists.
  * The cache is trusted for a hit with the right uid; a miss or a different uid is confirmed
  * by a live GET (a miss only while the volume is not already Released/Failed).
  */
@@ -112,7 +112,7 @@ async function claimOfVolume(s: BinderSession, pv: PersistentVolume, ref: Object
   return { claim: await liveClaimOf(s, ref), live: true };
 }
 
-/** V5/V9: phase Released (never over Failed), then the reclaim policy via the hook. */
+/** Phase Released (never over Failed), then the reclaim policy via the hook (upstream `reclaimVolume`). */
 async function releaseVolume(s: BinderSession, pv: PersistentVolume, why: string, claimConfirmedGone = false): Promise<SyncResult> {
   const released = isReleasedOrFailed(pv) ? pv : await updateVolumePhase(s, pv, 'Released', why);
   return s.hooks.reclaimVolume ? s.hooks.reclaimVolume(released, { claimConfirmedGone }) : DONE;

@@ -1,5 +1,6 @@
 /**
- * The binder's view of every PV, indexed for matching (k8s-pv-spec.md §3.2–3.3).
+ * The binder's view of every PV, indexed for matching (upstream's `persistentVolumeOrderedIndex`
+ * and `FindMatchingVolume`).
  *
  * Candidates for a new binding (phase Available, no claimRef, not being deleted) live in
  * buckets keyed by (storage class, volumeMode, volume attributes class, access-mode group),

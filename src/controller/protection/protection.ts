@@ -1,6 +1,6 @@
 /**
  * The storage-object-in-use protection controllers (upstream `pvcprotection` and `pvprotection`,
- * k8s-pv-spec.md §2.2). Admission puts `kubernetes.io/pvc-protection` on every claim and
+ * in kube-controller-manager). Admission puts `kubernetes.io/pvc-protection` on every claim and
  * `kubernetes.io/pv-protection` on every PV; these syncs take it off an object being deleted once
  * nothing uses it any more, and (as upstream) put it back on a live object that lacks it.
  *

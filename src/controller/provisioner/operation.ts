@@ -1,5 +1,5 @@
 /**
- * One provisioning operation for one claim (k8s-pv-spec.md §8.3), resumable from any step:
+ * One provisioning operation for one claim (upstream `provisionClaimOperation`), resumable from any step:
  *
  *   live claim ─► PV pvc-<uid> exists? ─► release intent (done)
  *      │ deleted / bound elsewhere ─► delete backing volume, release intent

@@ -2,8 +2,8 @@
  * Dynamic provisioning in the controller: exactly one volume per claim, never a leaked one.
  *
  * Two ways in, one way through:
- * - `provisionClaim(claim)` — the binder's hook (U5: no volume matched, the class's provisioner
- *   is one of ours);
+ * - `provisionClaim(claim)` — the binder's hook (no volume matched, the class's provisioner is
+ *   one of ours);
  * - `syncClaim(claim)` — the provisioner's own claim sync, run for every claim event. It resumes
  *   claims carrying our intent finalizer (crash recovery, claim deleted mid-provision, claim bound
  *   elsewhere) and, when the binder runs in another process (`standalone`), provisions claims

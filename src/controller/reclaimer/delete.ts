@@ -1,5 +1,5 @@
 /**
- * Delete (k8s-pv-spec.md §9.1): the plugin deletes the backing volume, then our deletion
+ * Delete (upstream `deleteVolumeOperation`): the plugin deletes the backing volume, then our deletion
  * finalizer is removed and the PV object deleted (uid precondition). The plugin re-checks the
  * PV's location against its *current* roots at this moment (safe-path.ts); a PV pointing
  * anywhere else is refused before anything is touched, and that refusal is a failed attempt.

@@ -3,8 +3,8 @@
  * `reclaimVolume` hook (Released / Failed PVs) and, after the binder, syncs every PV itself for
  * finalizer annealing and for unbound PVs deleted while they carry our finalizer.
  *
- * Retry spacing is `--pvclaimbinder-sync-period`, as the seed specifies ("3 times in 10 minutes
- * interval … configurable by --pv-recycler-maximum-retry=X --pvclaimbinder-sync-period=Y").
+ * Attempts are `--pv-recycler-maximum-retry`, spaced `--pvclaimbinder-sync-period` apart (by
+ * default three, ten minutes apart).
  */
 import type { PersistentVolume } from '../../kube/types.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';

@@ -1,5 +1,5 @@
 /**
- * The reclaimer: what happens to a volume once its claim is gone (k8s-pv-spec.md §9), with
+ * The reclaimer: what happens to a volume once its claim is gone (upstream `reclaimVolume`), with
  * bounded retries that survive restarts (attempts.ts), and finalizer annealing (finalizers.ts).
  *
  * It plugs into the controller in two places:

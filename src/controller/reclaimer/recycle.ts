@@ -1,5 +1,5 @@
 /**
- * Recycle (k8s-pv-spec.md §9.2): the plugin scrubs the volume's contents (never following a
+ * Recycle (upstream `recycleVolumeOperation`): the plugin scrubs the volume's contents (never following a
  * symlink out of it), then the PV is unbound and becomes Available again. A PV the controller
  * bound loses its whole claimRef; one a user pre-bound keeps the claim's name (uid cleared), so
  * it stays reserved for that claim name.

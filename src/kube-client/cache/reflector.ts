@@ -4,7 +4,7 @@
  * the list's resourceVersion with bookmarks; re-list on 410 Expired; reconnect with backoff on
  * any other error; reconnect when nothing (not even a bookmark) arrived for `inactivityTimeoutMs`. Never
  * gives up until stopped. (client-node's ListWatch stops for good on the first non-410 error and
- * has no inactivity timeout; see shared/reference/ts-ecosystem.md §1.4.)
+ * has no inactivity timeout.)
  */
 import { Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
