@@ -26,7 +26,8 @@ import type {
 } from '../kube/types.js';
 import { toPlain } from './model-json.js';
 import { paths } from './paths.js';
-import type { KubeVerb, RestTransport } from './transport.js';
+import type { KubeVerb } from './request-counters.js';
+import type { RestTransport } from './transport.js';
 
 /** Where successful writes are recorded (the merged stores implement it). */
 export interface WriteRecorder<T extends KubeObject> {

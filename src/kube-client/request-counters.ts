@@ -1,5 +1,7 @@
 /** Requests and their outcomes per Kubernetes verb (the benchmark and /metrics read these). */
-import type { KubeVerb } from './transport.js';
+
+/** Kubernetes verb names, used for counting. */
+export type KubeVerb = 'get' | 'list' | 'create' | 'update' | 'patch' | 'delete';
 
 export interface VerbCounts {
   requests: number;

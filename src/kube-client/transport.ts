@@ -21,16 +21,13 @@ import {
 } from '@kubernetes/client-node';
 import { errorFromClientNode, statusOfFailure, TransportError } from './api-errors.js';
 import { TokenBucket } from './rate-limiter.js';
-import { RequestCounters } from './request-counters.js';
+import { RequestCounters, type KubeVerb } from './request-counters.js';
 import { nodeHttpLibrary } from './https-library.js';
 import { SharedAgentAuthentication } from './shared-agent-auth.js';
 
 export { apiErrorFrom, TransportError } from './api-errors.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** Kubernetes verb names, used for counting. */
-export type KubeVerb = 'get' | 'list' | 'create' | 'update' | 'patch' | 'delete';
 
 export interface RequestSpec {
   method: HttpMethod;
