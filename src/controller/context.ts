@@ -4,13 +4,7 @@
  * protection/). Decision code depends only on these interfaces, so it is unit-tested with
  * in-memory fakes and runs unchanged against a real cluster.
  */
-import type {
-  KubeObject,
-  PersistentVolume,
-  PersistentVolumeClaim,
-  Pod,
-  StorageClass,
-} from '../kube/types.js';
+import type { KubeObject, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../kube/types.js';
 import type { ObjectKeyString } from '../kube/object-key.js';
 import type { EventReason } from './runtime/event-reasons.js';
 

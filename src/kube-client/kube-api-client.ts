@@ -16,14 +16,7 @@ import {
   type V1DeleteOptions,
 } from '@kubernetes/client-node';
 import { isNotFound } from '../kube/errors.js';
-import type {
-  CoreEvent,
-  KubeObject,
-  PersistentVolume,
-  PersistentVolumeClaim,
-  Pod,
-  StorageClass,
-} from '../kube/types.js';
+import type { CoreEvent, KubeObject, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../kube/types.js';
 import { toPlain } from './model-json.js';
 import { paths } from './paths.js';
 import type { KubeVerb } from './request-counters.js';

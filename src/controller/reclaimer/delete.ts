@@ -10,8 +10,7 @@ import { isNotFound } from '../../kube/errors.js';
 import { storageClassOfVolume } from '../../kube/volume-helpers.js';
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import { backingName } from '../../plugins/naming.js';
-import type { VolumePlugin } from '../../plugins/plugin.js';
-import { runCountedAttempt } from './outcome.js';
+import { runCountedAttempt, type ReclaimOperation } from './outcome.js';
 import { measured } from '../runtime/operation-metrics.js';
 import { updateFresh, type ReclaimSession } from './session.js';
 
@@ -73,14 +72,7 @@ function classParameters(s: ReclaimSession, pv: PersistentVolume): Record<string
   return className === '' ? undefined : s.ctx.classes.get(className)?.parameters;
 }
 
-/** The operation: attempt number `count` is already charged on `pv`. */
-export async function runDelete(
-  s: ReclaimSession,
-  plugin: VolumePlugin,
-  pv: PersistentVolume,
-  count: number,
-  signal: AbortSignal,
-): Promise<void> {
+export const runDelete: ReclaimOperation = async (s, plugin, pv, count, signal) => {
   const name = pv.metadata.name ?? '';
   const deleted = await runCountedAttempt(s, pv, 'delete', count, signal, () =>
     measured(s.metrics, plugin.name, 'delete', () =>
@@ -97,4 +89,4 @@ export async function runDelete(
   // Routine, once per deleted volume: 'volume deleted' (info) follows; the plugin step is debug.
   s.log.debug({ pv: name, plugin: plugin.name }, 'backing volume deleted');
   await finishDeletion(s, pv);
-}
+};

@@ -10,7 +10,7 @@
  */
 import type { PersistentVolume } from '../../kube/types.js';
 import { ANN_RECLAIM_FAILED_ATTEMPTS } from '../../kube/annotations.js';
-import { PluginError } from '../../plugins/plugin.js';
+import { PluginError, type VolumePlugin } from '../../plugins/plugin.js';
 import { readAttempts, withAttempts } from './attempts.js';
 import {
   msgRecycleFailed,
@@ -99,6 +99,9 @@ export async function recordFailedAttempt(
   s.log.warn({ pv: name, attempt: count, err: text, why }, `${kind} failed; volume marked Failed`);
   await markFailed(s, pv, failureReason(kind), text, `${text} (${why}; remove annotation ${ANN_RECLAIM_FAILED_ATTEMPTS} to retry)`);
 }
+
+/** A delete or recycle, run in the background: attempt number `count` is already charged on `pv`. */
+export type ReclaimOperation = (s: ReclaimSession, plugin: VolumePlugin, pv: PersistentVolume, count: number, signal: AbortSignal) => Promise<void>;
 
 /**
  * Runs attempt number `count` (already charged on `pv`) of a delete or recycle. True when it

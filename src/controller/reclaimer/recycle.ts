@@ -6,10 +6,9 @@
  */
 import type { PersistentVolume, Pod } from '../../kube/types.js';
 import { volumeWithoutBinding } from '../../kube/volume-helpers.js';
-import type { VolumePlugin } from '../../plugins/plugin.js';
 import { withoutAttempts } from './attempts.js';
 import { MSG_RECYCLED } from './events.js';
-import { runCountedAttempt } from './outcome.js';
+import { runCountedAttempt, type ReclaimOperation } from './outcome.js';
 import { measured } from '../runtime/operation-metrics.js';
 import { updateFresh, withPhase, type ReclaimSession } from './session.js';
 import { EventReason } from '../runtime/event-reasons.js';
@@ -51,14 +50,7 @@ async function makeAvailable(s: ReclaimSession, pv: PersistentVolume): Promise<v
   s.log.info({ pv: pv.metadata.name, from: pv.status?.phase ?? '', to: 'Available', why: 'recycled' }, 'volume phase changed');
 }
 
-/** The operation: attempt number `count` is already charged on `pv`. */
-export async function runRecycle(
-  s: ReclaimSession,
-  plugin: VolumePlugin,
-  pv: PersistentVolume,
-  count: number,
-  signal: AbortSignal,
-): Promise<void> {
+export const runRecycle: ReclaimOperation = async (s, plugin, pv, count, signal) => {
   const recycled = await runCountedAttempt(s, pv, 'recycle', count, signal, async () => {
     const recycle = plugin.recycle?.bind(plugin);
     if (!recycle) throw new Error(`plugin ${plugin.name} cannot recycle`);
@@ -68,4 +60,4 @@ export async function runRecycle(
   s.ctx.events.event(pv, 'Normal', EventReason.VolumeRecycled, MSG_RECYCLED);
   s.log.info({ pv: pv.metadata.name, plugin: plugin.name }, 'volume recycled');
   await makeAvailable(s, pv);
-}
+};
