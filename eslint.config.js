@@ -1,5 +1,70 @@
+import { dirname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), 'src');
+
+/**
+ * The arrows between src/'s parts (docs/architecture.md draws them): a part may import only the
+ * parts listed for it. kube/ is pure and imports nothing; src/log.ts (pino, I/O) is the leaf the
+ * others may log through. `cli` reaches the controller only through the files at its top
+ * (controller.ts, modules.ts, options.ts, …), never its folders.
+ */
+const ALLOWED_ARROWS = {
+  kube: [],
+  log: [],
+  'kube-client': ['kube', 'log'],
+  metrics: ['kube', 'log'],
+  plugins: ['kube', 'metrics', 'log'],
+  apiserver: ['kube', 'log'],
+  controller: ['kube', 'kube-client', 'metrics', 'plugins', 'log'],
+  cli: ['kube', 'kube-client', 'metrics', 'plugins', 'apiserver', 'controller', 'log'],
+};
+
+/** `controller` for src/controller/binder/x.ts, `log` for src/log.ts; undefined outside src/. */
+function partOf(file) {
+  const rel = relative(SRC, file);
+  if (rel.startsWith('..') || rel === '') return undefined;
+  return rel.split(sep)[0].replace(/\.(ts|js)$/, '');
+}
+
+const arrows = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'imports between the parts of src/ follow the arrows of docs/architecture.md' },
+    messages: {
+      forbidden: '{{from}}/ must not import {{to}}/ ("{{spec}}"): see the arrows in docs/architecture.md',
+      unknown: '{{from}}/ is not a known part of src/: add it to ALLOWED_ARROWS in eslint.config.js',
+      internal: 'cli/ uses the controller through the files at the top of src/controller/, not "{{spec}}"',
+    },
+    schema: [],
+  },
+  create(context) {
+    const file = context.filename;
+    const from = partOf(file);
+    if (from === undefined) return {};
+    const check = (source) => {
+      const spec = source?.value;
+      if (typeof spec !== 'string' || !spec.startsWith('.')) return;
+      const target = resolve(dirname(file), spec);
+      const to = partOf(target);
+      if (to === undefined || to === from) return;
+      const allowed = ALLOWED_ARROWS[from];
+      if (!allowed) context.report({ node: source, messageId: 'unknown', data: { from } });
+      else if (!allowed.includes(to)) context.report({ node: source, messageId: 'forbidden', data: { from, to, spec } });
+      else if (from === 'cli' && to === 'controller' && relative(resolve(SRC, 'controller'), target).includes(sep)) {
+        context.report({ node: source, messageId: 'internal', data: { spec } });
+      }
+    };
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', '.build/**', 'node_modules/**', 'bench/results/**'] },
@@ -12,6 +77,11 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       'no-constant-condition': ['error', { checkLoops: false }],
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { local: { rules: { arrows } } },
+    rules: { 'local/arrows': 'error' },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],

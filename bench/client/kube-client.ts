@@ -1,7 +1,7 @@
 /**
  * The bench's API clients, built from a kubeconfig:
  * - `core`/`storage`: @kubernetes/client-node 1.4.0 typed APIs — the kind of client the
- *   controller uses, with its HTTP library (src/controller/client/https-library.ts) — over one
+ *   controller uses, with its HTTP library (src/kube-client/https-library.ts) — over one
  *   shared TLS keep-alive agent. (client-node 1.4.0 builds a new
  *   https.Agent for every request by default, i.e. a fresh TLS handshake per call; a
  *   long-running client must pin a keep-alive agent, and so does the bench.)
@@ -9,7 +9,7 @@
  *   a client loop's time is client-node itself.
  */
 import { Agent, request } from 'node:https';
-import { nodeHttpLibrary } from '../../src/controller/client/https-library.js';
+import { nodeHttpLibrary } from '../../src/kube-client/https-library.js';
 import {
   CoreV1Api,
   KubeConfig,

@@ -11,12 +11,11 @@
  * stray file could not be removed; 2 on bad flags.
  */
 import { Command, Option } from 'commander';
-import { listAllPages, listCallFor } from '../controller/client/list-calls.js';
-import { RestTransport } from '../controller/client/transport.js';
-import { loadKubeConfig } from '../controller/client/kubeconfig.js';
-import { paths } from '../controller/client/paths.js';
+import { listAllPages, listCallFor } from '../kube-client/list-calls.js';
+import { RestTransport } from '../kube-client/transport.js';
+import { loadKubeConfig } from '../kube-client/kubeconfig.js';
+import { paths } from '../kube-client/paths.js';
 import { createControllerLogger } from '../controller/log.js';
-import { DEFAULTS } from '../controller/options.js';
 import {
   type ClusterObjects,
   deleteOrphans,
@@ -29,57 +28,47 @@ import {
 } from '../controller/orphans.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
 import type { VolumePlugin } from '../plugins/plugin.js';
-import { buildPluginRegistry, type CloudFlags, cloudSettingsFromFlags, parseNfsMount, type PluginSettings } from '../plugins/from-options.js';
-import { addCloudOptions } from './cloud-flags.js';
+import { buildPluginRegistry, type PluginSettings } from '../plugins/from-options.js';
+import { addOptions, FlagError, flags, usageError } from './flags.js';
+import { pluginFlags, pluginSettingsFromFlags, type PluginFlags } from './plugin-flags.js';
 
-interface OrphansFlags extends CloudFlags {
+interface OrphansFlags extends PluginFlags {
   kubeconfig?: string;
   delete?: boolean;
   clusterName: string;
-  hostPathRoot?: string[];
-  nfsMount?: string[];
   logFormat: 'json' | 'text';
   v?: string;
 }
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+/** Plugin flags that do not apply to listing and deleting backing volumes. */
+const NOT_FOR_ORPHANS = new Set(['--node-name']);
 
 export function register(program: Command): void {
-  const orphans = program
+  const command = program
     .command('orphans')
-    .description('List (or --delete) backing volumes of this cluster that no PV or provisioning claim refers to')
-    .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster, then $KUBECONFIG / ~/.kube/config)')
-    .option('--delete', 'delete the orphans found (each re-checked just before its delete) and the stray files no write in progress can own')
-    .option('--cluster-name <name>', 'the cluster whose volumes to look at (as the controller\'s --cluster-name)', DEFAULTS.clusterName);
-  addCloudOptions(orphans)
-    .option('--host-path-root <dir>', 'host-path root to scan (repeatable)', collect)
-    .option('--nfs-mount <server:/share=/mount>', 'NFS mount to scan (repeatable)', collect)
-    .addOption(new Option('--log-format <format>', 'json | text').choices(['json', 'text']).default('text'))
-    .option('-v, --v <level>', 'log verbosity (0 warnings only, 2 info, 4 debug)')
-    .action(async (_flags: unknown, command: Command) => {
-      const flags = command.opts<OrphansFlags>();
-      let settings: PluginSettings;
-      try {
-        settings = pluginSettingsOf(flags);
-      } catch (err) {
-        command.error(`error: ${(err as Error).message}`, { exitCode: 2, code: 'pv-controller.invalidOption' });
-      }
-      process.exitCode = await runOrphans(flags, settings);
-    });
-}
-
-function pluginSettingsOf(flags: OrphansFlags): PluginSettings {
-  if (flags.clusterName.trim() === '') throw new Error('--cluster-name must not be empty');
-  for (const root of flags.hostPathRoot ?? []) {
-    if (!root.startsWith('/')) throw new Error(`--host-path-root must be an absolute path, got "${root}"`);
-  }
-  // Listing and deleting never choose a zone: no topology resolver.
-  const { cloud } = cloudSettingsFromFlags(flags);
-  return {
-    hostPathRoots: flags.hostPathRoot ?? [],
-    nfsMounts: (flags.nfsMount ?? []).map(parseNfsMount),
-    ...(cloud ? { cloud } : {}),
-  };
+    .description('List (or --delete) backing volumes of this cluster that no PV or provisioning claim refers to');
+  const options = [
+    flags.kubeconfig(),
+    new Option('--delete', 'delete the orphans found (each re-checked just before its delete) and the stray files no write in progress can own'),
+    flags.clusterName(),
+    ...pluginFlags().filter((o) => !NOT_FOR_ORPHANS.has(o.long ?? '')),
+    // A report for a person: text, and quiet unless asked.
+    flags.logFormat().default('text'),
+    // Its own scale: the report is on stdout, so by default only warnings reach stderr.
+    new Option('-v, --v <level>', 'log verbosity (0 warnings only, 2 info, 4 debug)'),
+  ];
+  addOptions(command, options).action(async (_flags: unknown, cmd: Command) => {
+    const orphanFlags = cmd.opts<OrphansFlags>();
+    let settings: PluginSettings;
+    try {
+      if (orphanFlags.clusterName.trim() === '') throw new FlagError('--cluster-name must not be empty');
+      // Listing and deleting never choose a zone: no topology resolver.
+      settings = pluginSettingsFromFlags(orphanFlags);
+    } catch (err) {
+      usageError(cmd, err);
+    }
+    process.exitCode = await runOrphans(orphanFlags, settings);
+  });
 }
 
 function logLevelOf(v: string | undefined): string {

@@ -8,8 +8,9 @@
  */
 import { CoreV1Api, type V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { Command, Option } from 'commander';
-import { loadKubeConfig } from '../controller/client/kubeconfig.js';
+import { loadKubeConfig } from '../kube-client/kubeconfig.js';
 import { DEFAULTS } from '../controller/options.js';
+import { flags } from './flags.js';
 import { parseExposition } from '../metrics/text-format.js';
 import {
   buildUsageRows,
@@ -34,7 +35,7 @@ export function register(program: Command): void {
   program
     .command('usage')
     .description('Show how full each claim\'s volume is (fullest first), from the controller\'s /metrics')
-    .option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster, then $KUBECONFIG / ~/.kube/config)')
+    .addOption(flags.kubeconfig())
     .option('--metrics-url <url>', 'the controller\'s metrics endpoint', DEFAULT_METRICS_URL)
     .addOption(new Option('-o, --output <format>', 'table | json').choices(['table', 'json']).default('table'))
     .option('-n, --namespace <ns>', 'only claims in this namespace (default: all namespaces)')

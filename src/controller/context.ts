@@ -1,24 +1,12 @@
 /**
- * The seam between the controller's machinery (informers, own-write cache, client, events,
- * queues: controller/cache, controller/client, controller/events, controller/queue) and its
- * decisions (binder/, provisioner/, reclaimer/). Decision code depends only on these interfaces,
- * so it is unit-tested with in-memory fakes and runs unchanged against a real cluster.
+ * The seam between the controller's machinery (informers, own-write cache and client in
+ * kube-client/; events.ts, queue.ts) and its decisions (binder/, provisioner/, reclaimer/,
+ * protection/). Decision code depends only on these interfaces, so it is unit-tested with
+ * in-memory fakes and runs unchanged against a real cluster.
  */
-import type {
-  KubeObject,
-  PersistentVolume,
-  PersistentVolumeClaim,
-  Pod,
-  StorageClass,
-} from '../kube/types.js';
-
-/** Key of a namespaced object: "namespace/name"; of a cluster-scoped one: "name". */
-export type ObjectKeyString = string;
-
-export function keyOf(obj: KubeObject): ObjectKeyString {
-  const ns = obj.metadata.namespace;
-  return ns ? `${ns}/${obj.metadata.name ?? ''}` : (obj.metadata.name ?? '');
-}
+import type { KubeObject, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../kube/types.js';
+import type { ObjectKeyString } from '../kube/object-key.js';
+import type { EventReason } from './runtime/event-reasons.js';
 
 /**
  * The newest copy the controller knows of each object: informer events merged with the
@@ -64,18 +52,8 @@ export type EventType = 'Normal' | 'Warning';
 
 /** Records Kubernetes Events, aggregated like the real recorder (a repeat bumps a count). */
 export interface EventRecorder {
-  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
+  event(obj: KubeObject, type: EventType, reason: EventReason, message: string): void;
 }
-
-/** What a sync tells its queue. */
-export type SyncResult =
-  | { kind: 'done' }
-  /** Run this key again after the given delay (e.g. a reclaim retry not yet due). */
-  | { kind: 'requeueAfter'; ms: number }
-  /** Failed in a way worth retrying with the queue's backoff (409s land here, silently). */
-  | { kind: 'retry'; reason: string };
-
-export const DONE: SyncResult = { kind: 'done' };
 
 /** Everything the decision code is given. */
 export interface ControllerContext {

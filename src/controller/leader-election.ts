@@ -13,9 +13,9 @@ import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import type { Lease, LeaseSpec } from '../kube/types.js';
-import { asModel, toPlain } from './client/model-json.js';
-import type { RestTransport } from './client/transport.js';
-import { delay } from './cache/backoff.js';
+import { asModel, toPlain } from '../kube-client/model-json.js';
+import type { RestTransport } from '../kube-client/transport.js';
+import { delay } from '../kube-client/cache/backoff.js';
 
 export interface LeaderElectionOptions {
   namespace: string;

@@ -1,8 +1,9 @@
 /**
- * Every controller module this program ships, in one list: the binder is built into
- * controller.ts; the modules here plug into it and are switched on and off by `--controllers`.
+ * Every controller module this program ships, in sync order: the binder first, so the modules
+ * after it decide on what it wrote. `--controllers` switches the ones CONTROLLER_NAMES lists.
  */
-import type { ControllerModule } from './controller.js';
+import { binderModule } from './binder/module.js';
+import type { ControllerModule } from './runtime/module.js';
 import { provisionerModule, type ProvisionerModuleOptions } from './provisioner/module.js';
 import { reclaimerModule, type ReclaimerModuleOptions } from './reclaimer/module.js';
 import { protectionModules } from './protection/module.js';
@@ -16,6 +17,7 @@ export interface ModuleOptions {
 
 export function defaultModules(options: ModuleOptions = {}): ControllerModule[] {
   return [
+    binderModule(),
     provisionerModule(options.provisioner),
     reclaimerModule(options.reclaimer),
     ...protectionModules(),

@@ -1,12 +1,13 @@
 /**
- * The `controller` command's flags → a typed ControllerOptions. Flag names follow
- * kube-controller-manager where it has one. Bad values throw OptionsError (the CLI exits 2).
+ * The controller's flag values → a typed ControllerOptions, with the one default of each
+ * (cli/flags.ts defines the flags from them; the plugin flags are cli/plugin-flags.ts's). Flag
+ * names follow kube-controller-manager where it has one. Bad values throw OptionsError (the CLI
+ * exits 2).
  *
- * `--pvclaimbinder-sync-period` defaults to 10m, as the seed and kube-controller-manager 1.2 had
- * it: it is both the resync period and the wait between reclaim retries ("3 tries, 10 minutes
+ * `--pvclaimbinder-sync-period` defaults to 10m, as kube-controller-manager 1.2 had it: it is both the resync period and the wait between reclaim retries ("3 tries, 10 minutes
  * apart"). Upstream's later 15s default existed because a claim created before its volume waited
- * for the next resync (spec §13 trap 13); here a volume that becomes free wakes the pending
- * claims of its class at once (pending-claims.ts), so the resync is only a safety net.
+ * for the next resync; here a volume that becomes free wakes the pending claims of its class at
+ * once (binder/pending-claims.ts), so the resync is only a safety net.
  */
 import { parseDuration } from './duration.js';
 
@@ -40,14 +41,14 @@ export interface ControllerOptions {
   logLevel: string;
   metricsBindAddress: string;
   volumeStatsAggPeriodMs: number;
-  hostPathRoots: string[];
-  nodeName?: string;
 }
 
 export const DEFAULTS = {
   clusterName: 'kubernetes',
   syncPeriod: '10m',
   recyclerMaximumRetry: '3',
+  // Workers per queue: sig-storage-lib-external-provisioner's default Threadiness. Upstream's
+  // in-tree binder runs one worker per queue; parallel keys here are safe (volume reservations).
   concurrentSyncs: '4',
   kubeApiQps: '20',
   kubeApiBurst: '30',
@@ -90,8 +91,6 @@ export interface RawControllerFlags {
   v?: string;
   metricsBindAddress?: string;
   volumeStatsAggPeriod?: string;
-  hostPathRoot?: string[];
-  nodeName?: string;
 }
 
 export function parseControllerOptions(raw: RawControllerFlags): ControllerOptions {
@@ -108,10 +107,8 @@ export function parseControllerOptions(raw: RawControllerFlags): ControllerOptio
     logLevel: logLevelOf(raw.v),
     metricsBindAddress: hostPort('--metrics-bind-address', raw.metricsBindAddress ?? DEFAULTS.metricsBindAddress),
     volumeStatsAggPeriodMs: durationOrZero('--volume-stats-agg-period', raw.volumeStatsAggPeriod ?? DEFAULTS.volumeStatsAggPeriod),
-    hostPathRoots: (raw.hostPathRoot ?? []).map((p) => absolutePath('--host-path-root', p)),
   };
   if (raw.kubeconfig !== undefined) opts.kubeconfig = nonEmpty('--kubeconfig', raw.kubeconfig);
-  if (raw.nodeName !== undefined) opts.nodeName = nonEmpty('--node-name', raw.nodeName);
   return opts;
 }
 
@@ -212,10 +209,5 @@ function hostPort(flag: string, value: string): string {
   if (!/^(\[[^\]]+\]|[^:]*):\d{1,5}$/.test(value) || Number(value.slice(value.lastIndexOf(':') + 1)) > 65535) {
     throw new OptionsError(`${flag} must be host:port (or 0 to disable), got "${value}"`);
   }
-  return value;
-}
-
-function absolutePath(flag: string, value: string): string {
-  if (!value.startsWith('/')) throw new OptionsError(`${flag} must be an absolute path, got "${value}"`);
   return value;
 }

@@ -5,10 +5,9 @@
  * API calls), from the controller's own stores: the claims that are provisioning carry our
  * finalizer from before their volume exists, so a volume being made is never counted.
  */
-import type { ControllerModule, ModuleEnv, ModuleInstance } from './controller.js';
+import type { ControllerModule, ModuleEnv, ModuleInstance } from './runtime/module.js';
 import type { ControllerContext } from './context.js';
 import { countOrphans } from './orphans.js';
-import { pluginRegistryOf } from './provisioner/module.js';
 
 export const ORPHAN_MONITOR_MODULE_NAME = 'orphan-monitor';
 
@@ -16,7 +15,7 @@ export function orphanMonitorModule(options: { periodMs?: number } = {}): Contro
   return {
     name: ORPHAN_MONITOR_MODULE_NAME,
     create(ctx: ControllerContext, env: ModuleEnv): ModuleInstance {
-      const plugins = pluginRegistryOf(env.plugins).all();
+      const plugins = env.plugins.all();
       const periodMs = options.periodMs ?? env.options.syncPeriodMs;
       let timer: NodeJS.Timeout | undefined;
       let running: Promise<void> | undefined;

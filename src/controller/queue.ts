@@ -5,7 +5,8 @@
  * (5 ms doubling to 1000 s, like client-go's default controller rate limiter) until `forget`.
  */
 import type { Logger } from 'pino';
-import type { ObjectKeyString, SyncResult } from './context.js';
+import type { ObjectKeyString } from '../kube/object-key.js';
+import type { SyncResult } from './runtime/sync-result.js';
 
 export type SyncHandler = (key: ObjectKeyString) => Promise<SyncResult>;
 

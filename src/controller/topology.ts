@@ -16,8 +16,8 @@ import { isNotFound } from '../kube/errors.js';
 import type { Node } from '../kube/types.js';
 import type { TopologyResolver } from '../plugins/cloud-common/zones.js';
 import { PluginError } from '../plugins/plugin.js';
-import { toPlain } from './client/model-json.js';
-import { RestTransport } from './client/transport.js';
+import { toPlain } from '../kube-client/model-json.js';
+import { RestTransport } from '../kube-client/transport.js';
 
 /** Where the resolver reads nodes. */
 export interface NodeSource {

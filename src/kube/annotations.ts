@@ -1,6 +1,6 @@
 /**
  * Every annotation, finalizer, label and tag string the project reads or writes, in one place.
- * Upstream names are Kubernetes' own (see shared/reference/k8s-pv-spec.md §2); names under
+ * Upstream names are Kubernetes' own (k8s.io/api and pv_controller.go's own constants); names under
  * `pv-controller.io/` are this project's.
  */
 

@@ -133,7 +133,7 @@ export function claimRefFor(pvc: PersistentVolumeClaim): ObjectReference {
 }
 
 /**
- * A copy of the volume with its binding undone from the volume's side (k8s-pv-spec.md §6.3): a
+ * A copy of the volume with its binding undone from the volume's side (upstream `unbindVolume`): a
  * claimRef the controller wrote (bound-by-controller) goes, with that annotation; a user's
  * pre-binding keeps the claim's name and loses the uid, so it stays reserved for that name.
  */

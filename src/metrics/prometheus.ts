@@ -48,7 +48,7 @@ export interface MetricsSources {
   pluginNameOf?: (pv: PersistentVolume) => string | undefined;
 }
 
-/** What the provisioner and reclaimer report (structurally provisioner/metrics.ts OperationMetrics). */
+/** What the provisioner and reclaimer report about each plugin call (controller/runtime/operation-metrics.ts times it). */
 export interface OperationObserver {
   onOperation(plugin: string, operation: string, seconds: number, error?: Error): void;
 }

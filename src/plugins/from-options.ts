@@ -1,14 +1,14 @@
 /**
- * The volume plugins a controller process serves, built from its options. Plugins that need
- * configuration nobody gave (no host-path root, no NFS mount, no cloud selected) are not
- * registered, so their StorageClasses are left to whoever does serve them (external-provisioner
- * protocol) instead of failing here.
+ * The volume plugins a controller process serves, built from its settings (cli/plugin-flags.ts
+ * parses them from the command line). Plugins that need configuration nobody gave (no host-path
+ * root, no NFS mount, no cloud selected) are not registered, so their StorageClasses are left to
+ * whoever does serve them (external-provisioner protocol) instead of failing here.
  *
  * Clouds are chosen like kube-controller-manager's `--cloud-provider` (aws | gce | openstack; none
  * by default). Each cloud plugin reads its credentials from its SDK's standard environment (AWS
  * default credential chain and AWS_REGION / AWS_ENDPOINT_URL_EC2; GOOGLE_APPLICATION_CREDENTIALS
  * or the metadata server; OS_* or clouds.yaml) and is given the TopologyResolver the caller built
- * (the controller's, answering node zones from the Kubernetes API: controller/topology.ts).
+ * (one answering node zones from the Kubernetes API).
  * Nothing here imports the controller. Nothing here logs a credential: only the provider and the
  * non-secret location settings are logged.
  */
@@ -70,7 +70,6 @@ export async function buildPluginRegistry(settings: PluginSettings, logger: Logg
   return registry;
 }
 
-/** The volume plugin of one cloud, with the topology resolver and a child logger. */
 /**
  * The selected cloud's plugin. Its SDK is imported only here, when that cloud is selected: the
  * AWS and Google clients add about 100 MB to a process that would never use them.
@@ -100,43 +99,4 @@ export async function buildCloudPlugin(cloud: CloudSettings, logger: Logger): Pr
       return new CinderPlugin({ ...common, logger: logger.child({ plugin: 'cinder' }) });
     }
   }
-}
-
-/** The cloud flags as commander hands them over. */
-export interface CloudFlags {
-  cloudProvider?: string;
-  gceProject?: string;
-  gceZone?: string;
-  gceEndpoint?: string;
-}
-
-/**
- * The cloud the flags select (undefined for none), given `topology` for node zones when the caller
- * has one (the caller owns it and closes it). Throws naming a bad flag.
- */
-export function cloudSettingsFromFlags(flags: CloudFlags, topology?: TopologyResolver): { cloud?: CloudSettings } {
-  const provider = parseCloudProvider(flags.cloudProvider);
-  if (provider === undefined) return {};
-  const cloud: CloudSettings = {
-    provider,
-    ...(flags.gceProject ? { gceProject: flags.gceProject } : {}),
-    ...(flags.gceZone ? { gceZone: flags.gceZone } : {}),
-    ...(flags.gceEndpoint ? { gceEndpoint: flags.gceEndpoint } : {}),
-    ...(topology ? { topology } : {}),
-  };
-  return { cloud };
-}
-
-/** `--cloud-provider` value → a provider, undefined for "" / "none"; throws naming the flag. */
-export function parseCloudProvider(text: string | undefined): CloudProvider | undefined {
-  if (text === undefined || text === '' || text === 'none') return undefined;
-  if ((CLOUD_PROVIDERS as readonly string[]).includes(text)) return text as CloudProvider;
-  throw new Error(`--cloud-provider must be one of ${CLOUD_PROVIDERS.join(', ')} or none, got "${text}"`);
-}
-
-/** `--nfs-mount server:/share=/mount/path` → an NfsMount; throws with a message naming the flag. */
-export function parseNfsMount(text: string): NfsMount {
-  const m = /^([^:=\s]+):(\/[^=\s]*)=(\/\S*)$/.exec(text);
-  if (!m) throw new Error(`--nfs-mount must be server:/share=/mount/path, got "${text}"`);
-  return { server: m[1]!, share: m[2]!, mountPath: m[3]! };
 }

@@ -1,11 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseDuration, formatDuration } from '../../src/controller/duration.js';
 import { OptionsError, parseControllerOptions, parseControllers } from '../../src/controller/options.js';
-
-const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
 test('durations parse like Go', () => {
   assert.equal(parseDuration('15s'), 15_000);
@@ -38,23 +34,18 @@ test('defaults match kube-controller-manager, with the seed\'s 10m sync period',
   assert.equal(o.logFormat, 'json');
   assert.equal(o.metricsBindAddress, '127.0.0.1:10258');
   assert.equal(o.volumeStatsAggPeriodMs, 60_000);
-  assert.deepEqual(o.hostPathRoots, []);
 });
 
 test('flags override defaults', () => {
   const o = parseControllerOptions({
     pvclaimbinderSyncPeriod: '10m',
     leaderElect: 'false',
-    hostPathRoot: ['/srv/a', '/srv/b'],
     logFormat: 'text',
-    nodeName: 'n1',
     kubeApiQps: '500.5',
   });
   assert.equal(o.syncPeriodMs, 600_000);
   assert.equal(o.leaderElection.enabled, false);
-  assert.deepEqual(o.hostPathRoots, ['/srv/a', '/srv/b']);
   assert.equal(o.logFormat, 'text');
-  assert.equal(o.nodeName, 'n1');
   assert.equal(o.kubeApiQps, 500.5);
   assert.equal(parseControllerOptions({ metricsBindAddress: '0' }).metricsBindAddress, '0', '0 turns /metrics off');
 });
@@ -72,26 +63,9 @@ test('bad values are refused with a message naming the flag', () => {
     [{ logFormat: 'xml' }, /--log-format/],
     [{ leaderElectLeaseDuration: '5s' }, /lease-duration must be greater/],
     [{ leaderElect: 'maybe' }, /--leader-elect/],
-    [{ hostPathRoot: ['relative'] }, /--host-path-root/],
     [{ metricsBindAddress: 'nope' }, /--metrics-bind-address/],
   ];
   for (const [raw, msg] of cases) assert.throws(() => parseControllerOptions(raw), (e: unknown) => e instanceof OptionsError && msg.test(e.message));
-});
-
-test('the controller command exits 2 with a clear message on a bad flag value or an unknown flag', () => {
-  for (const args of [['--pvclaimbinder-sync-period', '10x'], ['--no-such-flag'], ['--concurrent-syncs', '-1'], ['--nfs-mount', 'nfs.example:share']]) {
-    const r = spawnSync(process.execPath, [MAIN, 'controller', ...args], { encoding: 'utf8', timeout: 20_000 });
-    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
-    assert.match(r.stderr, /error: /);
-  }
-});
-
-test('the controller command documents its flags in --help', () => {
-  const r = spawnSync(process.execPath, [MAIN, 'controller', '--help'], { encoding: 'utf8', timeout: 20_000 });
-  assert.equal(r.status, 0);
-  for (const flag of ['--pvclaimbinder-sync-period', '--leader-elect-resource-namespace', '--kube-api-qps', '--host-path-root']) {
-    assert.ok(r.stdout.includes(flag), flag);
-  }
 });
 
 test('--volume-stats-agg-period 0 disables collection; a negative or malformed period is refused', () => {

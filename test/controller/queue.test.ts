@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkQueue } from '../../src/controller/queue.js';
-import { DONE, type SyncResult } from '../../src/controller/context.js';
+import { DONE, type SyncResult } from '../../src/controller/runtime/sync-result.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** Short polls: some tests look at the queue before a 10-20 ms delay has passed. */

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { startController, type ControllerModule, type RunningController } from '../../src/controller/controller.js';
+import { startController, type RunningController } from '../../src/controller/controller.js';
+import type { ControllerModule } from '../../src/controller/runtime/module.js';
 import { defaultModules } from '../../src/controller/modules.js';
 import { parseControllerOptions, type ControllerOptions } from '../../src/controller/options.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
@@ -54,7 +55,6 @@ export function testControllerOptions(kubeconfig: string, hostPathRoot: string, 
     pvclaimbinderSyncPeriod: '2s',
     kubeApiQps: '1000',
     kubeApiBurst: '2000',
-    hostPathRoot: [hostPathRoot],
     // Each test controller serves /metrics on a free port, never the shared default 10258.
     metricsBindAddress: '127.0.0.1:0',
   });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { PersistentVolume } from '../../src/kube/types.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../src/kube/errors.js';
 import { FakeCluster } from './fake-context.js';
+import type { EventReason } from '../../src/controller/runtime/event-reasons.js';
 
 function volume(name: string, extra: Partial<PersistentVolume> = {}): PersistentVolume {
   return {
@@ -101,7 +102,8 @@ test('injected failures hit only matching writes, and a held write waits for its
 test('events, enqueues, live reads and the clock are recorded for assertions', async () => {
   const fake = new FakeCluster();
   const v = fake.addVolume(volume('v'));
-  fake.ctx.events.event(v, 'Warning', 'Reason', 'message');
+  // Any reason string is recorded as given (the type admits only the catalogue's).
+  fake.ctx.events.event(v, 'Warning', 'Reason' as EventReason, 'message');
   fake.ctx.enqueueClaim('ns/c');
   await fake.ctx.api.getClaim('ns', 'c');
   fake.clock.advance(1500);

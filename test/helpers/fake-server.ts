@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../src/kube/types.js';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../src/kube/errors.js';
-import { keyOf } from '../../src/controller/context.js';
+import { keyOf } from '../../src/kube/object-key.js';
 
 export type FakeKind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Pod';
 export type WriteVerb = 'create' | 'update' | 'updateStatus' | 'delete';

@@ -4,8 +4,8 @@
  * delete / list. Each suite's client adds the few calls it makes, in its own signatures.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { RestTransport } from '../../src/controller/client/transport.js';
-import { paths } from '../../src/controller/client/paths.js';
+import { RestTransport } from '../../src/kube-client/transport.js';
+import { paths } from '../../src/kube-client/paths.js';
 import { isNotFound } from '../../src/kube/errors.js';
 import type { CoreEvent, KubeObject, ObjectList } from '../../src/kube/types.js';
 

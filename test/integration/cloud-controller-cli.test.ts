@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { RestTransport } from '../../src/controller/client/transport.js';
+import { RestTransport } from '../../src/kube-client/transport.js';
 import { LABEL_TOPOLOGY_ZONE, TAG_AWS_NAME } from '../../src/kube/annotations.js';
 import type { PersistentVolumeClaim } from '../../src/kube/types.js';
 import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';

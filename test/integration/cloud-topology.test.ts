@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { RestTransport } from '../../src/controller/client/transport.js';
+import { RestTransport } from '../../src/kube-client/transport.js';
 import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '../../src/kube/annotations.js';
 import type { Node } from '../../src/kube/types.js';
 import { apiNodeSource, KubeTopologyResolver, type NodeSource, topologyFromKubeConfig } from '../../src/controller/topology.js';

@@ -4,7 +4,7 @@
  * or stop the controller at exactly that moment), and wait-for-condition.
  */
 import { access } from 'node:fs/promises';
-import { paths } from '../../src/controller/client/paths.js';
+import { paths } from '../../src/kube-client/paths.js';
 import { FINALIZER_PVC_PROTECTION } from '../../src/kube/annotations.js';
 import type { CoreEvent, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
 import type { MetricsProvider } from '../../src/metrics/provider.js';

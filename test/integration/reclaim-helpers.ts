@@ -6,8 +6,9 @@
 import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { paths } from '../../src/controller/client/paths.js';
-import type { ControllerModule, RunningController } from '../../src/controller/controller.js';
+import { paths } from '../../src/kube-client/paths.js';
+import type { RunningController } from '../../src/controller/controller.js';
+import type { ControllerModule } from '../../src/controller/runtime/module.js';
 import { defaultModules } from '../../src/controller/modules.js';
 import { protectionModules } from '../../src/controller/protection/index.js';
 import { reclaimerModule } from '../../src/controller/reclaimer/index.js';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';
 import { CINDER_PLUGIN_NAME } from '../../src/plugins/cinder/parameters.js';
 import type { TopologyResolver } from '../../src/plugins/cloud-common/zones.js';
-import { buildPluginRegistry, cloudSettingsFromFlags, parseCloudProvider } from '../../src/plugins/from-options.js';
+import { buildPluginRegistry } from '../../src/plugins/from-options.js';
 import { GCE_PD_PLUGIN_NAME } from '../../src/plugins/gce-pd/parameters.js';
 import { captureLogger } from '../emulators/fixtures.js';
 
@@ -22,23 +22,6 @@ describe('cloud plugins from options', () => {
       assert.deepEqual(registry.all().map((p) => p.name), ['kubernetes.io/host-path', name]);
     }
     assert.deepEqual((await buildPluginRegistry({ hostPathRoots: [] }, logger)).all(), []);
-  });
-
-  it('parses --cloud-provider: none and empty mean no cloud, anything unknown is refused naming the flag', () => {
-    assert.equal(parseCloudProvider(undefined), undefined);
-    assert.equal(parseCloudProvider('none'), undefined);
-    assert.equal(parseCloudProvider(''), undefined);
-    assert.equal(parseCloudProvider('gce'), 'gce');
-    assert.throws(() => parseCloudProvider('azure'), /--cloud-provider must be one of aws, gce, openstack or none, got "azure"/);
-  });
-
-  it('builds cloud settings from flags, carrying the topology resolver the caller gives and none otherwise', () => {
-    assert.deepEqual(cloudSettingsFromFlags({ cloudProvider: 'none' }, noTopology), {});
-    const flags = { cloudProvider: 'gce', gceProject: 'proj', gceZone: 'europe-west1-b' };
-    assert.deepEqual(cloudSettingsFromFlags(flags).cloud, { provider: 'gce', gceProject: 'proj', gceZone: 'europe-west1-b' });
-    const { cloud } = cloudSettingsFromFlags(flags, noTopology);
-    assert.equal(cloud?.topology, noTopology);
-    assert.throws(() => cloudSettingsFromFlags({ cloudProvider: 'azure' }), /--cloud-provider/);
   });
 
   it('logs which cloud plugin it registered and nothing from the credential environment', async () => {

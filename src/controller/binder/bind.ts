@@ -1,5 +1,5 @@
 /**
- * The binder's writes (k8s-pv-spec.md §6). Every write is a PUT guarded by the resourceVersion
+ * The binder's writes (upstream `bind`, `unbindVolume` and their steps in pv_controller.go). Every write is a PUT guarded by the resourceVersion
  * of the copy passed in, is skipped when it would change nothing, and hands its result to the
  * next step (and, for volumes, to the index) so the following decision sees it. Any step may be
  * the last one before a crash or a 409: the next sync finds the half-done binding (the PV's
@@ -20,6 +20,7 @@ import {
 import { compareQuantityStrings, isValidQuantity } from '../../kube/quantity.js';
 import { claimRefFor, hasAnnotation, isVolumeBoundToClaim, volumeWithoutBinding } from '../../kube/volume-helpers.js';
 import type { EventType } from '../context.js';
+import type { EventReason } from '../runtime/event-reasons.js';
 import type { BinderSession } from './hooks.js';
 
 /** A state the binder refuses to act on (upstream's "should never happen" errors). */
@@ -111,7 +112,7 @@ function boundCapacity(pv: PersistentVolume): Record<string, string> {
   return { ...pv.spec.capacity };
 }
 
-/** §6.2: phase, and accessModes/capacity copied from `pv` (cleared without one); PUT if changed. */
+/** Upstream `updateClaimStatus`: phase, and accessModes/capacity copied from `pv` (cleared without one); PUT if changed. */
 export async function updateClaimStatus(
   s: BinderSession,
   claim: PersistentVolumeClaim,
@@ -152,7 +153,7 @@ export async function updateClaimStatusWithEvent(
   s: BinderSession,
   claim: PersistentVolumeClaim,
   phase: ClaimPhase,
-  event: { type: EventType; reason: string; message: string },
+  event: { type: EventType; reason: EventReason; message: string },
 ): Promise<PersistentVolumeClaim> {
   if (claim.status?.phase === phase) return claim;
   const saved = await updateClaimStatus(s, claim, phase, undefined);
@@ -160,7 +161,7 @@ export async function updateClaimStatusWithEvent(
   return saved;
 }
 
-/** §6.1: PV spec, PV status, PVC spec, PVC status — each only if something changes. */
+/** Upstream `bind`: PV spec, PV status, PVC spec, PVC status — each only if something changes. */
 export async function bind(
   s: BinderSession,
   pv: PersistentVolume,
@@ -174,7 +175,7 @@ export async function bind(
 }
 
 /**
- * §6.3: undo a binding from the volume's side. The whole claimRef goes only if the controller
+ * Upstream `unbindVolume`: undo a binding from the volume's side. The whole claimRef goes only if the controller
  * wrote it (bound-by-controller); a user's reservation keeps the claim name, loses the uid.
  */
 export async function unbindVolume(s: BinderSession, pv: PersistentVolume, why: string): Promise<PersistentVolume> {

@@ -1,6 +1,7 @@
 /**
- * What a claim's StorageClass decides when no existing volume matched (k8s-pv-spec.md §3.5,
- * §3.6, §8.1–8.2): retroactive default class, WaitForFirstConsumer, and where provisioning goes.
+ * What a claim's StorageClass decides when no existing volume matched (upstream
+ * `syncUnboundClaim` and `provisionClaim`): retroactive default class, WaitForFirstConsumer, and
+ * where provisioning goes.
  */
 import type { PersistentVolumeClaim } from '../../kube/types.js';
 import {
@@ -11,22 +12,20 @@ import {
 import { NO_PROVISIONER } from '../../kube/annotations.js';
 import { isConflict } from '../../kube/errors.js';
 import { defaultStorageClass, hasAnnotation } from '../../kube/volume-helpers.js';
-import { DONE, type SyncResult } from '../context.js';
+import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import { BindingError, claimKeyOf } from './bind.js';
 import {
   MSG_WAIT_FOR_FIRST_CONSUMER,
-  REASON_EXTERNAL_PROVISIONING,
-  REASON_PROVISIONING_FAILED,
-  REASON_WAIT_FOR_FIRST_CONSUMER,
-  REASON_WAIT_FOR_POD_SCHEDULED,
   msgExternalProvisioning,
   msgWaitForPods,
 } from './events.js';
 import type { BinderSession } from './hooks.js';
 import { matchingClassOfClaim } from './match.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 /**
- * U3: a claim with no class at all (nil, no beta annotation) gets today's default class.
+ * A claim with no class at all (nil, no beta annotation) gets today's default class (upstream's
+ * retroactive default StorageClass assignment).
  * Returns true when the claim was updated (its update event re-syncs it).
  */
 export async function assignDefaultClass(s: BinderSession, claim: PersistentVolumeClaim): Promise<boolean> {
@@ -51,7 +50,7 @@ export function isDelayBindingMode(s: BinderSession, claim: PersistentVolumeClai
   return cls.volumeBindingMode === 'WaitForFirstConsumer';
 }
 
-/** U4's event: WaitForPodScheduled naming unscheduled pods that use the claim, if any known. */
+/** A delayed-binding claim's event: WaitForPodScheduled naming unscheduled pods that use it, if any are known. */
 export function emitWaitingForConsumer(s: BinderSession, claim: PersistentVolumeClaim): void {
   const pods = (s.ctx.pods?.list() ?? []).filter(
     (p) =>
@@ -62,8 +61,8 @@ export function emitWaitingForConsumer(s: BinderSession, claim: PersistentVolume
       (p.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === claim.metadata.name),
   );
   const names = pods.map((p) => p.metadata.name ?? '').sort();
-  if (names.length > 0) s.ctx.events.event(claim, 'Normal', REASON_WAIT_FOR_POD_SCHEDULED, msgWaitForPods(names));
-  else s.ctx.events.event(claim, 'Normal', REASON_WAIT_FOR_FIRST_CONSUMER, MSG_WAIT_FOR_FIRST_CONSUMER);
+  if (names.length > 0) s.ctx.events.event(claim, 'Normal', EventReason.WaitForPodScheduled, msgWaitForPods(names));
+  else s.ctx.events.event(claim, 'Normal', EventReason.WaitForFirstConsumer, MSG_WAIT_FOR_FIRST_CONSUMER);
 }
 
 /** Writes both storage-provisioner annotations unless the GA one already has this value. */
@@ -82,14 +81,14 @@ async function setClaimProvisioner(s: BinderSession, claim: PersistentVolumeClai
   } catch (err) {
     if (!isConflict(err)) {
       const msg = err instanceof Error ? err.message : String(err);
-      s.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_FAILED, `Error saving claim: ${msg}`);
+      s.ctx.events.event(claim, 'Warning', EventReason.ProvisioningFailed, `Error saving claim: ${msg}`);
     }
     throw err;
   }
 }
 
 /**
- * U5: the claim has a class and no volume matched. A provisioner this process serves gets the
+ * The claim has a class and no volume matched. A provisioner this process serves gets the
  * claim through `hooks.provisionClaim`; any other is external, except unknown `kubernetes.io/`
  * names, which no one will ever serve. The claim's status is left alone.
  */
@@ -97,7 +96,7 @@ export async function routeToProvisioner(s: BinderSession, claim: PersistentVolu
   const className = matchingClassOfClaim(claim);
   const cls = s.ctx.classes.get(className) ?? (await s.ctx.api.getStorageClass(className));
   if (!cls) {
-    s.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_FAILED, `storageclass.storage.k8s.io "${className}" not found`);
+    s.ctx.events.event(claim, 'Warning', EventReason.ProvisioningFailed, `storageclass.storage.k8s.io "${className}" not found`);
     return DONE;
   }
   const provisioner = cls.provisioner;
@@ -108,10 +107,10 @@ export async function routeToProvisioner(s: BinderSession, claim: PersistentVolu
   // provisioner: a binder-only process (--controllers without provisioner) hands every class to
   // the external-provisioner protocol, so our provisioner running elsewhere picks it up.
   if (provisioner === NO_PROVISIONER || (provisioner.startsWith('kubernetes.io/') && provisionClaim !== undefined)) {
-    s.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_FAILED, `no volume plugin matched name: ${provisioner}`);
+    s.ctx.events.event(claim, 'Warning', EventReason.ProvisioningFailed, `no volume plugin matched name: ${provisioner}`);
     return DONE;
   }
   const saved = await setClaimProvisioner(s, claim, provisioner);
-  s.ctx.events.event(saved, 'Normal', REASON_EXTERNAL_PROVISIONING, msgExternalProvisioning(provisioner));
+  s.ctx.events.event(saved, 'Normal', EventReason.ExternalProvisioning, msgExternalProvisioning(provisioner));
   return DONE;
 }

@@ -1,13 +1,4 @@
-/** Event reasons and messages of the binder, as upstream's `pkg/controller/volume/events`. */
-
-export const REASON_FAILED_BINDING = 'FailedBinding';
-export const REASON_VOLUME_MISMATCH = 'VolumeMismatch';
-export const REASON_CLAIM_LOST = 'ClaimLost';
-export const REASON_CLAIM_MISBOUND = 'ClaimMisbound';
-export const REASON_WAIT_FOR_FIRST_CONSUMER = 'WaitForFirstConsumer';
-export const REASON_WAIT_FOR_POD_SCHEDULED = 'WaitForPodScheduled';
-export const REASON_EXTERNAL_PROVISIONING = 'ExternalProvisioning';
-export const REASON_PROVISIONING_FAILED = 'ProvisioningFailed';
+/** Event messages of the binder, in upstream's `pv_controller.go` words; the reasons are runtime/event-reasons.ts. */
 
 export const MSG_NO_VOLUME_NO_CLASS =
   'no persistent volumes available for this claim and no storage class is set';

@@ -1,33 +1,14 @@
 /**
- * Deciding on the newest data: pick the newest of several copies of an object, and turn what a
- * sync threw into a queue outcome (409 ⇒ silent retry on fresh data).
+ * Deciding on the newest data: the newest copy of a volume or claim the binder knows (its store
+ * or its index; kube-client/cache/resource-version.ts decides which copy is newer), and what a sync threw
+ * turned into a queue outcome (409 ⇒ silent retry on fresh data).
  */
-import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
-import type { SyncResult } from '../context.js';
+import { newestOf } from '../../kube-client/cache/resource-version.js';
+import type { SyncResult } from '../runtime/sync-result.js';
 import { BindingError, claimKeyOf } from './bind.js';
 import type { BinderSession } from './hooks.js';
-
-function rvOf(obj: KubeObject): bigint | undefined {
-  const rv = obj.metadata.resourceVersion;
-  return rv && /^\d+$/.test(rv) ? BigInt(rv) : undefined;
-}
-
-/** The copy with the highest integer resourceVersion; earlier arguments win ties and unknowns. */
-export function newestOf<T extends KubeObject>(...copies: (T | undefined)[]): T | undefined {
-  let best: T | undefined;
-  for (const copy of copies) {
-    if (!copy) continue;
-    if (!best) {
-      best = copy;
-      continue;
-    }
-    const a = rvOf(best);
-    const b = rvOf(copy);
-    if (a !== undefined && b !== undefined && b > a) best = copy;
-  }
-  return best;
-}
 
 /** The newest copy of a PV the controller knows of: its store or the binder's index. */
 export function newestVolume(s: BinderSession, name: string): PersistentVolume | undefined {

@@ -4,7 +4,8 @@
  */
 import { pino, type Logger } from 'pino';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import type { ControllerContext, SyncResult } from '../context.js';
+import type { ControllerContext } from '../context.js';
+import type { SyncResult } from '../runtime/sync-result.js';
 import type { VolumeIndex } from './volume-index.js';
 
 /** What the binder established while deciding a volume is released, so the reclaimer need not ask again. */
@@ -19,8 +20,8 @@ export interface ReclaimFacts {
 
 export interface BinderHooks {
   /**
-   * Provision a volume for an unbound claim whose class names a provisioner this process serves
-   * (U5). The binder has already checked the class exists and that no volume matched.
+   * Provision a volume for an unbound claim whose class names a provisioner this process serves.
+   * The binder has already checked the class exists and that no volume matched.
    */
   provisionClaim?(claim: PersistentVolumeClaim): Promise<SyncResult>;
   /** Reclaim a Released volume (Retain / Delete / Recycle); called on every sync while released. */
@@ -59,4 +60,24 @@ export interface BinderSession {
 
 export function openSession(ctx: ControllerContext, index: VolumeIndex, hooks?: BinderHooks): BinderSession {
   return { ctx, index, hooks: hooks ?? {}, log: binderLogger(hooks) };
+}
+
+/**
+ * One BinderHooks from the parts other modules contribute: the first provider of a provisioning
+ * or reclaim hook wins; a claim is busy when any part says so; a provisioner is served when any
+ * part serves it (a part with `provisionClaim` and no `servesProvisioner` serves every one).
+ */
+export function combineHooks(parts: readonly Partial<BinderHooks>[], logger: Logger): BinderHooks {
+  const hooks: BinderHooks = { logger };
+  for (const p of parts) {
+    hooks.provisionClaim ??= p.provisionClaim;
+    hooks.reclaimVolume ??= p.reclaimVolume;
+  }
+  const busy = parts.filter((p) => p.claimBusy);
+  if (busy.length > 0) hooks.claimBusy = (key) => busy.some((p) => p.claimBusy!(key));
+  const servers = parts.filter((p) => p.servesProvisioner || p.provisionClaim);
+  if (servers.length > 0) {
+    hooks.servesProvisioner = (name) => servers.some((p) => (p.servesProvisioner ? p.servesProvisioner(name) : true));
+  }
+  return hooks;
 }

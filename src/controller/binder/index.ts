@@ -4,3 +4,4 @@ export { syncVolume } from './sync-volume.js';
 export { VolumeIndex, type VolumeIndexOptions } from './volume-index.js';
 export type { BinderHooks } from './hooks.js';
 export { checkVolumeSatisfyClaim } from './match.js';
+export { binderModule, BINDER_MODULE_NAME } from './module.js';

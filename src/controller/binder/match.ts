@@ -1,6 +1,7 @@
 /**
- * Claim ↔ volume predicates of the binder: the checks `FindMatchingVolume` and
- * `checkVolumeSatisfyClaim` apply one volume at a time (k8s-pv-spec.md §3.3, §3.7).
+ * Claim ↔ volume predicates of the binder: the checks upstream's `FindMatchingVolume`
+ * (persistentvolume/util) and `checkVolumeSatisfyClaim` (pv_controller.go) apply one volume at a
+ * time.
  */
 import type { NodeSelectorRequirement, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import {
@@ -12,7 +13,7 @@ import {
   volumeModeOf,
 } from '../../kube/volume-helpers.js';
 
-/** The matching class of a claim: nil and "" are the same for matching (spec §3.4). */
+/** The matching class of a claim: nil and "" are the same for matching (upstream `GetPersistentVolumeClaimClass`). */
 export function matchingClassOfClaim(claim: PersistentVolumeClaim): string {
   return storageClassOfClaim(claim) ?? '';
 }
@@ -47,7 +48,7 @@ export function capacityBytesOf(pv: PersistentVolume): bigint {
 /**
  * Why a volume named by `claim.spec.volumeName` cannot be bound to the claim, or undefined when
  * it can. Checks in upstream order, first failure wins; the label selector and the PV's phase
- * are deliberately not checked (spec §3.7).
+ * are deliberately not checked: a user who names a volume has chosen it.
  */
 export function checkVolumeSatisfyClaim(
   pv: PersistentVolume,

@@ -1,12 +1,14 @@
 /**
- * syncClaim: one step of a claim toward Bound (k8s-pv-spec.md §4.1–4.3). The branch is chosen
+ * syncClaim: one step of a claim toward Bound (upstream `syncClaim`, `syncUnboundClaim`,
+ * `syncBoundClaim`). The branch is chosen
  * by the `bind-completed` annotation, never by the phase. Events follow the write they explain,
  * so a sync that loses a 409 race leaves no event behind.
  */
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE } from '../../kube/annotations.js';
 import { hasAnnotation, isVolumeBoundToClaim } from '../../kube/volume-helpers.js';
-import { DONE, type ControllerContext, type SyncResult } from '../context.js';
+import type { ControllerContext } from '../context.js';
+import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { VolumeIndex } from './volume-index.js';
 import { openSession, type BinderHooks, type BinderSession } from './hooks.js';
 import {
@@ -16,8 +18,8 @@ import {
   updateClaimStatus,
   updateClaimStatusWithEvent,
 } from './bind.js';
-import { newestOf, newestClaim, newestVolume, runSync } from './fresh.js';
-import { rvNumber } from '../cache/resource-version.js';
+import { newestClaim, newestVolume, runSync } from './fresh.js';
+import { newestOf, rvNumber } from '../../kube-client/cache/resource-version.js';
 import { checkVolumeSatisfyClaim, matchingClassOfClaim } from './match.js';
 import { assignDefaultClass, emitWaitingForConsumer, isDelayBindingMode, routeToProvisioner } from './claim-class.js';
 import {
@@ -25,13 +27,10 @@ import {
   MSG_LOST_VOLUME,
   MSG_MISBOUND,
   MSG_NO_VOLUME_NO_CLASS,
-  REASON_CLAIM_LOST,
-  REASON_CLAIM_MISBOUND,
-  REASON_FAILED_BINDING,
-  REASON_VOLUME_MISMATCH,
   msgAlreadyBoundElsewhere,
   msgVolumeMismatch,
 } from './events.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 export async function syncClaim(
   ctx: ControllerContext,
@@ -79,7 +78,7 @@ async function syncUnboundClaim(s: BinderSession, claim: PersistentVolumeClaim, 
   }
   if (matchingClassOfClaim(claim) !== '') return routeToProvisioner(s, claim);
   await updateClaimStatus(s, claim, 'Pending', undefined);
-  s.ctx.events.event(claim, 'Normal', REASON_FAILED_BINDING, MSG_NO_VOLUME_NO_CLASS);
+  s.ctx.events.event(claim, 'Normal', EventReason.FailedBinding, MSG_NO_VOLUME_NO_CLASS);
   return DONE;
 }
 
@@ -105,7 +104,7 @@ function writtenAfterFence(s: BinderSession, claim: PersistentVolumeClaim): bool
   return fence !== undefined && fence >= 0 && rvNumber(claim.metadata.resourceVersion) > fence;
 }
 
-/** U7–U12: the user named a volume in `spec.volumeName`. */
+/** The user named a volume in `spec.volumeName` (upstream `syncUnboundClaim`'s second half). */
 async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeClaim, pvName: string): Promise<SyncResult> {
   const pv = await volumeNamed(s, pvName);
   if (!pv) {
@@ -116,7 +115,7 @@ async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeCl
     const mismatch = checkVolumeSatisfyClaim(pv, claim);
     if (mismatch) {
       await updateClaimStatus(s, claim, 'Pending', undefined);
-      s.ctx.events.event(claim, 'Warning', REASON_VOLUME_MISMATCH, msgVolumeMismatch(pvName, mismatch));
+      s.ctx.events.event(claim, 'Warning', EventReason.VolumeMismatch, msgVolumeMismatch(pvName, mismatch));
       return DONE;
     }
     await bind(s, pv, claim);
@@ -128,32 +127,32 @@ async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeCl
   }
   if (!hasAnnotation(claim, ANN_BOUND_BY_CONTROLLER)) {
     await updateClaimStatus(s, claim, 'Pending', undefined);
-    s.ctx.events.event(claim, 'Warning', REASON_FAILED_BINDING, msgAlreadyBoundElsewhere(pvName));
+    s.ctx.events.event(claim, 'Warning', EventReason.FailedBinding, msgAlreadyBoundElsewhere(pvName));
     return DONE;
   }
-  s.ctx.events.event(claim, 'Warning', REASON_FAILED_BINDING, msgAlreadyBoundElsewhere(pvName));
+  s.ctx.events.event(claim, 'Warning', EventReason.FailedBinding, msgAlreadyBoundElsewhere(pvName));
   const owner = `${pv.spec.claimRef.namespace ?? ''}/${pv.spec.claimRef.name ?? ''}`;
   throw new BindingError(
     `invalid binding of claim "${claimKeyOf(claim)}" to volume "${pvName}": volume already claimed by "${owner}"`,
   );
 }
 
-/** B1–B5: the claim went through binding once; keep it Bound, or mark it Lost. */
+/** The claim went through binding once (upstream `syncBoundClaim`): keep it Bound, or mark it Lost. */
 async function syncBoundClaim(s: BinderSession, claim: PersistentVolumeClaim): Promise<SyncResult> {
   const pvName = claim.spec.volumeName;
   if (!pvName) {
-    await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: REASON_CLAIM_LOST, message: MSG_LOST_REFERENCE });
+    await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: EventReason.ClaimLost, message: MSG_LOST_REFERENCE });
     return DONE;
   }
   const pv = await volumeNamed(s, pvName);
   if (!pv) {
-    await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: REASON_CLAIM_LOST, message: MSG_LOST_VOLUME });
+    await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: EventReason.ClaimLost, message: MSG_LOST_VOLUME });
     return DONE;
   }
   if (!pv.spec.claimRef || pv.spec.claimRef.uid === claim.metadata.uid) {
     await bind(s, pv, claim);
     return DONE;
   }
-  await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: REASON_CLAIM_MISBOUND, message: MSG_MISBOUND });
+  await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: EventReason.ClaimMisbound, message: MSG_MISBOUND });
   return DONE;
 }

@@ -1,22 +1,24 @@
 /**
- * syncVolume: one step of a volume toward agreement with its claim (k8s-pv-spec.md §4.4).
+ * syncVolume: one step of a volume toward agreement with its claim (upstream `syncVolume`).
  * Before a volume is released its claim is looked up live, so a cache that has not seen the
  * claim yet (or holds an older incarnation) never releases a volume that is in use.
  */
 import type { ObjectReference, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY } from '../../kube/annotations.js';
 import { hasAnnotation } from '../../kube/volume-helpers.js';
-import { DONE, type ControllerContext, type SyncResult } from '../context.js';
+import type { ControllerContext } from '../context.js';
+import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { VolumeIndex } from './volume-index.js';
 import { openSession, type BinderHooks, type BinderSession } from './hooks.js';
 import { claimKeyOf, unbindVolume, updateVolumePhase } from './bind.js';
-import { newestOf, newestVolume, runSync } from './fresh.js';
+import { newestVolume, runSync } from './fresh.js';
+import { newestOf } from '../../kube-client/cache/resource-version.js';
 import { volumeModeMismatch } from './match.js';
 import {
-  REASON_VOLUME_MISMATCH,
   msgVolumeModeMismatchOnClaim,
   msgVolumeModeMismatchOnVolume,
 } from './events.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 export async function syncVolume(
   ctx: ControllerContext,
@@ -59,8 +61,8 @@ async function decideWithClaim(s: BinderSession, pv: PersistentVolume, ref: Obje
   const pvName = pv.metadata.name ?? '';
   if (!claim.spec.volumeName) {
     if (volumeModeMismatch(pv, claim)) {
-      s.ctx.events.event(pv, 'Warning', REASON_VOLUME_MISMATCH, msgVolumeModeMismatchOnVolume(claim.metadata.name ?? ''));
-      s.ctx.events.event(claim, 'Warning', REASON_VOLUME_MISMATCH, msgVolumeModeMismatchOnClaim(pvName));
+      s.ctx.events.event(pv, 'Warning', EventReason.VolumeMismatch, msgVolumeModeMismatchOnVolume(claim.metadata.name ?? ''));
+      s.ctx.events.event(claim, 'Warning', EventReason.VolumeMismatch, msgVolumeModeMismatchOnClaim(pvName));
       return DONE;
     }
     // The claim side is not written yet (a bind in progress, or a volume provisioned for it):
@@ -96,7 +98,7 @@ async function liveClaimOf(s: BinderSession, ref: ObjectReference): Promise<Pers
 }
 
 /**
- * V3/V4: the claim the volume's claimRef names, if that very claim (same uid) still exists.
+ * The claim the volume's claimRef names, if that very claim (same uid) still exists.
  * The cache is trusted for a hit with the right uid; a miss or a different uid is confirmed
  * by a live GET (a miss only while the volume is not already Released/Failed).
  */
@@ -110,7 +112,7 @@ async function claimOfVolume(s: BinderSession, pv: PersistentVolume, ref: Object
   return { claim: await liveClaimOf(s, ref), live: true };
 }
 
-/** V5/V9: phase Released (never over Failed), then the reclaim policy via the hook. */
+/** Phase Released (never over Failed), then the reclaim policy via the hook (upstream `reclaimVolume`). */
 async function releaseVolume(s: BinderSession, pv: PersistentVolume, why: string, claimConfirmedGone = false): Promise<SyncResult> {
   const released = isReleasedOrFailed(pv) ? pv : await updateVolumePhase(s, pv, 'Released', why);
   return s.hooks.reclaimVolume ? s.hooks.reclaimVolume(released, { claimConfirmedGone }) : DONE;

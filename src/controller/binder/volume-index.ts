@@ -1,5 +1,6 @@
 /**
- * The binder's view of every PV, indexed for matching (k8s-pv-spec.md §3.2–3.3).
+ * The binder's view of every PV, indexed for matching (upstream's `persistentVolumeOrderedIndex`
+ * and `FindMatchingVolume`).
  *
  * Candidates for a new binding (phase Available, no claimRef, not being deleted) live in
  * buckets keyed by (storage class, volumeMode, volume attributes class, access-mode group),
@@ -8,8 +9,8 @@
  * label selector rejects. Volumes with a claimRef are indexed by the claim's `namespace/name`,
  * so pre-bound volumes are found without a scan.
  *
- * The index holds the newest copy of each PV: an `upsert` with a lower integer resourceVersion
- * than the copy held is ignored (the same rule as the controller's own-write cache).
+ * The index holds the newest copy of each PV: an `upsert` of a copy older than the one held is
+ * ignored (older by integer resourceVersion: kube-client/cache/resource-version.ts).
  */
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { labelSelectorMatches } from '../../kube/selectors.js';
@@ -22,6 +23,7 @@ import {
   volumeModeOf,
 } from '../../kube/volume-helpers.js';
 import { ANN_SELECTED_NODE } from '../../kube/annotations.js';
+import { isNewerCopy } from '../../kube-client/cache/resource-version.js';
 import { CapacityBucket, type LookupCounters } from './capacity-bucket.js';
 import {
   capacityBytesOf,
@@ -59,12 +61,6 @@ function isFreeCandidate(pv: PersistentVolume): boolean {
   return pv.status?.phase === 'Available' && !pv.spec.claimRef && !pv.metadata.deletionTimestamp;
 }
 
-/** Integer resourceVersion, or undefined when it is not one (then ordering is unknown). */
-function rvOf(pv: PersistentVolume): bigint | undefined {
-  const rv = pv.metadata.resourceVersion;
-  return rv && /^\d+$/.test(rv) ? BigInt(rv) : undefined;
-}
-
 export class VolumeIndex {
   private readonly byName = new Map<string, Placement>();
   private readonly buckets = new Map<string, CapacityBucket>();
@@ -95,9 +91,7 @@ export class VolumeIndex {
     if (!name) return;
     const held = this.byName.get(name);
     if (held) {
-      const heldRv = rvOf(held.pv);
-      const newRv = rvOf(pv);
-      if (heldRv !== undefined && newRv !== undefined && newRv < heldRv) return;
+      if (isNewerCopy(held.pv, pv)) return;
       this.unplace(name, held);
     }
     this.place(name, pv);

@@ -4,7 +4,7 @@
  * binder (pod changes enqueue the claims they use), `pv-protection` every volume key.
  */
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import type { ControllerModule, ModuleEnv, ModuleInstance } from '../controller.js';
+import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import type { ControllerContext } from '../context.js';
 import { PV_PROTECTION_CONTROLLER, PVC_PROTECTION_CONTROLLER, syncClaimProtection, syncVolumeProtection } from './protection.js';
 

@@ -1,6 +1,6 @@
 /**
  * The storage-object-in-use protection controllers (upstream `pvcprotection` and `pvprotection`,
- * k8s-pv-spec.md §2.2). Admission puts `kubernetes.io/pvc-protection` on every claim and
+ * in kube-controller-manager). Admission puts `kubernetes.io/pvc-protection` on every claim and
  * `kubernetes.io/pv-protection` on every PV; these syncs take it off an object being deleted once
  * nothing uses it any more, and (as upstream) put it back on a live object that lacks it.
  *
@@ -15,8 +15,10 @@ import { pino, type Logger } from 'pino';
 import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION } from '../../kube/annotations.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
-import { DONE, keyOf, type ControllerContext, type SyncResult } from '../context.js';
-import { newer } from './newest.js';
+import { type ControllerContext } from '../context.js';
+import { keyOf } from '../../kube/object-key.js';
+import { DONE, type SyncResult } from '../runtime/sync-result.js';
+import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import { podUsesClaim } from './pods.js';
 
 export const PVC_PROTECTION_CONTROLLER = 'pvc-protection';
@@ -82,7 +84,7 @@ export async function podsUsingClaim(ctx: ControllerContext, claim: PersistentVo
 /** pvc-protection: one claim (any copy; the newest one known is used). */
 export function syncClaimProtection(deps: ProtectionDeps, given: PersistentVolumeClaim): Promise<SyncResult> {
   const log = loggerOf(deps);
-  const claim = newer(given, deps.ctx.claims.get(keyOf(given)));
+  const claim = newerCopyOf(given, deps.ctx.claims.get(keyOf(given)));
   const key = keyOf(claim);
   return guarded(log, { claim: key }, async () => {
     let users: string[] = [];
@@ -108,7 +110,7 @@ export function syncClaimProtection(deps: ProtectionDeps, given: PersistentVolum
  */
 export function syncVolumeProtection(deps: ProtectionDeps, given: PersistentVolume): Promise<SyncResult> {
   const log = loggerOf(deps);
-  const pv = newer(given, deps.ctx.volumes.get(keyOf(given)));
+  const pv = newerCopyOf(given, deps.ctx.volumes.get(keyOf(given)));
   const name = pv.metadata.name ?? '';
   return guarded(log, { pv: name }, async () => {
     if (pv.metadata.deletionTimestamp && hasFinalizer(pv, FINALIZER_PV_CONTROLLER)) return DONE;

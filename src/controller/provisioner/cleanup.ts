@@ -7,12 +7,13 @@
 import type { PersistentVolumeClaim } from '../../kube/types.js';
 import { storageClassOfClaim } from '../../kube/volume-helpers.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
-import { keyOf } from '../context.js';
+import { keyOf } from '../../kube/object-key.js';
 import { annotatedProvisioner, hasProvisioningFinalizer, releaseIntent } from './claim-intent.js';
-import { errorText, msgCleanedUp, msgCleanupFailed, REASON_PROVISIONING_CLEANED_UP, REASON_PROVISIONING_CLEANUP_FAILED } from './events.js';
-import { measured } from './metrics.js';
+import { errorText, msgCleanedUp, msgCleanupFailed } from './events.js';
+import { measured } from '../runtime/operation-metrics.js';
 import { claimBackingName, provisionedVolumeName } from './request.js';
 import type { ProvisionerDeps } from './deps.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 export interface CleanupOptions {
   why: string;
@@ -47,7 +48,7 @@ export async function cleanUpClaimVolume(d: ProvisionerDeps, claim: PersistentVo
     const plugin = await pluginOfClaim(d, claim);
     if (!plugin) {
       const detail = `no volume plugin serves provisioner "${annotatedProvisioner(claim) ?? ''}"`;
-      d.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_CLEANUP_FAILED, msgCleanupFailed(key, detail));
+      d.ctx.events.event(claim, 'Warning', EventReason.ProvisioningCleanupFailed, msgCleanupFailed(key, detail));
       return false;
     }
     // A PV naming the volume owns it now (another controller may have published it): reclaim decides.
@@ -80,10 +81,10 @@ async function deleteBackingVolume(
   } catch (err) {
     o.signal.throwIfAborted();
     d.log.warn({ claim: key, backingName, err: errorText(err) }, 'cleanup of provisioned volume failed');
-    d.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_CLEANUP_FAILED, msgCleanupFailed(key, errorText(err)));
+    d.ctx.events.event(claim, 'Warning', EventReason.ProvisioningCleanupFailed, msgCleanupFailed(key, errorText(err)));
     return false;
   }
   d.log.info({ claim: key, backingName, why: o.why }, 'backing volume deleted');
-  d.ctx.events.event(claim, 'Normal', REASON_PROVISIONING_CLEANED_UP, msgCleanedUp(backingName, o.why));
+  d.ctx.events.event(claim, 'Normal', EventReason.ProvisioningCleanedUp, msgCleanedUp(backingName, o.why));
   return true;
 }

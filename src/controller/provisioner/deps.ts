@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { ControllerContext } from '../context.js';
-import type { OperationMetrics } from './metrics.js';
+import type { OperationObserver } from '../../metrics/prometheus.js';
 
 export interface ProvisionerDeps {
   ctx: ControllerContext;
@@ -10,7 +10,7 @@ export interface ProvisionerDeps {
   /** Prefix of backing names (`--cluster-name`, default "kubernetes"). */
   clusterName: string;
   log: Logger;
-  metrics?: OperationMetrics;
+  metrics?: OperationObserver;
   /** Tries at creating the PV object before the backing volume is deleted again (upstream: 5). */
   createAttempts: number;
   /** Wait before the first retry of a PV create; doubles on each further retry. */

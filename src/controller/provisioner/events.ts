@@ -1,14 +1,7 @@
 /**
- * Event reasons and messages of dynamic provisioning (k8s-pv-spec.md §8, §10). ProvisioningFailed
- * and ExternalProvisioning share their reason strings with the binder, which emits them on the
- * routes it owns (unknown class, external provisioner).
+ * Event messages of dynamic provisioning, in the words of upstream's in-tree provisioner
+ * (`pv_controller.go`); the reasons are runtime/event-reasons.ts.
  */
-
-export const REASON_PROVISIONING = 'Provisioning';
-export const REASON_PROVISIONING_SUCCEEDED = 'ProvisioningSucceeded';
-export const REASON_PROVISIONING_FAILED = 'ProvisioningFailed';
-export const REASON_PROVISIONING_CLEANUP_FAILED = 'ProvisioningCleanupFailed';
-export const REASON_PROVISIONING_CLEANED_UP = 'ProvisioningCleanedUp';
 
 export function msgProvisioning(plugin: string, claimKey: string): string {
   return `${plugin} is provisioning volume for claim "${claimKey}"`;

@@ -5,7 +5,6 @@ export {
   type ProvisionerBinderHooks,
   type ProvisionerOptions,
 } from './provisioner.js';
-export type { OperationMetrics, ProvisionerOperation } from './metrics.js';
 export { claimBackingName, provisionedVolumeName, PV_NAME_PREFIX } from './request.js';
 export { annotatedProvisioner, hasProvisioningFinalizer } from './claim-intent.js';
 export * from './events.js';

@@ -8,29 +8,19 @@
  * killed mid-write left behind (temporary volume records; orphans.ts).
  */
 import type { PersistentVolumeClaim } from '../../kube/types.js';
-import type { VolumePlugin } from '../../plugins/plugin.js';
-import { PluginRegistry } from '../../plugins/registry.js';
-import type { ControllerModule, ModuleEnv, ModuleInstance } from '../controller.js';
+import type { OperationObserver } from '../../metrics/prometheus.js';
+import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import type { ControllerContext } from '../context.js';
 import { removeStrayFiles } from '../orphans.js';
-import type { OperationMetrics } from './metrics.js';
 import { Provisioner, type ProvisionerOptions } from './provisioner.js';
 
 export const PROVISIONER_MODULE_NAME = 'provisioner';
 
 export interface ProvisionerModuleOptions
   extends Partial<Omit<ProvisionerOptions, 'ctx' | 'plugins' | 'logger' | 'metrics' | 'standalone' | 'clusterName'>> {
-  metrics?: OperationMetrics;
+  metrics?: OperationObserver;
   /** Called with each Provisioner built (tests reach `idle()` through it). */
   onCreated?(provisioner: Provisioner): void;
-}
-
-/** The module's `plugins`: a PluginRegistry or a list of plugins; anything else is a wiring bug. */
-export function pluginRegistryOf(plugins: unknown): PluginRegistry {
-  if (plugins instanceof PluginRegistry) return plugins;
-  if (plugins === undefined) return new PluginRegistry();
-  if (Array.isArray(plugins)) return new PluginRegistry(plugins as VolumePlugin[]);
-  throw new TypeError('the provisioner needs a PluginRegistry or an array of volume plugins');
 }
 
 export function provisionerModule(options: ProvisionerModuleOptions = {}): ControllerModule {
@@ -38,12 +28,11 @@ export function provisionerModule(options: ProvisionerModuleOptions = {}): Contr
   return {
     name: PROVISIONER_MODULE_NAME,
     create(ctx: ControllerContext, env: ModuleEnv): ModuleInstance {
-      const plugins = pluginRegistryOf(env.plugins);
       const provisioner = new Provisioner({
         ...rest,
         ...(rest.metrics ?? env.metrics ? { metrics: rest.metrics ?? env.metrics } : {}),
         ctx,
-        plugins,
+        plugins: env.plugins,
         clusterName: env.options.clusterName,
         logger: env.logger,
         standalone: !env.options.controllers.includes('binder'),
@@ -53,7 +42,7 @@ export function provisionerModule(options: ProvisionerModuleOptions = {}): Contr
         binderHooks: provisioner.binderHooks(),
         syncClaim: (claim: PersistentVolumeClaim) => provisioner.syncClaim(claim),
         // Before the first provision: what a provisioner killed mid-write left is cleaned up.
-        start: async () => void (await removeStrayFiles(plugins.all(), env.logger)),
+        start: async () => void (await removeStrayFiles(env.plugins.all(), env.logger)),
         stop: () => provisioner.stop(),
       };
     },

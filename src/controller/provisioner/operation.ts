@@ -1,5 +1,5 @@
 /**
- * One provisioning operation for one claim (k8s-pv-spec.md §8.3), resumable from any step:
+ * One provisioning operation for one claim (upstream `provisionClaimOperation`), resumable from any step:
  *
  *   live claim ─► PV pvc-<uid> exists? ─► release intent (done)
  *      │ deleted / bound elsewhere ─► delete backing volume, release intent
@@ -20,7 +20,7 @@ import { isConflict } from '../../kube/errors.js';
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
 import { hasAnnotation, storageClassOfClaim } from '../../kube/volume-helpers.js';
 import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../plugins/plugin.js';
-import { keyOf } from '../context.js';
+import { keyOf } from '../../kube/object-key.js';
 import { hasProvisioningFinalizer, recordIntent, releaseIntent } from './claim-intent.js';
 import { cleanUpClaimVolume } from './cleanup.js';
 import type { ProvisionerDeps } from './deps.js';
@@ -29,15 +29,13 @@ import {
   msgProvisioned,
   msgProvisionFailed,
   msgProvisioning,
-  REASON_PROVISIONING,
-  REASON_PROVISIONING_FAILED,
-  REASON_PROVISIONING_SUCCEEDED,
 } from './events.js';
-import type { OperationHandle, OperationOutcome } from './keyed-runner.js';
-import { measured } from './metrics.js';
+import { measured } from '../runtime/operation-metrics.js';
+import type { OperationHandle, OperationOutcome } from '../runtime/operations.js';
 import { savePersistentVolume } from './save-volume.js';
 import { planProvision, provisionedVolumeName } from './request.js';
 import { provisionedVolume } from './volume-template.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 /** Which claim (this incarnation: uid) the operation is for. */
 export interface ProvisionTarget {
@@ -103,7 +101,7 @@ class ProvisionOperation {
     }
     const plan = planProvision({ claim, storageClass: cls, plugin, clusterName: this.d.clusterName });
     if (!plan.ok) {
-      this.d.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_FAILED, plan.message);
+      this.d.ctx.events.event(claim, 'Warning', EventReason.ProvisioningFailed, plan.message);
       this.d.log.info({ claim: this.key, why: plan.message }, 'provisioning refused');
       const cleaned = await this.cleanUp(claim, 'the claim cannot be provisioned');
       return cleaned === 'succeeded' ? 'failed' : cleaned;
@@ -135,7 +133,7 @@ class ProvisionOperation {
     this.d.log.info({ claim: this.key, pv: request.pvName, plugin: plugin.name, backingName: request.backingName }, 'provisioning');
     // Announced only if the plugin is slow (see ProvisionerOptions.provisioningEventAfterMs).
     const announce = setTimeout(() => {
-      if (!this.h.stopSignal.aborted) this.d.ctx.events.event(intended, 'Normal', REASON_PROVISIONING, msgProvisioning(plugin.name, this.key));
+      if (!this.h.stopSignal.aborted) this.d.ctx.events.event(intended, 'Normal', EventReason.Provisioning, msgProvisioning(plugin.name, this.key));
     }, this.d.provisioningEventAfterMs);
     announce.unref();
     let provisioned: ProvisionedVolume | undefined;
@@ -156,7 +154,7 @@ class ProvisionOperation {
     if (leaving !== undefined) return this.cleanUp(fresh, leaving);
     if (!provisioned) {
       const detail = errorText(failure);
-      this.d.ctx.events.event(fresh, 'Warning', REASON_PROVISIONING_FAILED, msgProvisionFailed(cls.metadata.name ?? '', detail));
+      this.d.ctx.events.event(fresh, 'Warning', EventReason.ProvisioningFailed, msgProvisionFailed(cls.metadata.name ?? '', detail));
       this.d.log.warn({ claim: this.key, plugin: plugin.name, err: detail }, 'provisioning failed');
       await this.cleanUp(fresh, 'provisioning failed', true);
       return 'failed';
@@ -177,7 +175,7 @@ class ProvisionOperation {
       await this.cleanUp(claim, 'the PV object could not be created');
       return 'failed';
     }
-    this.d.ctx.events.event(claim, 'Normal', REASON_PROVISIONING_SUCCEEDED, msgProvisioned(request.pvName, plugin.name));
+    this.d.ctx.events.event(claim, 'Normal', EventReason.ProvisioningSucceeded, msgProvisioned(request.pvName, plugin.name));
     return this.published(claim, saved === 'exists' ? undefined : saved, request.pvName, 'volume provisioned');
   }
 

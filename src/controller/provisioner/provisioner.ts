@@ -2,14 +2,14 @@
  * Dynamic provisioning in the controller: exactly one volume per claim, never a leaked one.
  *
  * Two ways in, one way through:
- * - `provisionClaim(claim)` — the binder's hook (U5: no volume matched, the class's provisioner
- *   is one of ours);
+ * - `provisionClaim(claim)` — the binder's hook (no volume matched, the class's provisioner is
+ *   one of ours);
  * - `syncClaim(claim)` — the provisioner's own claim sync, run for every claim event. It resumes
  *   claims carrying our intent finalizer (crash recovery, claim deleted mid-provision, claim bound
  *   elsewhere) and, when the binder runs in another process (`standalone`), provisions claims
  *   annotated with `volume.kubernetes.io/storage-provisioner` = a provisioner we serve — the
  *   external-provisioner protocol.
- * Both start the same operation (operation.ts) through a KeyedRunner: outside the queue worker,
+ * Both start the same operation (operation.ts) through an OperationRunner: outside the queue worker,
  * at most `concurrency` at once, never two for one claim, failures backed off per claim.
  */
 import { pino, type Logger } from 'pino';
@@ -17,11 +17,14 @@ import { ANN_BIND_COMPLETED } from '../../kube/annotations.js';
 import type { PersistentVolumeClaim } from '../../kube/types.js';
 import { hasAnnotation } from '../../kube/volume-helpers.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
-import { DONE, keyOf, type ControllerContext, type SyncResult } from '../context.js';
+import { type ControllerContext } from '../context.js';
+import { keyOf } from '../../kube/object-key.js';
+import { DONE, type SyncResult } from '../runtime/sync-result.js';
+import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import { annotatedProvisioner, hasProvisioningFinalizer } from './claim-intent.js';
 import type { ProvisionerDeps } from './deps.js';
-import { KeyedRunner, type StartResult } from './keyed-runner.js';
-import type { OperationMetrics } from './metrics.js';
+import type { OperationObserver } from '../../metrics/prometheus.js';
+import { OperationRunner, type StartResult } from '../runtime/operations.js';
 import { runProvisionOperation } from './operation.js';
 
 export const DEFAULT_CLUSTER_NAME = 'kubernetes';
@@ -32,7 +35,7 @@ export interface ProvisionerOptions {
   /** `--cluster-name`: prefix of backing names. Default "kubernetes". */
   clusterName?: string;
   logger?: Logger;
-  metrics?: OperationMetrics;
+  metrics?: OperationObserver;
   /** Plugin calls in flight at once. Default 16. */
   concurrency?: number;
   /** The binder does not run in this process: take claims annotated for our provisioners. */
@@ -60,16 +63,9 @@ export interface ProvisionerBinderHooks {
   claimBusy(key: string): boolean;
 }
 
-/** The cached copy when it is the same claim with a higher resourceVersion, else the one given. */
-function newerCopy(given: PersistentVolumeClaim, cached: PersistentVolumeClaim | undefined): PersistentVolumeClaim {
-  if (!cached || cached.metadata.uid !== given.metadata.uid) return given;
-  const rv = (c: PersistentVolumeClaim): number => Number.parseInt(c.metadata.resourceVersion ?? '', 10) || 0;
-  return rv(cached) > rv(given) ? cached : given;
-}
-
 export class Provisioner {
   private readonly deps: ProvisionerDeps;
-  private readonly runner: KeyedRunner;
+  private readonly runner: OperationRunner;
   private readonly standalone: boolean;
 
   constructor(options: ProvisionerOptions) {
@@ -84,11 +80,14 @@ export class Provisioner {
       ...(options.metrics ? { metrics: options.metrics } : {}),
     };
     this.standalone = options.standalone === true;
-    this.runner = new KeyedRunner({
+    this.runner = new OperationRunner({
+      name: 'provisioner',
       concurrency: options.concurrency ?? 16,
-      initialBackoffMs: options.initialBackoffMs ?? 500,
-      maxBackoffMs: options.maxBackoffMs ?? 120_000,
-      onBackoffExpired: (key) => options.ctx.enqueueClaim(key),
+      backoff: {
+        initialMs: options.initialBackoffMs ?? 500,
+        maxMs: options.maxBackoffMs ?? 120_000,
+        onExpired: (key) => options.ctx.enqueueClaim(key),
+      },
       // After the key stops counting as running: the binder skips claims whose operation runs.
       onSucceeded: (key) => options.ctx.enqueueClaim(key),
     });
@@ -129,7 +128,7 @@ export class Provisioner {
   /** The provisioner's own claim sync (see the file comment). */
   async syncClaim(claim: PersistentVolumeClaim): Promise<SyncResult> {
     const key = keyOf(claim);
-    const current = newerCopy(claim, this.deps.ctx.claims.get(key));
+    const current = newerCopyOf(claim, this.deps.ctx.claims.get(key));
     if (hasProvisioningFinalizer(current)) return this.provisionClaim(current);
     if (current.metadata.deletionTimestamp) {
       this.runner.interrupt(key, 'the claim is being deleted');

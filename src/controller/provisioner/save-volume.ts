@@ -6,9 +6,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isAlreadyExists } from '../../kube/errors.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import { keyOf } from '../context.js';
+import { keyOf } from '../../kube/object-key.js';
 import type { ProvisionerDeps } from './deps.js';
-import { errorText, msgSavePvFailed, REASON_PROVISIONING_FAILED } from './events.js';
+import { errorText, msgSavePvFailed } from './events.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 /**
  * Creates `pv`. Returns the created object; `'exists'` when a PV of that name was already there
@@ -39,6 +40,6 @@ export async function savePersistentVolume(
       d.log.warn({ pv: pvName, claim: keyOf(claim), attempt, err: errorText(err) }, 'saving provisioned volume failed');
     }
   }
-  d.ctx.events.event(claim, 'Warning', REASON_PROVISIONING_FAILED, msgSavePvFailed(keyOf(claim), errorText(lastError)));
+  d.ctx.events.event(claim, 'Warning', EventReason.ProvisioningFailed, msgSavePvFailed(keyOf(claim), errorText(lastError)));
   return false;
 }

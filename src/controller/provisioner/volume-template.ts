@@ -1,5 +1,5 @@
 /**
- * The PV a provisioned volume is published as (k8s-pv-spec.md §8.3 step 9): pre-bound to the
+ * The PV a provisioned volume is published as (upstream `provisionClaimOperation`): pre-bound to the
  * claim by uid so only that claim can ever take it, marked as ours, with the class's policy.
  */
 import {

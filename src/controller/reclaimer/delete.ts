@@ -1,5 +1,5 @@
 /**
- * Delete (k8s-pv-spec.md §9.1): the plugin deletes the backing volume, then our deletion
+ * Delete (upstream `deleteVolumeOperation`): the plugin deletes the backing volume, then our deletion
  * finalizer is removed and the PV object deleted (uid precondition). The plugin re-checks the
  * PV's location against its *current* roots at this moment (safe-path.ts); a PV pointing
  * anywhere else is refused before anything is touched, and that refusal is a failed attempt.
@@ -8,11 +8,11 @@ import type { PersistentVolume } from '../../kube/types.js';
 import { ANN_PROVISIONED_BY, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '../../kube/annotations.js';
 import { isNotFound } from '../../kube/errors.js';
 import { storageClassOfVolume } from '../../kube/volume-helpers.js';
-import { rvNumber } from '../cache/resource-version.js';
+import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import { backingName } from '../../plugins/naming.js';
-import type { VolumePlugin } from '../../plugins/plugin.js';
-import { runCountedAttempt } from './outcome.js';
-import { timedPluginCall, updateFresh, type ReclaimSession } from './session.js';
+import { runCountedAttempt, type ReclaimOperation } from './outcome.js';
+import { measured } from '../runtime/operation-metrics.js';
+import { updateFresh, type ReclaimSession } from './session.js';
 
 const IN_TREE_PREFIX = 'kubernetes.io/';
 
@@ -61,9 +61,7 @@ export async function finishDeletion(s: ReclaimSession, pv: PersistentVolume): P
   }
   if (!gone) {
     // The client records the marked object in the store; an older copy only costs a 409 and a live read.
-    const cached = s.ctx.volumes.get(name);
-    const marked = cached && cached.metadata.uid === uid && rvNumber(cached.metadata.resourceVersion) > rvNumber(pv.metadata.resourceVersion) ? cached : pv;
-    await updateFresh(s, marked, 'spec', withoutDeletionFinalizers);
+    await updateFresh(s, newerCopyOf(pv, s.ctx.volumes.get(name)), 'spec', withoutDeletionFinalizers);
   }
   if (uid) s.backingDeleted.delete(uid);
   s.log.info({ pv: name, why: 'reclaim policy Delete' }, 'volume deleted');
@@ -74,17 +72,10 @@ function classParameters(s: ReclaimSession, pv: PersistentVolume): Record<string
   return className === '' ? undefined : s.ctx.classes.get(className)?.parameters;
 }
 
-/** The operation: attempt number `count` is already charged on `pv`. */
-export async function runDelete(
-  s: ReclaimSession,
-  plugin: VolumePlugin,
-  pv: PersistentVolume,
-  count: number,
-  signal: AbortSignal,
-): Promise<void> {
+export const runDelete: ReclaimOperation = async (s, plugin, pv, count, signal) => {
   const name = pv.metadata.name ?? '';
   const deleted = await runCountedAttempt(s, pv, 'delete', count, signal, () =>
-    timedPluginCall(s, plugin.name, 'delete', () =>
+    measured(s.metrics, plugin.name, 'delete', () =>
       plugin.delete({
         backingName: backingName(s.clusterName, name, plugin.maxBackingNameLength),
         pv,
@@ -98,4 +89,4 @@ export async function runDelete(
   // Routine, once per deleted volume: 'volume deleted' (info) follows; the plugin step is debug.
   s.log.debug({ pv: name, plugin: plugin.name }, 'backing volume deleted');
   await finishDeletion(s, pv);
-}
+};

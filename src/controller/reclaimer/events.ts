@@ -1,11 +1,4 @@
-/** Event reasons and messages of the reclaimer, as upstream's `pkg/controller/volume/events`. */
-
-export const REASON_VOLUME_FAILED_DELETE = 'VolumeFailedDelete';
-/** Normal: the backend says the volume is still in use; deletion is retried, not counted. */
-export const REASON_VOLUME_DELETE = 'VolumeDelete';
-export const REASON_VOLUME_FAILED_RECYCLE = 'VolumeFailedRecycle';
-export const REASON_VOLUME_RECYCLED = 'VolumeRecycled';
-export const REASON_UNKNOWN_RECLAIM_POLICY = 'VolumeUnknownReclaimPolicy';
+/** Event messages of the reclaimer, in upstream's `pv_controller.go` words; the reasons are runtime/event-reasons.ts. */
 
 export const MSG_UNKNOWN_RECLAIM_POLICY = 'Volume has unrecognized PersistentVolumeReclaimPolicy';
 export const MSG_NO_RECYCLER = 'No recycler plugin found for the volume!';

@@ -1,5 +1,5 @@
 /**
- * Finalizer annealing (k8s-pv-spec.md §2.2, upstream `modifyDeletionFinalizers`): a PV provisioned
+ * Finalizer annealing (upstream `modifyDeletionFinalizers`): a PV provisioned
  * by a plugin this controller serves carries `kubernetes.io/pv-controller` exactly while its
  * reclaim policy is Delete, so deleting the PV object before its claim still deletes the backing
  * volume. Static PVs and PVs of provisioners we do not serve are never touched.

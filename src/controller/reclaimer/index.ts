@@ -8,5 +8,4 @@ export {
 } from './reclaimer.js';
 export { readAttempts, type ReclaimAttempts, type RetryPolicy } from './attempts.js';
 export { annealDeletionFinalizer } from './finalizers.js';
-export type { ReclaimMetrics } from './session.js';
 export { RECLAIMER_MODULE_NAME, reclaimerModule, type ReclaimerModuleOptions } from './module.js';

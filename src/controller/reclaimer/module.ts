@@ -3,13 +3,13 @@
  * `reclaimVolume` hook (Released / Failed PVs) and, after the binder, syncs every PV itself for
  * finalizer annealing and for unbound PVs deleted while they carry our finalizer.
  *
- * Retry spacing is `--pvclaimbinder-sync-period`, as the seed specifies ("3 times in 10 minutes
- * interval … configurable by --pv-recycler-maximum-retry=X --pvclaimbinder-sync-period=Y").
+ * Attempts are `--pv-recycler-maximum-retry`, spaced `--pvclaimbinder-sync-period` apart (by
+ * default three, ten minutes apart).
  */
 import type { PersistentVolume } from '../../kube/types.js';
-import type { ControllerModule, ModuleEnv, ModuleInstance } from '../controller.js';
-import { DONE, type ControllerContext } from '../context.js';
-import { pluginRegistryOf } from '../provisioner/module.js';
+import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
+import type { ControllerContext } from '../context.js';
+import { DONE } from '../runtime/sync-result.js';
 import { Reclaimer, type ReclaimerOptions } from './reclaimer.js';
 import type { ReclaimFacts } from '../binder/hooks.js';
 
@@ -27,7 +27,7 @@ export function reclaimerModule(options: ReclaimerModuleOptions = {}): Controlle
     create(ctx: ControllerContext, env: ModuleEnv): ModuleInstance {
       const reclaimer = new Reclaimer({
         ctx,
-        plugins: pluginRegistryOf(env.plugins),
+        plugins: env.plugins,
         clusterName: env.options.clusterName,
         maxAttempts: env.options.recyclerMaximumRetry,
         retryIntervalMs: env.options.syncPeriodMs,

@@ -10,20 +10,18 @@
  */
 import type { PersistentVolume } from '../../kube/types.js';
 import { ANN_RECLAIM_FAILED_ATTEMPTS } from '../../kube/annotations.js';
-import { PluginError } from '../../plugins/plugin.js';
+import { PluginError, type VolumePlugin } from '../../plugins/plugin.js';
 import { readAttempts, withAttempts } from './attempts.js';
 import {
-  REASON_VOLUME_DELETE,
-  REASON_VOLUME_FAILED_DELETE,
-  REASON_VOLUME_FAILED_RECYCLE,
   msgRecycleFailed,
 } from './events.js';
 import { updateFresh, withPhase, type ReclaimSession } from './session.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 export type ReclaimKind = 'delete' | 'recycle';
 
-function failureReason(kind: ReclaimKind): string {
-  return kind === 'delete' ? REASON_VOLUME_FAILED_DELETE : REASON_VOLUME_FAILED_RECYCLE;
+export function failureReason(kind: ReclaimKind): EventReason {
+  return kind === 'delete' ? EventReason.VolumeFailedDelete : EventReason.VolumeFailedRecycle;
 }
 
 /** No plugin can delete / recycle the volume: reported in upstream's words, never retried. */
@@ -50,7 +48,7 @@ function isRetryable(err: unknown): boolean {
 export async function markFailed(
   s: ReclaimSession,
   pv: PersistentVolume,
-  reason: string,
+  reason: EventReason,
   message: string,
   eventMessage = message,
 ): Promise<void> {
@@ -85,7 +83,7 @@ export async function recordFailedAttempt(
   const name = pv.metadata.name;
   if (isInUse(err)) {
     await takeBackCharge(s, pv, count);
-    const reason = kind === 'delete' ? REASON_VOLUME_DELETE : REASON_VOLUME_FAILED_RECYCLE;
+    const reason = kind === 'delete' ? EventReason.VolumeDelete : EventReason.VolumeFailedRecycle;
     s.ctx.events.event(pv, 'Normal', reason, text);
     s.log.info({ pv: name, err: text }, 'volume still in use; will retry without counting it');
     return;
@@ -101,6 +99,9 @@ export async function recordFailedAttempt(
   s.log.warn({ pv: name, attempt: count, err: text, why }, `${kind} failed; volume marked Failed`);
   await markFailed(s, pv, failureReason(kind), text, `${text} (${why}; remove annotation ${ANN_RECLAIM_FAILED_ATTEMPTS} to retry)`);
 }
+
+/** A delete or recycle, run in the background: attempt number `count` is already charged on `pv`. */
+export type ReclaimOperation = (s: ReclaimSession, plugin: VolumePlugin, pv: PersistentVolume, count: number, signal: AbortSignal) => Promise<void>;
 
 /**
  * Runs attempt number `count` (already charged on `pv`) of a delete or recycle. True when it

@@ -1,5 +1,5 @@
 /**
- * The reclaimer: what happens to a volume once its claim is gone (k8s-pv-spec.md §9), with
+ * The reclaimer: what happens to a volume once its claim is gone (upstream `reclaimVolume`), with
  * bounded retries that survive restarts (attempts.ts), and finalizer annealing (finalizers.ts).
  *
  * It plugs into the controller in two places:
@@ -7,7 +7,7 @@
  * - `syncVolume(pv)` runs before the binder's syncVolume: it anneals the deletion finalizer and
  *   deletes the backing volume of an unbound PV that is being deleted while it carries our
  *   finalizer (the PV object was deleted first; policy Delete is still honoured).
- * Plugin calls run in the background (operations.ts); their end enqueues the PV again.
+ * Plugin calls run in the background (runtime/operations.ts); their end enqueues the PV again.
  */
 import { pino, type Logger } from 'pino';
 import type { PersistentVolume } from '../../kube/types.js';
@@ -16,24 +16,24 @@ import { isConflict, isNotFound } from '../../kube/errors.js';
 import { hasAnnotation } from '../../kube/volume-helpers.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
-import { DONE, type ControllerContext, type SyncResult } from '../context.js';
+import type { OperationObserver } from '../../metrics/prometheus.js';
+import type { ControllerContext } from '../context.js';
+import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { ReclaimFacts } from '../binder/hooks.js';
 import { chargedAttempts, msUntilNextAttempt, readAttempts, withAttempts, type RetryPolicy } from './attempts.js';
 import { finishDeletion, hasExternalDeleter, runDelete } from './delete.js';
 import {
   MSG_NO_RECYCLER,
   MSG_UNKNOWN_RECLAIM_POLICY,
-  REASON_UNKNOWN_RECLAIM_POLICY,
-  REASON_VOLUME_FAILED_DELETE,
-  REASON_VOLUME_FAILED_RECYCLE,
   msgNoDeleter,
   msgUsedByPods,
 } from './events.js';
 import { annealDeletionFinalizer, hasFinalizer } from './finalizers.js';
-import { OperationRunner } from './operations.js';
-import { markFailed, MissingPluginError, recordFailedAttempt, type ReclaimKind } from './outcome.js';
+import { OperationRunner } from '../runtime/operations.js';
+import { failureReason, markFailed, MissingPluginError, recordFailedAttempt, type ReclaimKind } from './outcome.js';
 import { podsUsingReleasedClaim, runRecycle } from './recycle.js';
-import { withPhase, type ReclaimMetrics, type ReclaimSession } from './session.js';
+import { withPhase, type ReclaimSession } from './session.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 export const DEFAULT_MAX_RECLAIM_ATTEMPTS = 3;
 export const DEFAULT_RECLAIM_INTERVAL_MS = 15_000;
@@ -53,7 +53,7 @@ export interface ReclaimerOptions {
   concurrency?: number;
   logger?: Logger;
   /** Plugin call durations and errors (Prometheus). */
-  metrics?: ReclaimMetrics;
+  metrics?: OperationObserver;
 }
 
 type Trigger = 'released' | 'pv-deleted';
@@ -75,7 +75,7 @@ export class Reclaimer {
       plugins: options.plugins,
       policy,
       clusterName: options.clusterName ?? 'kubernetes',
-      ops: new OperationRunner(options.concurrency ?? DEFAULT_RECLAIM_CONCURRENCY),
+      ops: new OperationRunner({ name: 'reclaimer', concurrency: options.concurrency ?? DEFAULT_RECLAIM_CONCURRENCY }),
       log: options.logger ?? pino({ name: 'reclaimer', level: process.env.LOG_LEVEL ?? 'info' }),
       backingDeleted: new Set(),
       ...(options.metrics ? { metrics: options.metrics } : {}),
@@ -117,7 +117,7 @@ export class Reclaimer {
 
   /** Resolves when no plugin call is running (tests, shutdown). */
   settled(): Promise<void> {
-    return this.s.ops.settled();
+    return this.s.ops.idle();
   }
 
   /** Aborts running plugin calls (their attempts stay counted) and waits for them. */
@@ -131,7 +131,7 @@ export class Reclaimer {
     if (policy === 'Retain') return DONE;
     if (policy === 'Delete') return this.attempt(pv, 'delete', 'released', facts);
     if (policy === 'Recycle') return this.attempt(pv, 'recycle', 'released', facts);
-    await markFailed(this.s, pv, REASON_UNKNOWN_RECLAIM_POLICY, MSG_UNKNOWN_RECLAIM_POLICY);
+    await markFailed(this.s, pv, EventReason.VolumeUnknownReclaimPolicy, MSG_UNKNOWN_RECLAIM_POLICY);
     return DONE;
   }
 
@@ -156,7 +156,7 @@ export class Reclaimer {
     if (kind === 'recycle') {
       const users = await podsUsingReleasedClaim(s, current);
       if (users.length > 0) {
-        s.ctx.events.event(current, 'Normal', REASON_VOLUME_FAILED_RECYCLE, msgUsedByPods(users));
+        s.ctx.events.event(current, 'Normal', EventReason.VolumeFailedRecycle, msgUsedByPods(users));
         return { kind: 'requeueAfter', ms: Math.max(s.policy.intervalMs, 1) };
       }
     }
@@ -185,7 +185,7 @@ export class Reclaimer {
       const why = attempts.malformed
         ? 'the reclaim attempts annotation is not a number'
         : `${charged} of ${s.policy.maxAttempts} reclaim attempts failed`;
-      await markFailed(s, current, failureReasonOf(kind), why);
+      await markFailed(s, current, failureReason(kind), why);
       return { kind: 'stop', result: DONE };
     }
     const wait = msUntilNextAttempt(attempts, s.policy, s.ctx.now());
@@ -205,7 +205,7 @@ export class Reclaimer {
       return DONE;
     }
     const run = kind === 'delete' ? runDelete : runRecycle;
-    s.ops.start(opKey, async (signal) => {
+    s.ops.start(opKey, async ({ signal }) => {
       try {
         await run(s, plugin!, charged, count, signal);
       } catch (err) {
@@ -227,10 +227,6 @@ export class Reclaimer {
       return { kind: 'retry', reason: message };
     }
   }
-}
-
-function failureReasonOf(kind: ReclaimKind): string {
-  return kind === 'delete' ? REASON_VOLUME_FAILED_DELETE : REASON_VOLUME_FAILED_RECYCLE;
 }
 
 function missingPluginError(plugin: VolumePlugin | undefined, kind: ReclaimKind, pv: PersistentVolume): MissingPluginError | undefined {

@@ -1,16 +1,17 @@
 /**
- * Recycle (k8s-pv-spec.md §9.2): the plugin scrubs the volume's contents (never following a
+ * Recycle (upstream `recycleVolumeOperation`): the plugin scrubs the volume's contents (never following a
  * symlink out of it), then the PV is unbound and becomes Available again. A PV the controller
  * bound loses its whole claimRef; one a user pre-bound keeps the claim's name (uid cleared), so
  * it stays reserved for that claim name.
  */
 import type { PersistentVolume, Pod } from '../../kube/types.js';
 import { volumeWithoutBinding } from '../../kube/volume-helpers.js';
-import type { VolumePlugin } from '../../plugins/plugin.js';
 import { withoutAttempts } from './attempts.js';
-import { MSG_RECYCLED, REASON_VOLUME_RECYCLED } from './events.js';
-import { runCountedAttempt } from './outcome.js';
-import { timedPluginCall, updateFresh, withPhase, type ReclaimSession } from './session.js';
+import { MSG_RECYCLED } from './events.js';
+import { runCountedAttempt, type ReclaimOperation } from './outcome.js';
+import { measured } from '../runtime/operation-metrics.js';
+import { updateFresh, withPhase, type ReclaimSession } from './session.js';
+import { EventReason } from '../runtime/event-reasons.js';
 
 function isTerminated(pod: Pod): boolean {
   return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
@@ -49,21 +50,14 @@ async function makeAvailable(s: ReclaimSession, pv: PersistentVolume): Promise<v
   s.log.info({ pv: pv.metadata.name, from: pv.status?.phase ?? '', to: 'Available', why: 'recycled' }, 'volume phase changed');
 }
 
-/** The operation: attempt number `count` is already charged on `pv`. */
-export async function runRecycle(
-  s: ReclaimSession,
-  plugin: VolumePlugin,
-  pv: PersistentVolume,
-  count: number,
-  signal: AbortSignal,
-): Promise<void> {
+export const runRecycle: ReclaimOperation = async (s, plugin, pv, count, signal) => {
   const recycled = await runCountedAttempt(s, pv, 'recycle', count, signal, async () => {
     const recycle = plugin.recycle?.bind(plugin);
     if (!recycle) throw new Error(`plugin ${plugin.name} cannot recycle`);
-    await timedPluginCall(s, plugin.name, 'recycle', () => recycle(pv, signal));
+    await measured(s.metrics, plugin.name, 'recycle', () => recycle(pv, signal));
   });
   if (!recycled) return;
-  s.ctx.events.event(pv, 'Normal', REASON_VOLUME_RECYCLED, MSG_RECYCLED);
+  s.ctx.events.event(pv, 'Normal', EventReason.VolumeRecycled, MSG_RECYCLED);
   s.log.info({ pv: pv.metadata.name, plugin: plugin.name }, 'volume recycled');
   await makeAvailable(s, pv);
-}
+};

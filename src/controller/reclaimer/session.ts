@@ -10,12 +10,8 @@ import { isConflict, isNotFound } from '../../kube/errors.js';
 import type { ControllerContext } from '../context.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { RetryPolicy } from './attempts.js';
-import type { OperationRunner } from './operations.js';
-
-/** Where plugin calls are reported (storage_operation_duration_seconds, volume_operation_total_errors). */
-export interface ReclaimMetrics {
-  onOperation(plugin: string, operation: 'delete' | 'recycle', seconds: number, error?: Error): void;
-}
+import type { OperationObserver } from '../../metrics/prometheus.js';
+import type { OperationRunner } from '../runtime/operations.js';
 
 export interface ReclaimSession {
   ctx: ControllerContext;
@@ -26,25 +22,7 @@ export interface ReclaimSession {
   log: Logger;
   /** uids of PVs whose backing volume was deleted but whose PV object is not gone yet. */
   backingDeleted: Set<string>;
-  metrics?: ReclaimMetrics;
-}
-
-/** Runs one plugin call, reporting its duration and outcome to the session's metrics. */
-export async function timedPluginCall(
-  s: ReclaimSession,
-  plugin: string,
-  operation: 'delete' | 'recycle',
-  call: () => Promise<void>,
-): Promise<void> {
-  const started = process.hrtime.bigint();
-  const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
-  try {
-    await call();
-    s.metrics?.onOperation(plugin, operation, seconds());
-  } catch (err) {
-    s.metrics?.onOperation(plugin, operation, seconds(), err instanceof Error ? err : new Error(String(err)));
-    throw err;
-  }
+  metrics?: OperationObserver;
 }
 
 const FRESH_WRITE_TRIES = 3;

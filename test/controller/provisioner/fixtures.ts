@@ -12,7 +12,8 @@ import {
   type VolumePlugin,
 } from '../../../src/plugins/plugin.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
-import { Provisioner, type OperationMetrics, type ProvisionerOptions } from '../../../src/controller/provisioner/index.js';
+import { Provisioner, type ProvisionerOptions } from '../../../src/controller/provisioner/index.js';
+import type { OperationObserver } from '../../../src/metrics/prometheus.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
 
 export const FAKE_PROVISIONER = 'example.com/fake';
@@ -167,7 +168,7 @@ export interface MetricRecord {
   error?: Error;
 }
 
-export function recordingMetrics(): OperationMetrics & { records: MetricRecord[] } {
+export function recordingMetrics(): OperationObserver & { records: MetricRecord[] } {
   const records: MetricRecord[] = [];
   return {
     records,

@@ -1,20 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pino } from 'pino';
 import { ANN_BETA_STORAGE_PROVISIONER, ANN_STORAGE_PROVISIONER } from '../../../src/kube/annotations.js';
 import { parseControllerOptions } from '../../../src/controller/options.js';
-import { pluginRegistryOf, provisionerModule } from '../../../src/controller/provisioner/module.js';
+import { provisionerModule } from '../../../src/controller/provisioner/module.js';
 import type { Provisioner } from '../../../src/controller/provisioner/index.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
+import { testModuleEnv } from '../../helpers/module-env.js';
 import { claim, FAKE_PROVISIONER, FakePlugin, storageClass } from './fixtures.js';
 
-function build(controllers: string, plugins: unknown) {
+function build(controllers: string, plugins: PluginRegistry) {
   const fake = new FakeCluster();
   let provisioner: Provisioner | undefined;
   const module = provisionerModule({ onCreated: (p) => (provisioner = p), createRetryDelayMs: 1 });
   const options = parseControllerOptions({ controllers, clusterName: 'mod' });
-  const instance = module.create(fake.ctx, { options, plugins, logger: pino({ level: 'silent' }) });
+  const instance = module.create(fake.ctx, testModuleEnv(options, { plugins }));
   assert.ok(provisioner);
   return { fake, instance, provisioner };
 }
@@ -31,7 +31,7 @@ test('the module is named "provisioner", gives the binder its hooks and syncs cl
 
 test('with --controllers=provisioner only, an annotated claim is provisioned with the cluster name from the options', async () => {
   const plugin = new FakePlugin();
-  const { fake, instance, provisioner } = build('provisioner', [plugin]);
+  const { fake, instance, provisioner } = build('provisioner', new PluginRegistry([plugin]));
   fake.addClass(storageClass('fast'));
   const annotations = { [ANN_STORAGE_PROVISIONER]: FAKE_PROVISIONER, [ANN_BETA_STORAGE_PROVISIONER]: FAKE_PROVISIONER };
   const pvc = fake.addClaim(claim('data', { annotations }));
@@ -43,18 +43,10 @@ test('with --controllers=provisioner only, an annotated claim is provisioned wit
 
 test('with the binder enabled the module does not provision annotated claims on its own', async () => {
   const plugin = new FakePlugin();
-  const { fake, instance, provisioner } = build('binder,provisioner', [plugin]);
+  const { fake, instance, provisioner } = build('binder,provisioner', new PluginRegistry([plugin]));
   fake.addClass(storageClass('fast'));
   const annotations = { [ANN_STORAGE_PROVISIONER]: FAKE_PROVISIONER };
   await instance.syncClaim?.(fake.addClaim(claim('data', { annotations })));
   await provisioner.idle();
   assert.equal(plugin.provisionCalls.length, 0);
-});
-
-test('plugins are accepted as a registry, a list or nothing; anything else is a wiring error', () => {
-  const registry = new PluginRegistry();
-  assert.equal(pluginRegistryOf(registry), registry);
-  assert.equal(pluginRegistryOf([new FakePlugin()]).byProvisioner(FAKE_PROVISIONER)?.name, FAKE_PROVISIONER);
-  assert.deepEqual(pluginRegistryOf(undefined).all(), []);
-  assert.throws(() => pluginRegistryOf({ plugins: [] }), TypeError);
 });

@@ -8,7 +8,7 @@ import {
 } from '../../../src/kube/annotations.js';
 import { pino } from 'pino';
 import { finishDeletion } from '../../../src/controller/reclaimer/delete.js';
-import { OperationRunner } from '../../../src/controller/reclaimer/operations.js';
+import { OperationRunner } from '../../../src/controller/runtime/operations.js';
 import type { ReclaimSession } from '../../../src/controller/reclaimer/session.js';
 import { PluginError } from '../../../src/plugins/plugin.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
@@ -54,7 +54,7 @@ test('finishing a deletion leaves pv-protection on a PV that is Bound', async ()
     plugins: new PluginRegistry(),
     policy: { maxAttempts: 3, intervalMs: INTERVAL },
     clusterName: 'kubernetes',
-    ops: new OperationRunner(1),
+    ops: new OperationRunner({ name: 'reclaimer', concurrency: 1 }),
     log: pino({ level: 'silent' }),
     backingDeleted: new Set(),
   };

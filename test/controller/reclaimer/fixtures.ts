@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
 import { ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY } from '../../../src/kube/annotations.js';
 import { claimRefFor } from '../../../src/kube/volume-helpers.js';
-import type { SyncResult } from '../../../src/controller/context.js';
+import type { SyncResult } from '../../../src/controller/runtime/sync-result.js';
 import { Reclaimer, type ReclaimerOptions } from '../../../src/controller/reclaimer/index.js';
 import { NilMetricsProvider } from '../../../src/metrics/nil.js';
 import { PluginError, type DeleteRequest, type VolumePlugin } from '../../../src/plugins/plugin.js';

@@ -1,0 +1,40 @@
+/**
+ * The binder as a controller module (`--controllers binder`), listed first so the modules after
+ * it decide on what it wrote. It keeps the volume index and the pending-claim wake-ups current
+ * from every store change, and calls the provisioning and reclaim hooks its peers contribute
+ * (collected when it starts).
+ */
+import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
+import type { ControllerContext } from '../context.js';
+import { combineHooks, type BinderHooks } from './hooks.js';
+import { PendingClaims } from './pending-claims.js';
+import { syncClaim } from './sync-claim.js';
+import { syncVolume } from './sync-volume.js';
+import { VolumeIndex } from './volume-index.js';
+
+export const BINDER_MODULE_NAME = 'binder';
+
+export function binderModule(): ControllerModule {
+  return {
+    name: BINDER_MODULE_NAME,
+    create(ctx: ControllerContext, env: ModuleEnv): ModuleInstance {
+      const index = new VolumeIndex();
+      const pending = new PendingClaims();
+      env.changes.volumes.onChange((name, pv, prev) => {
+        if (pv) index.upsert(pv);
+        else index.remove(name);
+        // A volume that became free wakes the claims that may want it, not the next resync.
+        if (pv) for (const key of pending.wokenBy(pv, prev)) ctx.enqueueClaim(key);
+      });
+      env.changes.claims.onChange((key, pvc) => pending.track(key, pvc));
+      let hooks: BinderHooks = { logger: env.logger };
+      return {
+        start: () => {
+          hooks = combineHooks(env.peers().map((p) => p.binderHooks ?? {}), env.logger);
+        },
+        syncClaim: (claim) => syncClaim(ctx, index, claim, hooks),
+        syncVolume: (pv) => syncVolume(ctx, index, pv, hooks),
+      };
+    },
+  };
+}

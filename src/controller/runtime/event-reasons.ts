@@ -1,0 +1,34 @@
+/**
+ * Every Event reason this controller emits, each defined once, in upstream's words: the binder's,
+ * provisioner's and reclaimer's reasons are those of kube-controller-manager's
+ * `pkg/controller/volume/events` (ClaimLost, ClaimMisbound and VolumeUnknownReclaimPolicy are
+ * literals in its `pv_controller.go`); `Provisioning` is external-provisioner's. Only
+ * ProvisioningCleanedUp is this controller's own: it deletes the backing volume of a claim that
+ * no longer wants it, which upstream leaves to a PV it never creates. The messages live beside the
+ * code that emits them (binder/events.ts, provisioner/events.ts, reclaimer/events.ts).
+ */
+export const EventReason = {
+  // binding
+  FailedBinding: 'FailedBinding',
+  VolumeMismatch: 'VolumeMismatch',
+  ClaimLost: 'ClaimLost',
+  ClaimMisbound: 'ClaimMisbound',
+  WaitForFirstConsumer: 'WaitForFirstConsumer',
+  WaitForPodScheduled: 'WaitForPodScheduled',
+  ExternalProvisioning: 'ExternalProvisioning',
+  // provisioning
+  Provisioning: 'Provisioning',
+  ProvisioningSucceeded: 'ProvisioningSucceeded',
+  ProvisioningFailed: 'ProvisioningFailed',
+  ProvisioningCleanupFailed: 'ProvisioningCleanupFailed',
+  ProvisioningCleanedUp: 'ProvisioningCleanedUp',
+  // reclaiming
+  /** Normal: the backend says the volume is still in use; deletion is retried, not counted. */
+  VolumeDelete: 'VolumeDelete',
+  VolumeFailedDelete: 'VolumeFailedDelete',
+  VolumeFailedRecycle: 'VolumeFailedRecycle',
+  VolumeRecycled: 'VolumeRecycled',
+  VolumeUnknownReclaimPolicy: 'VolumeUnknownReclaimPolicy',
+} as const;
+
+export type EventReason = (typeof EventReason)[keyof typeof EventReason];

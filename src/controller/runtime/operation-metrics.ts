@@ -1,0 +1,27 @@
+/**
+ * The one timing wrapper for plugin calls: every provision, delete and recycle is reported to the
+ * OperationObserver (Prometheus: storage_operation_duration_seconds and
+ * volume_operation_total_errors, as upstream's operation metrics) with its plugin, duration and
+ * outcome; the call's result or error passes through unchanged.
+ */
+import type { OperationObserver } from '../../metrics/prometheus.js';
+
+export type VolumeOperation = 'provision' | 'delete' | 'recycle';
+
+export async function measured<T>(
+  metrics: OperationObserver | undefined,
+  plugin: string,
+  operation: VolumeOperation,
+  call: () => Promise<T>,
+): Promise<T> {
+  const started = process.hrtime.bigint();
+  const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
+  try {
+    const result = await call();
+    metrics?.onOperation(plugin, operation, seconds());
+    return result;
+  } catch (err) {
+    metrics?.onOperation(plugin, operation, seconds(), err instanceof Error ? err : new Error(String(err)));
+    throw err;
+  }
+}

@@ -1,0 +1,70 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+function run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', timeout: 30_000 });
+}
+
+/** `--flag` → { text, default } from a command's --help (wrapped descriptions joined again). */
+function helpFlags(command: string): Map<string, { text: string; default?: string }> {
+  const entries: string[] = [];
+  for (const line of run(command, '--help').stdout.split('\n')) {
+    if (/^ {2}-/.test(line)) entries.push(line.trim());
+    else if (/^ {3,}\S/.test(line) && entries.length > 0) entries[entries.length - 1] += ` ${line.trim()}`;
+  }
+  const flags = new Map<string, { text: string; default?: string }>();
+  for (const entry of entries) {
+    const m = /^(?:-\w, )?(--[\w-]+)(?: [<[][^\]>]*[\]>])? {2,}(.*)$/.exec(entry);
+    if (!m || m[1] === '--help') continue;
+    // commander ends a description with " (default: X)", or ", default: X)" after its choices.
+    const d = /(?: \(|, )default: ("[^"]*"|true|false)\)$/.exec(m[2]);
+    const text = d ? m[2].slice(0, d.index) + (d[0].startsWith(',') ? ')' : '') : m[2];
+    flags.set(m[1], { text, ...(d ? { default: d[1] } : {}) });
+  }
+  return flags;
+}
+
+/** Where a command differs from the flag's one definition, on purpose (see up.ts and orphans.ts). */
+const OWN_DEFAULTS: Record<string, string[]> = {
+  up: ['--listen', '--leader-elect', '--kube-api-qps', '--kube-api-burst', '--log-format'],
+  orphans: ['--log-format'],
+};
+const OWN_TEXT: Record<string, string[]> = { orphans: ['--v'] };
+
+test('up takes every flag controller takes (but --kubeconfig: it makes its own), plugin flags included', () => {
+  const up = helpFlags('up');
+  const controller = helpFlags('controller');
+  assert.ok(controller.size > 20, `parsed ${controller.size} flags`);
+  for (const flag of controller.keys()) if (flag !== '--kubeconfig') assert.ok(up.has(flag), `up lacks ${flag}`);
+  for (const flag of ['--host-path-root', '--nfs-mount', '--cloud-provider', '--node-name']) assert.ok(up.has(flag), flag);
+});
+
+test('a flag several commands take has one help text and one default (but the differences up and orphans name)', () => {
+  const commands = ['controller', 'up', 'orphans', 'usage', 'apiserver'];
+  const help = new Map(commands.map((c) => [c, helpFlags(c)]));
+  for (const [command, flags] of help) {
+    for (const [flag, def] of flags) {
+      for (const [other, otherFlags] of help) {
+        const theirs = otherFlags.get(flag);
+        if (other === command || !theirs) continue;
+        const own = (table: Record<string, string[]>): boolean => [command, other].some((c) => table[c]?.includes(flag));
+        if (!own(OWN_TEXT)) assert.equal(def.text, theirs.text, `${flag}: ${command} and ${other} say different things`);
+        if (!own(OWN_DEFAULTS)) assert.equal(def.default, theirs.default, `${flag}: ${command} and ${other} default differently`);
+      }
+    }
+  }
+  assert.equal(help.get('up')?.get('--concurrent-syncs')?.default, '"4"');
+});
+
+test('up checks the plugin flags as controller does, before starting anything', () => {
+  const nfs = run('up', '--data-dir', '/nonexistent/pv-controller-up', '--nfs-mount', 'nfs.example:share');
+  assert.equal(nfs.status, 2, nfs.stderr);
+  assert.match(nfs.stderr, /--nfs-mount must be server:\/share=\/mount\/path/);
+  const root = run('up', '--data-dir', '/nonexistent/pv-controller-up', '--host-path-root', 'relative');
+  assert.equal(root.status, 2, root.stderr);
+  assert.match(root.stderr, /--host-path-root must be an absolute path/);
+});
