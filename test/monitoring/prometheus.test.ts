@@ -88,7 +88,8 @@ async function createWorkload(root: string, missingRoot: string): Promise<void> 
   const cls = (name: string, parameters: Record<string, string> = {}): KubernetesObject =>
     ({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner: 'kubernetes.io/host-path', parameters }) as KubernetesObject;
   await createObjects([
-    cls('standard'),
+    // Each class names its root: with two roots, a class without one spreads claims over both.
+    cls('standard', { root }),
     // A configured root that does not exist: every provision call fails (volume_operation_total_errors).
     cls('broken', { root: missingRoot }),
     cls('static'),
