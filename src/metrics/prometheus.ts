@@ -14,6 +14,8 @@
  *   `workqueue_queue_duration_seconds` and `workqueue_work_duration_seconds` {name}; the two
  *   durations carry only their sum, count and the +Inf bucket, because the queue keeps sums;
  * - `leader_election_master_status` {name};
+ * - per Failed PV, `pv_controller_persistentvolume_failed` {persistentvolume, storage_class} = 1
+ *   (kube-controller-manager has no phase metric; a series per Failed PV lets an alert name it);
  * - what collection costs: `pv_collector_volume_stats_collection_duration_seconds` {volume_plugin},
  *   `pv_collector_volume_stats_last_pass_duration_seconds`, `..._last_pass_timestamp_seconds`,
  *   `pv_collector_volume_stats_errors_total` {reason}, and per claim whose latest measurement
@@ -230,6 +232,11 @@ export class ControllerMetrics {
     pvcCount('pv_collector_unbound_pvc_count', 'Gauge measuring number of persistent volume claim currently unbound', false);
     countingGauge('pv_collector_total_pv_count', 'Gauge measuring total number of persistent volumes', ['plugin_name', 'volume_mode'], registers, () =>
       volumes().map((pv) => ({ plugin_name: pluginOf(pv), volume_mode: volumeModeOf(pv) })),
+    );
+    countingGauge('pv_controller_persistentvolume_failed', 'Persistent volumes in phase Failed (1 per volume)', ['persistentvolume', 'storage_class'], registers, () =>
+      volumes()
+        .filter((pv) => pv.status?.phase === 'Failed')
+        .map((pv) => ({ persistentvolume: pv.metadata.name ?? '', storage_class: storageClassOfVolume(pv) })),
     );
     const leader = (): MetricsSources['leaderElection'] => this.sources.leaderElection;
     new Gauge({

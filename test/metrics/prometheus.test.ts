@@ -82,6 +82,20 @@ describe('ControllerMetrics', () => {
     assert.equal(valueOf(samples, 'pv_collector_unbound_pvc_count', pvc('team-1', 'slow')), undefined);
   });
 
+  test('each Failed PV is one pv_controller_persistentvolume_failed series, gone once it is no longer Failed', async () => {
+    const failed: PersistentVolume = { ...unboundVolume('broken', 'fast'), status: { phase: 'Failed', reason: 'VolumeFailedDelete' } };
+    const volumes = new MapStore<PersistentVolume>([failed, unboundVolume('spare', 'fast')]);
+    const metrics = new ControllerMetrics();
+    metrics.setSources({ volumes });
+    let samples = await scrape(metrics);
+    assert.equal(valueOf(samples, 'pv_controller_persistentvolume_failed', { persistentvolume: 'broken', storage_class: 'fast' }), 1);
+    assert.equal(samples.filter((s) => s.name === 'pv_controller_persistentvolume_failed').length, 1, 'only Failed volumes have a series');
+
+    volumes.put({ ...failed, status: { phase: 'Released' } });
+    samples = await scrape(metrics);
+    assert.equal(samples.filter((s) => s.name === 'pv_controller_persistentvolume_failed').length, 0);
+  });
+
   test('plugin operations feed storage_operation_duration_seconds and volume_operation_total_errors', async () => {
     const metrics = new ControllerMetrics();
     metrics.operations.onOperation('kubernetes.io/host-path', 'provision', 0.2);

@@ -1,7 +1,8 @@
 /**
  * Where the real control plane's binaries live: one cache directory outside the repository per
  * pair of versions, read from the Go wrapper modules in tools/k8s and tools/etcd (their go.mod
- * files are the one place a version is chosen).
+ * files are the one place a version is chosen). helm, from tools/helm, sits beside them in a
+ * directory of its own version.
  */
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -10,6 +11,8 @@ import { delimiter, join } from 'node:path';
 export const REPO_ROOT = new URL('../../..', import.meta.url).pathname.replace(/\/$/, '');
 export const K8S_MODULE_DIR = join(REPO_ROOT, 'tools', 'k8s');
 export const ETCD_MODULE_DIR = join(REPO_ROOT, 'tools', 'etcd');
+export const HELM_MODULE_DIR = join(REPO_ROOT, 'tools', 'helm');
+export const HELM_MODULE = 'helm.sh/helm/v4';
 
 export const K8S_BINARIES = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'] as const;
 export type BinaryName = (typeof K8S_BINARIES)[number] | 'etcd';
@@ -33,6 +36,11 @@ export function versions(): Versions {
   };
 }
 
+/** The helm release tools/helm/go.mod requires. */
+export function helmVersion(): string {
+  return requiredVersion(readFileSync(join(HELM_MODULE_DIR, 'go.mod'), 'utf8'), HELM_MODULE);
+}
+
 /** `$PV_CLUSTER_CACHE`, else `$XDG_CACHE_HOME/pv-controller/k8s`, else `~/.cache/pv-controller/k8s`. */
 export function cacheRoot(): string {
   if (process.env.PV_CLUSTER_CACHE) return process.env.PV_CLUSTER_CACHE;
@@ -44,7 +52,7 @@ export function binDir(v: Versions = versions()): string {
   return join(cacheRoot(), `${v.kubernetes}-etcd${v.etcd.replace(/^v/, '')}`, 'bin');
 }
 
-function isExecutable(path: string): boolean {
+export function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;
@@ -75,6 +83,18 @@ export function onPath(command: string): string | undefined {
     if (dir !== '' && isExecutable(join(dir, command))) return join(dir, command);
   }
   return undefined;
+}
+
+export function builtHelmPath(version: string = helmVersion()): string {
+  return join(cacheRoot(), `helm-${version}`, 'helm');
+}
+
+/** helm on PATH, else the one built from tools/helm, else undefined. */
+export function findHelm(): string | undefined {
+  const path = onPath('helm');
+  if (path) return path;
+  const built = builtHelmPath();
+  return isExecutable(built) ? built : undefined;
 }
 
 /** kubectl on PATH, else the one built beside the control plane, else undefined. */

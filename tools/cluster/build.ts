@@ -1,15 +1,21 @@
 /**
- * `npm run cluster:build`: builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler
- * and kubectl from the Go wrapper modules into the version-keyed cache (binaries.ts), skipping
- * those already there. Progress goes to stderr; the last line of stdout is the bin directory.
+ * `npm run cluster:build`: builds etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
+ * kubectl and helm from the Go wrapper modules into the version-keyed cache (binaries.ts),
+ * skipping those already there. Progress goes to stderr; the last line of stdout is the bin
+ * directory.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, rename } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import {
   binDir,
   binaryPath,
+  builtHelmPath,
   ETCD_MODULE_DIR,
+  HELM_MODULE,
+  HELM_MODULE_DIR,
+  helmVersion,
+  isExecutable,
   K8S_MODULE_DIR,
   missingBinaries,
   onPath,
@@ -33,9 +39,28 @@ export function versionLdflags(kubernetes: string): string {
   return pkgs.flatMap((p) => Object.entries(values).map(([k, v]) => `-X ${p}.${k}=${v}`)).join(' ');
 }
 
-function packageOf(name: BinaryName): { dir: string; pkg: string } {
-  if (name === 'etcd') return { dir: ETCD_MODULE_DIR, pkg: 'go.etcd.io/etcd/server/v3' };
-  return { dir: K8S_MODULE_DIR, pkg: `k8s.io/kubernetes/cmd/${name}` };
+/** One `go build` of a wrapper module's tool into the cache. */
+interface BuildTarget {
+  name: string;
+  release: string;
+  dir: string;
+  pkg: string;
+  ldflags: string;
+  out: string;
+}
+
+function controlPlaneTarget(name: BinaryName, v: Versions): BuildTarget {
+  const out = binaryPath(name, v);
+  if (name === 'etcd') return { name, release: `etcd ${v.etcd}`, dir: ETCD_MODULE_DIR, pkg: 'go.etcd.io/etcd/server/v3', ldflags: '-s -w', out };
+  const ldflags = `-s -w ${versionLdflags(v.kubernetes)}`;
+  return { name, release: `Kubernetes ${v.kubernetes}`, dir: K8S_MODULE_DIR, pkg: `k8s.io/kubernetes/cmd/${name}`, ldflags, out };
+}
+
+/** helm, with the -X flags of Helm's own Makefile so `helm version` names the release. */
+export function helmTarget(version: string = helmVersion()): BuildTarget {
+  const values = { version, metadata: '', gitCommit: `module-${version}`, gitTreeState: 'clean' };
+  const flags = Object.entries(values).map(([k, value]) => `-X ${HELM_MODULE}/internal/version.${k}=${value}`);
+  return { name: 'helm', release: `Helm ${version}`, dir: HELM_MODULE_DIR, pkg: `${HELM_MODULE}/cmd/helm`, ldflags: `-s -w ${flags.join(' ')}`, out: builtHelmPath(version) };
 }
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
@@ -48,40 +73,39 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): 
   });
 }
 
-async function buildOne(name: BinaryName, v: Versions): Promise<void> {
-  const { dir, pkg } = packageOf(name);
-  const ldflags = name === 'etcd' ? '-s -w' : `-s -w ${versionLdflags(v.kubernetes)}`;
-  const out = binaryPath(name, v);
-  const partial = `${out}.partial`;
+async function buildOne(t: BuildTarget): Promise<void> {
+  const partial = `${t.out}.partial`;
+  await mkdir(dirname(t.out), { recursive: true });
   // -mod=mod: the go.sum in the repo pins every module; the go command fetches what the module
   // cache lacks from the module proxy.
   const env = { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' };
-  await run('go', ['build', '-trimpath', '-ldflags', ldflags, '-o', partial, pkg], dir, env);
-  await rename(partial, out);
+  await run('go', ['build', '-trimpath', '-ldflags', t.ldflags, '-o', partial, t.pkg], t.dir, env);
+  await rename(partial, t.out);
 }
 
 export async function buildControlPlane(log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<string> {
   const v = versions();
-  const missing = missingBinaries(v);
+  const missing = missingBinaries(v).map((name) => controlPlaneTarget(name, v));
+  const helm = helmTarget();
+  if (!isExecutable(helm.out)) missing.push(helm);
   if (missing.length === 0) {
-    log(`control plane ${v.kubernetes} / etcd ${v.etcd}: every binary is already built`);
+    log(`control plane ${v.kubernetes} / etcd ${v.etcd} and ${helm.release}: every binary is already built`);
     return binDir(v);
   }
   if (!onPath('go')) throw new Error('go is not on PATH: the real control plane cannot be built on this machine');
-  await mkdir(binDir(v), { recursive: true });
   const started = Date.now();
-  for (const [i, name] of missing.entries()) {
+  for (const [i, t] of missing.entries()) {
     const t0 = Date.now();
-    log(`[${i + 1}/${missing.length}] building ${name} (${name === 'etcd' ? `etcd ${v.etcd}` : `Kubernetes ${v.kubernetes}`}); a cold build takes minutes`);
-    const tick = setInterval(() => log(`  … ${name}: ${Math.round((Date.now() - t0) / 1000)} s`), 30_000);
+    log(`[${i + 1}/${missing.length}] building ${t.name} (${t.release}); a cold build takes minutes`);
+    const tick = setInterval(() => log(`  … ${t.name}: ${Math.round((Date.now() - t0) / 1000)} s`), 30_000);
     try {
-      await buildOne(name, v);
+      await buildOne(t);
     } finally {
       clearInterval(tick);
     }
-    log(`  ${name} built in ${Math.round((Date.now() - t0) / 1000)} s -> ${join(binDir(v), name)}`);
+    log(`  ${t.name} built in ${Math.round((Date.now() - t0) / 1000)} s -> ${t.out}`);
   }
-  log(`control plane built in ${Math.round((Date.now() - started) / 1000)} s`);
+  log(`built in ${Math.round((Date.now() - started) / 1000)} s`);
   return binDir(v);
 }
 

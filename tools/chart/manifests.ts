@@ -1,0 +1,82 @@
+/**
+ * The plain manifests in deploy/ that the Helm chart is the source of: `npm run chart:manifests`
+ * renders them with `helm template` (release pv-controller in kube-system, plainManifests=true)
+ * and writes them; `-- --check` only says whether deploy/ still matches the chart. Edit the
+ * chart's templates, never the generated files.
+ */
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { findHelm, REPO_ROOT } from '../cluster/binaries.js';
+
+export const CHART_DIR = join(REPO_ROOT, 'charts', 'pv-controller');
+
+/** Each generated file and the chart template it comes from. */
+export const PLAIN_MANIFESTS = [{ template: 'templates/rbac.yaml', file: 'deploy/rbac.yaml' }] as const;
+
+const run = promisify(execFile);
+
+export function requireHelm(): string {
+  const helm = findHelm();
+  if (!helm) throw new Error('helm is neither on PATH nor built: run `npm run cluster:build` (it builds helm from tools/helm)');
+  return helm;
+}
+
+/** `helm template` of the chart with these extra arguments; stdout, or the error with helm's stderr. */
+export async function helmTemplate(args: string[], helm: string = requireHelm()): Promise<string> {
+  const { stdout } = await run(helm, ['template', 'pv-controller', CHART_DIR, '--namespace', 'kube-system', ...args], { maxBuffer: 16 * 1024 * 1024 });
+  return stdout;
+}
+
+function header(template: string): string {
+  return `# Generated from charts/pv-controller/${template} by \`npm run chart:manifests\`: edit the chart, not this file.\n`;
+}
+
+/** The text a generated file must have. */
+export async function renderPlainManifest(template: string, helm?: string): Promise<string> {
+  const rendered = await helmTemplate(['--set', 'plainManifests=true', '--show-only', template], helm);
+  const body = rendered
+    .split('\n')
+    .filter((line) => !line.startsWith('# Source: '))
+    .join('\n')
+    .replace(/^---\n/, '')
+    // helm ends each document with blank lines before its separator.
+    .replace(/\n{2,}---\n/g, '\n---\n')
+    .replace(/\n+$/, '\n');
+  return header(template) + body;
+}
+
+/** The generated files whose content differs from the chart's rendering. */
+export async function staleManifests(helm?: string): Promise<string[]> {
+  const stale: string[] = [];
+  for (const { template, file } of PLAIN_MANIFESTS) {
+    const current = await readFile(join(REPO_ROOT, file), 'utf8').catch(() => '');
+    if (current !== (await renderPlainManifest(template, helm))) stale.push(file);
+  }
+  return stale;
+}
+
+async function main(): Promise<number> {
+  const helm = requireHelm();
+  if (process.argv.includes('--check')) {
+    const stale = await staleManifests(helm);
+    process.stdout.write(stale.length === 0 ? 'deploy/ matches the chart\n' : `differs from the chart: ${stale.join(', ')} (run npm run chart:manifests)\n`);
+    return stale.length === 0 ? 0 : 1;
+  }
+  for (const { template, file } of PLAIN_MANIFESTS) {
+    await writeFile(join(REPO_ROOT, file), await renderPlainManifest(template, helm));
+    process.stdout.write(`${file} <- charts/pv-controller/${template}\n`);
+  }
+  return 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`chart:manifests: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
