@@ -7,7 +7,7 @@
  *   same volume (it never creates a second one);
  * - delete is idempotent: a backing volume that is already gone is success;
  * - delete and recycle only ever touch what the plugin itself provisioned or what the PV names,
- *   and never anything outside the plugin's configured roots (see safe-path.ts);
+ *   and never anything outside the plugin's configured roots (see fs-common/safe-path.ts);
  * - parameter problems are reported by validateParameters, naming the parameter, before anything
  *   is created.
  */

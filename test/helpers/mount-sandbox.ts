@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseMountInfo } from '../../src/plugins/mount-points.js';
+import { parseMountInfo } from '../../src/plugins/fs-common/mount-points.js';
 import { HOST_MOUNT_NAMESPACE_ENV, SANDBOX_DIR_ENV } from './mount-namespace.js';
 
 function mount(...args: string[]): void {

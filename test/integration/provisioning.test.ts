@@ -12,7 +12,7 @@ import { startController, type RunningController } from '../../src/controller/co
 import type { ControllerName } from '../../src/controller/options.js';
 import { defaultModules } from '../../src/controller/modules.js';
 import { HOST_PATH_PROVISIONER, HostPathPlugin } from '../../src/plugins/host-path/index.js';
-import { readRecord } from '../../src/plugins/metadata-record.js';
+import { readRecord } from '../../src/plugins/fs-common/metadata-record.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 import { claimLeft, exists, HoldablePlugin, TestApi, waitFor } from './provisioning-helpers.js';
 

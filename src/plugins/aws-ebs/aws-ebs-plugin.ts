@@ -6,33 +6,16 @@
  */
 import { createHash } from 'node:crypto';
 import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
-import { TAG_AWS_NAME, TAG_CLUSTER_OWNED, TAG_CLUSTER_PREFIX } from '../../kube/annotations.js';
+import { TAG_AWS_NAME, TAG_CLUSTER_OWNED } from '../../kube/annotations.js';
 import type { PersistentVolume } from '../../kube/types.js';
 import { NilMetricsProvider } from '../../metrics/nil.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
-import { isBackingNameOfCluster } from '../naming.js';
-import {
-  assertNoProblems,
-  type CloudPluginOptions,
-  type ResolvedCloudOptions,
-  resolveCloudOptions,
-  selectedNodeZone,
-} from '../cloud-common/options.js';
-import { withRetry } from '../cloud-common/retry.js';
-import { gibCapacity, roundUpToGiB } from '../cloud-common/size.js';
-import { backingVolumeOf, clusterTagKey, isOwnedByCluster, missingTags, type Tags, volumeTags } from '../cloud-common/tags.js';
+import { type CloudPluginIdentity, CloudVolumePlugin, provisionedDisk, withFsType } from '../cloud-common/cloud-volume-plugin.js';
+import type { CloudPluginOptions } from '../cloud-common/options.js';
+import { roundUpToGiB } from '../cloud-common/size.js';
+import { backingVolumeOf, clusterTagKey, isOwnedByCluster, isOwnedForBackingName, missingTags, type Tags, volumeTags } from '../cloud-common/tags.js';
 import { diskTopology } from '../cloud-common/topology.js';
-import { waitFor } from '../cloud-common/wait.js';
-import { selectZonesForVolume } from '../cloud-common/zones.js';
-import {
-  type BackingVolume,
-  type DeleteRequest,
-  type ParameterProblem,
-  PluginError,
-  type ProvisionedVolume,
-  type ProvisionRequest,
-  type VolumePlugin,
-} from '../plugin.js';
+import { type BackingVolume, type DeleteRequest, PluginError, type ProvisionedVolume, type ProvisionRequest } from '../plugin.js';
 import { classifyEc2Error, type EbsVolume, Ec2Volumes } from './ec2-volumes.js';
 import { AWS_EBS_PLUGIN_NAME, type EbsParameters, parseEbsParameters, totalIops } from './parameters.js';
 
@@ -64,14 +47,21 @@ export function clientTokenFor(clusterName: string, backingName: string): string
   return createHash('sha256').update(`${clusterName}\n${backingName}`).digest('hex');
 }
 
-export class AwsEbsPlugin implements VolumePlugin {
-  readonly name = AWS_EBS_PLUGIN_NAME;
-  readonly maxBackingNameLength = AWS_EBS_MAX_NAME_LENGTH;
+const AWS_EBS: CloudPluginIdentity<EbsParameters, EbsVolume> = {
+  name: AWS_EBS_PLUGIN_NAME,
+  component: 'aws-ebs',
+  noun: 'EBS volume',
+  maxBackingNameLength: AWS_EBS_MAX_NAME_LENGTH,
+  classify: classifyEc2Error,
+  parseParameters: parseEbsParameters,
+  disks: { describeCall: 'DescribeVolumes', stateOf: (v) => v.state, ready: ['available', 'in-use'], failed: 'error', goneIsRetryable: false },
+};
+
+export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
   private readonly ec2: Ec2Volumes;
-  private readonly options: ResolvedCloudOptions;
 
   constructor(options: AwsEbsPluginOptions = {}) {
-    this.options = resolveCloudOptions(options, 'aws-ebs');
+    super(AWS_EBS, options);
     const client =
       options.client ??
       new EC2Client({
@@ -83,10 +73,6 @@ export class AwsEbsPlugin implements VolumePlugin {
     this.ec2 = new Ec2Volumes(client);
   }
 
-  validateParameters(parameters: Record<string, string>): ParameterProblem[] {
-    return parseEbsParameters(parameters).problems;
-  }
-
   handles(pv: PersistentVolume): boolean {
     return pv.spec.awsElasticBlockStore !== undefined;
   }
@@ -95,39 +81,25 @@ export class AwsEbsPlugin implements VolumePlugin {
     return new NilMetricsProvider(`aws-ebs volume "${pv.spec.awsElasticBlockStore?.volumeID ?? pv.metadata.name}"`);
   }
 
-  private call<T>(what: string, op: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const { retry: policy, logger, random } = this.options;
-    return withRetry(op, { what, policy, classify: classifyEc2Error, signal, logger, random });
-  }
-
   async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
-    const { parsed, problems } = parseEbsParameters(req.parameters);
-    assertNoProblems(problems);
-    const [zone] = await selectZonesForVolume({
-      claimName: req.claim.name,
-      zoneParameter: parsed.zone,
-      zonesParameter: parsed.zones,
-      nodeZone: await selectedNodeZone(req, this.options),
-      allowedTopologies: req.allowedTopologies,
-      fallbackZones: () => this.fallbackZones(req.signal),
-      replicas: 1,
-    });
+    const parsed = this.parametersOf(req);
+    const [zone] = await this.zonesForDisk(req, parsed, 1, () =>
+      this.call('DescribeAvailabilityZones', (s) => this.ec2.availableZones(s), req.signal),
+    );
     const sizeGiB = roundUpToGiB(req.requestBytes);
     const volume = await this.call(
       'find or create EBS volume',
       (signal) => this.findOrCreate(req, parsed, zone, sizeGiB, signal),
       req.signal,
     );
-    const ready = await this.waitUntilAvailable(volume.id, req.signal);
-    const topology = diskTopology([ready.zone], await this.regionOf(ready.zone));
-    const awsElasticBlockStore: { volumeID: string; fsType?: string } = { volumeID: `aws://${ready.zone}/${ready.id}` };
-    if (parsed.fsType !== undefined) awsElasticBlockStore.fsType = parsed.fsType;
-    return {
-      source: { awsElasticBlockStore },
-      capacity: gibCapacity(ready.sizeGiB),
-      labels: topology.labels,
-      nodeAffinity: topology.nodeAffinity,
-    };
+    const ready = await this.waitUntilReady(
+      volume.id,
+      (s) => this.ec2.describe(volume.id, s),
+      (failed) => this.discardFailed(failed, req.signal),
+      req.signal,
+    );
+    const awsElasticBlockStore = withFsType({ volumeID: `aws://${ready.zone}/${ready.id}` }, parsed.fsType);
+    return provisionedDisk({ awsElasticBlockStore }, ready.sizeGiB, diskTopology([ready.zone], await this.regionOf(ready.zone)));
   }
 
   /** One attempt: reuse this cluster's volume with the backing name, else create it. */
@@ -146,10 +118,7 @@ export class AwsEbsPlugin implements VolumePlugin {
     if (existing.length > 0) {
       const volume = existing[0];
       await this.ensureTags(volume, tags, signal);
-      this.options.logger.info(
-        { volumeId: volume.id, backingName: req.backingName, pv: req.pvName, duplicates: existing.length - 1 },
-        'reusing the EBS volume created earlier for this PV',
-      );
+      this.logReused({ volumeId: volume.id, backingName: req.backingName, pv: req.pvName, duplicates: existing.length - 1 });
       return volume;
     }
     const created = await this.ec2.create(
@@ -165,10 +134,7 @@ export class AwsEbsPlugin implements VolumePlugin {
       },
       signal,
     );
-    this.options.logger.info(
-      { volumeId: created.id, zone: created.zone, sizeGiB: created.sizeGiB, backingName: req.backingName, pv: req.pvName },
-      'created EBS volume',
-    );
+    this.logCreated(req, { volumeId: created.id, zone: created.zone, sizeGiB: created.sizeGiB });
     return created;
   }
 
@@ -180,21 +146,6 @@ export class AwsEbsPlugin implements VolumePlugin {
     this.options.logger.info({ volumeId: volume.id, tags: Object.keys(missing) }, 'added missing tags to EBS volume');
   }
 
-  private async waitUntilAvailable(volumeId: string, signal?: AbortSignal): Promise<EbsVolume> {
-    return waitFor(
-      async () => {
-        const volume = await this.call('DescribeVolumes', (s) => this.ec2.describe(volumeId, s), signal);
-        if (volume === undefined) {
-          throw new PluginError('Backend', `EBS volume ${volumeId} disappeared before it became available`, false);
-        }
-        if (volume.state === 'available' || volume.state === 'in-use') return volume;
-        if (volume.state === 'error') await this.discardFailed(volume, signal);
-        return undefined;
-      },
-      { ...this.options.wait, what: `EBS volume ${volumeId} to become available`, signal },
-    );
-  }
-
   /** A volume that failed to create is ours and useless: delete it, and say so. */
   private async discardFailed(volume: EbsVolume, signal?: AbortSignal): Promise<never> {
     await this.call('DeleteVolume', (s) => this.ec2.delete(volume.id, s), signal);
@@ -204,12 +155,6 @@ export class AwsEbsPlugin implements VolumePlugin {
       `EBS volume ${volume.id} went to state "error" after creation (check type, kmsKeyId and quotas); it was deleted`,
       false,
     );
-  }
-
-  private async fallbackZones(signal?: AbortSignal): Promise<string[]> {
-    const withNodes = (await this.options.topology?.zonesWithNodes?.(signal)) ?? [];
-    if (withNodes.length > 0) return withNodes;
-    return this.call('DescribeAvailabilityZones', (s) => this.ec2.availableZones(s), signal);
   }
 
   private async regionOf(zone: string): Promise<string | undefined> {
@@ -224,27 +169,13 @@ export class AwsEbsPlugin implements VolumePlugin {
     const source = req.pv?.spec.awsElasticBlockStore;
     const ids = source
       ? [parseAwsVolumeId(source.volumeID)]
-      : (await this.call('DescribeVolumes', (s) => this.ownedWithName(req.backingName, s), req.signal)).map((v) => v.id);
+      : (await this.call('DescribeVolumes', (s) => this.ec2.withName(req.backingName, s), req.signal))
+          .filter((volume) => isOwnedForBackingName(volume.tags, req.backingName))
+          .map((volume) => volume.id);
     for (const id of ids) {
       const outcome = await this.call('DeleteVolume', (s) => this.ec2.delete(id, s), req.signal);
-      this.options.logger.info(
-        { volumeId: id, backingName: req.backingName, outcome },
-        outcome === 'deleted' ? 'deleted EBS volume' : 'EBS volume already gone',
-      );
+      this.logDeleted({ volumeId: id, backingName: req.backingName }, outcome);
     }
-  }
-
-  /** Volumes named `backingName` that carry the cluster tag of the cluster the name was made for. */
-  private async ownedWithName(backingName: string, signal: AbortSignal): Promise<EbsVolume[]> {
-    const volumes = await this.ec2.withName(backingName, signal);
-    return volumes.filter((volume) =>
-      Object.entries(volume.tags).some(
-        ([key, value]) =>
-          key.startsWith(TAG_CLUSTER_PREFIX) &&
-          value === TAG_CLUSTER_OWNED &&
-          isBackingNameOfCluster(backingName, key.slice(TAG_CLUSTER_PREFIX.length)),
-      ),
-    );
   }
 
   async listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {

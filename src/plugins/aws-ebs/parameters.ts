@@ -3,9 +3,17 @@
  * case-insensitive): type, zone, zones, iopsPerGB, encrypted, kmsKeyId, fsType.
  */
 import { parseGoBool } from '../cloud-common/tags.js';
-import { checkValue, nonEmpty, oneOf, readParameters } from '../cloud-common/parameters.js';
-import { parseZoneList } from '../cloud-common/zones.js';
-import type { ParameterProblem } from '../plugin.js';
+import {
+  type CheckedParameters,
+  checkValue,
+  checkZoneValues,
+  nonEmpty,
+  oneOf,
+  readParameters,
+  spellingOf,
+  valueOf,
+  zoneParameters,
+} from '../cloud-common/parameters.js';
 
 export const AWS_EBS_PLUGIN_NAME = 'kubernetes.io/aws-ebs';
 
@@ -34,47 +42,31 @@ function checkIopsPerGB(value: string): string | undefined {
 }
 
 /** Reads the parameters; `problems` is empty when they are acceptable. */
-export function parseEbsParameters(parameters: Record<string, string>): {
-  parsed: EbsParameters;
-  problems: ParameterProblem[];
-} {
+export function parseEbsParameters(parameters: Record<string, string>): CheckedParameters<EbsParameters> {
   const read = readParameters(parameters, KNOWN, AWS_EBS_PLUGIN_NAME);
-  const get = (key: (typeof KNOWN)[number]): string | undefined => read.values.get(key)?.value;
-  const spelt = (key: (typeof KNOWN)[number]): string => read.values.get(key)?.key ?? key;
   checkValue(read, 'type', oneOf(EBS_VOLUME_TYPES));
-  checkValue(read, 'zone', nonEmpty);
-  checkValue(read, 'zones', (v) => (parseZoneList(v) ? undefined : 'must be zone names separated by commas'));
+  checkZoneValues(read);
   checkValue(read, 'iopspergb', checkIopsPerGB);
   checkValue(read, 'encrypted', (v) => (parseGoBool(v) === undefined ? `"${v}" is not true or false` : undefined));
   checkValue(read, 'kmskeyid', nonEmpty);
   checkValue(read, 'fstype', nonEmpty);
-  const type = get('type') ?? DEFAULT_EBS_VOLUME_TYPE;
-  const encrypted = parseGoBool(get('encrypted') ?? 'false') ?? false;
-  if (get('zone') !== undefined && get('zones') !== undefined) {
+  const type = valueOf(read, 'type') ?? DEFAULT_EBS_VOLUME_TYPE;
+  const encrypted = parseGoBool(valueOf(read, 'encrypted') ?? 'false') ?? false;
+  const parsed: EbsParameters = { type, encrypted, ...zoneParameters(read) };
+  const iopsPerGB = valueOf(read, 'iopspergb');
+  if (iopsPerGB !== undefined && !PROVISIONED_IOPS_TYPES.includes(type)) {
     read.problems.push({
-      parameter: spelt('zones'),
-      message: 'both zone and zones StorageClass parameters must not be used at the same time',
-    });
-  }
-  if (get('iopspergb') !== undefined && !PROVISIONED_IOPS_TYPES.includes(type)) {
-    read.problems.push({
-      parameter: spelt('iopspergb'),
+      parameter: spellingOf(read, 'iopspergb'),
       message: `iopsPerGB applies only to volume types ${PROVISIONED_IOPS_TYPES.join(', ')}, not ${type}`,
     });
   }
-  if (get('kmskeyid') !== undefined && !encrypted) {
-    read.problems.push({ parameter: spelt('kmskeyid'), message: 'kmsKeyId requires encrypted: "true"' });
+  const kmsKeyId = valueOf(read, 'kmskeyid');
+  if (kmsKeyId !== undefined && !encrypted) {
+    read.problems.push({ parameter: spellingOf(read, 'kmskeyid'), message: 'kmsKeyId requires encrypted: "true"' });
   }
-  const parsed: EbsParameters = { type, encrypted };
-  const zone = get('zone');
-  if (zone !== undefined) parsed.zone = zone.trim();
-  const zones = parseZoneList(get('zones') ?? '');
-  if (get('zones') !== undefined && zones !== undefined) parsed.zones = zones;
-  const iopsPerGB = get('iopspergb');
   if (iopsPerGB !== undefined) parsed.iopsPerGB = Number(iopsPerGB);
-  const kmsKeyId = get('kmskeyid');
   if (kmsKeyId !== undefined) parsed.kmsKeyId = kmsKeyId;
-  const fsType = get('fstype');
+  const fsType = valueOf(read, 'fstype');
   if (fsType !== undefined) parsed.fsType = fsType;
   return { parsed, problems: read.problems };
 }

@@ -4,19 +4,17 @@
  * token, so every create attempt first looks the volume up by its name and this cluster's
  * metadata: a retry after a lost answer finds the volume instead of making a second one.
  */
-import { TAG_CLUSTER_OWNED, TAG_CLUSTER_PREFIX, TAG_AWS_NAME } from '../../kube/annotations.js';
+import { TAG_AWS_NAME, TAG_CLUSTER_OWNED } from '../../kube/annotations.js';
 import type { PersistentVolume } from '../../kube/types.js';
 import { NilMetricsProvider } from '../../metrics/nil.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
-import { isBackingNameOfCluster } from '../naming.js';
-import { assertNoProblems, type CloudPluginOptions, type ResolvedCloudOptions, resolveCloudOptions, selectedNodeZone } from '../cloud-common/options.js';
-import { withRetry } from '../cloud-common/retry.js';
-import { gibCapacity, roundUpToGiB } from '../cloud-common/size.js';
-import { backingVolumeOf, clusterTagKey, isOwnedByCluster, volumeTags } from '../cloud-common/tags.js';
+import { type CloudPluginIdentity, CloudVolumePlugin, provisionedDisk, withFsType } from '../cloud-common/cloud-volume-plugin.js';
+import { type CloudPluginOptions, selectedNodeZone } from '../cloud-common/options.js';
+import { roundUpToGiB } from '../cloud-common/size.js';
+import { backingVolumeOf, clusterTagKey, isOwnedByCluster, isOwnedForBackingName, volumeTags } from '../cloud-common/tags.js';
 import { diskTopology } from '../cloud-common/topology.js';
-import { waitFor } from '../cloud-common/wait.js';
 import { selectZonesForVolume } from '../cloud-common/zones.js';
-import { type BackingVolume, type DeleteRequest, type ParameterProblem, PluginError, type ProvisionedVolume, type ProvisionRequest, type VolumePlugin } from '../plugin.js';
+import { type BackingVolume, type DeleteRequest, PluginError, type ProvisionedVolume, type ProvisionRequest } from '../plugin.js';
 import { CinderClient, type CinderVolume, classifyCinderError } from './cinder-client.js';
 import { KeystoneClient } from './keystone.js';
 import { loadOpenStackConfig, type OpenStackAuthConfig } from './os-config.js';
@@ -34,15 +32,22 @@ export interface CinderPluginOptions extends CloudPluginOptions {
   cloudsYamlPath?: string;
 }
 
-export class CinderPlugin implements VolumePlugin {
-  readonly name = CINDER_PLUGIN_NAME;
-  readonly maxBackingNameLength = CINDER_MAX_NAME_LENGTH;
-  private readonly options: ResolvedCloudOptions;
+const CINDER: CloudPluginIdentity<CinderParameters, CinderVolume> = {
+  name: CINDER_PLUGIN_NAME,
+  component: 'cinder',
+  noun: 'Cinder volume',
+  maxBackingNameLength: CINDER_MAX_NAME_LENGTH,
+  classify: classifyCinderError,
+  parseParameters: parseCinderParameters,
+  disks: { describeCall: 'GET volume', stateOf: (v) => v.status, ready: ['available', 'in-use'], failed: 'error', goneIsRetryable: true },
+};
+
+export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolume> {
   private readonly cinder: CinderClient;
   private readonly config: () => Promise<OpenStackAuthConfig>;
 
   constructor(options: CinderPluginOptions = {}) {
-    this.options = resolveCloudOptions(options, 'cinder');
+    super(CINDER, options);
     let loaded: Promise<OpenStackAuthConfig> | undefined;
     this.config = () => {
       loaded ??= options.auth ? Promise.resolve(options.auth) : loadOpenStackConfig(options.env, options.cloudsYamlPath);
@@ -54,10 +59,6 @@ export class CinderPlugin implements VolumePlugin {
     this.cinder = new CinderClient(new KeystoneClient(this.config));
   }
 
-  validateParameters(parameters: Record<string, string>): ParameterProblem[] {
-    return parseCinderParameters(parameters).problems;
-  }
-
   handles(pv: PersistentVolume): boolean {
     return pv.spec.cinder !== undefined;
   }
@@ -66,34 +67,27 @@ export class CinderPlugin implements VolumePlugin {
     return new NilMetricsProvider(`cinder volume "${pv.spec.cinder?.volumeID ?? pv.metadata.name}"`);
   }
 
-  private call<T>(what: string, op: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const { retry: policy, logger, random } = this.options;
-    return withRetry(op, { what, policy, classify: classifyCinderError, signal, logger, random });
-  }
-
   async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
-    const { parsed, problems } = parseCinderParameters(req.parameters);
-    assertNoProblems(problems);
+    const parsed = this.parametersOf(req);
     const zone = await this.chooseZone(req, parsed);
     const found = await this.call('find or create Cinder volume', (s) => this.findOrCreate(req, parsed, zone, s), req.signal);
-    const ready = await this.waitUntilAvailable(found.id, req.signal);
+    const ready = await this.waitUntilReady(
+      found.id,
+      (s) => this.cinder.get(found.id, s),
+      (failed) => this.discardFailed(failed, req.signal),
+      req.signal,
+    );
     const { regionName } = await this.config();
-    const cinder: { volumeID: string; fsType?: string } = { volumeID: ready.id };
-    if (parsed.fsType !== undefined) cinder.fsType = parsed.fsType;
-    const result: ProvisionedVolume = { source: { cinder }, capacity: gibCapacity(ready.sizeGiB) };
-    if (ready.availabilityZone) {
-      const topology = diskTopology([ready.availabilityZone], regionName);
-      result.labels = topology.labels;
-      result.nodeAffinity = topology.nodeAffinity;
-    }
-    return result;
+    const cinder = withFsType({ volumeID: ready.id }, parsed.fsType);
+    const topology = ready.availabilityZone ? diskTopology([ready.availabilityZone], regionName) : undefined;
+    return provisionedDisk({ cinder }, ready.sizeGiB, topology);
   }
 
   /** The availability zone, or undefined to let Cinder use its default (nothing constrains it). */
   private async chooseZone(req: ProvisionRequest, parsed: CinderParameters): Promise<string | undefined> {
     const nodeZone = await selectedNodeZone(req, this.options);
     const constrained = parsed.availability !== undefined || nodeZone !== undefined || (req.allowedTopologies?.length ?? 0) > 0;
-    const withNodes = constrained ? [] : ((await this.options.topology?.zonesWithNodes?.(req.signal)) ?? []);
+    const withNodes = constrained ? [] : await this.zonesWithNodes(req.signal);
     if (!constrained && withNodes.length === 0) return undefined;
     const [zone] = await selectZonesForVolume({
       claimName: req.claim.name,
@@ -111,7 +105,7 @@ export class CinderPlugin implements VolumePlugin {
   private async findOrCreate(req: ProvisionRequest, parsed: CinderParameters, zone: string | undefined, signal: AbortSignal): Promise<CinderVolume> {
     const ours = (await this.ownedNamed(req.backingName, req.clusterName, signal)).filter((v) => !UNUSABLE_STATUSES.includes(v.status));
     if (ours.length > 0) {
-      this.options.logger.info({ volumeId: ours[0].id, backingName: req.backingName, pv: req.pvName }, 'reusing the Cinder volume created earlier for this PV');
+      this.logReused({ volumeId: ours[0].id, backingName: req.backingName, pv: req.pvName });
       return ours[0];
     }
     const metadata = volumeTags(req);
@@ -120,10 +114,7 @@ export class CinderPlugin implements VolumePlugin {
       { name: req.backingName, sizeGiB: roundUpToGiB(req.requestBytes), volumeType: parsed.volumeType, availabilityZone: zone, metadata },
       signal,
     );
-    this.options.logger.info(
-      { volumeId: created.id, zone: created.availabilityZone, sizeGiB: created.sizeGiB, backingName: req.backingName, pv: req.pvName },
-      'created Cinder volume',
-    );
+    this.logCreated(req, { volumeId: created.id, zone: created.availabilityZone, sizeGiB: created.sizeGiB });
     return created;
   }
 
@@ -133,19 +124,10 @@ export class CinderPlugin implements VolumePlugin {
     return listed.filter((v) => v.name === name && isOwnedByCluster(v.metadata, clusterName)).sort((a, b) => a.id.localeCompare(b.id));
   }
 
-  private waitUntilAvailable(id: string, signal?: AbortSignal): Promise<CinderVolume> {
-    return waitFor(
-      async () => {
-        const volume = await this.call('GET volume', (s) => this.cinder.get(id, s), signal);
-        if (volume === undefined) throw new PluginError('Backend', `Cinder volume ${id} disappeared before it became available`, true);
-        if (volume.status === 'error') {
-          await this.call('DELETE volume', (s) => this.cinder.delete(id, s), signal);
-          throw new PluginError('Backend', `Cinder volume ${id} went to status "error" after creation; it was deleted`, true);
-        }
-        return volume.status === 'available' || volume.status === 'in-use' ? volume : undefined;
-      },
-      { ...this.options.wait, what: `Cinder volume ${id} to become available`, signal },
-    );
+  /** A volume that failed to create is ours and useless: delete it, and say so. */
+  private async discardFailed(volume: CinderVolume, signal?: AbortSignal): Promise<never> {
+    await this.call('DELETE volume', (s) => this.cinder.delete(volume.id, s), signal);
+    throw new PluginError('Backend', `Cinder volume ${volume.id} went to status "error" after creation; it was deleted`, true);
   }
 
   async delete(req: DeleteRequest): Promise<void> {
@@ -157,20 +139,14 @@ export class CinderPlugin implements VolumePlugin {
         throw new PluginError('InUse', `Cinder volume ${id} is in use (attached); not deleted`, true);
       }
       const outcome = volume === undefined ? 'absent' : await this.call('DELETE volume', (s) => this.cinder.delete(id, s), req.signal);
-      this.options.logger.info({ volumeId: id, backingName: req.backingName, outcome }, outcome === 'deleted' ? 'deleted Cinder volume' : 'Cinder volume already gone');
+      this.logDeleted({ volumeId: id, backingName: req.backingName }, outcome);
     }
   }
 
   /** Volumes of the backing name carrying the tag of the cluster the name was made for. */
   private async ownedForDelete(name: string, signal: AbortSignal): Promise<CinderVolume[]> {
     const listed = await this.cinder.list({ name }, signal);
-    return listed.filter(
-      (v) =>
-        v.name === name &&
-        Object.entries(v.metadata).some(
-          ([key, value]) => key.startsWith(TAG_CLUSTER_PREFIX) && value === TAG_CLUSTER_OWNED && isBackingNameOfCluster(name, key.slice(TAG_CLUSTER_PREFIX.length)),
-        ),
-    );
+    return listed.filter((v) => v.name === name && isOwnedForBackingName(v.metadata, name));
   }
 
   async listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {

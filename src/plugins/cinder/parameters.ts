@@ -2,8 +2,7 @@
  * StorageClass parameters of `kubernetes.io/cinder`, as the in-tree plugin read them (keys are
  * case-insensitive): type (a Cinder volume type), availability (an availability zone), fsType.
  */
-import { checkValue, nonEmpty, readParameters } from '../cloud-common/parameters.js';
-import type { ParameterProblem } from '../plugin.js';
+import { type CheckedParameters, checkValue, nonEmpty, readParameters, valueOf } from '../cloud-common/parameters.js';
 
 export const CINDER_PLUGIN_NAME = 'kubernetes.io/cinder';
 
@@ -15,18 +14,15 @@ export interface CinderParameters {
   fsType?: string;
 }
 
-export function parseCinderParameters(parameters: Record<string, string>): {
-  parsed: CinderParameters;
-  problems: ParameterProblem[];
-} {
+export function parseCinderParameters(parameters: Record<string, string>): CheckedParameters<CinderParameters> {
   const read = readParameters(parameters, KNOWN, CINDER_PLUGIN_NAME);
   for (const key of KNOWN) checkValue(read, key, nonEmpty);
   const parsed: CinderParameters = {};
-  const type = read.values.get('type')?.value;
+  const type = valueOf(read, 'type');
   if (type !== undefined) parsed.volumeType = type;
-  const availability = read.values.get('availability')?.value;
+  const availability = valueOf(read, 'availability');
   if (availability !== undefined) parsed.availability = availability.trim();
-  const fsType = read.values.get('fstype')?.value;
+  const fsType = valueOf(read, 'fstype');
   if (fsType !== undefined) parsed.fsType = fsType;
   return { parsed, problems: read.problems };
 }

@@ -3,11 +3,28 @@
  * are refused with upstream's message, and each plugin checks its own values.
  */
 import type { ParameterProblem } from '../plugin.js';
+import { parseZoneList } from './zones.js';
 
 /** Parameters keyed by lower-cased name, plus the problems found while reading them. */
 export interface ParsedParameters {
   values: Map<string, { key: string; value: string }>;
   problems: ParameterProblem[];
+}
+
+/** A cloud's own reading of a class's parameters: the values it will use, and every problem. */
+export interface CheckedParameters<P> {
+  parsed: P;
+  problems: ParameterProblem[];
+}
+
+/** The value given for `lower`, whatever case the class spelt its key in. */
+export function valueOf(parsed: ParsedParameters, lower: string): string | undefined {
+  return parsed.values.get(lower)?.value;
+}
+
+/** The key as the class spelt it, for messages; `lower` when the class did not give it. */
+export function spellingOf(parsed: ParsedParameters, lower: string): string {
+  return parsed.values.get(lower)?.key ?? lower;
 }
 
 /**
@@ -54,4 +71,30 @@ export function oneOf(allowed: readonly string[]): (value: string) => string | u
 
 export function nonEmpty(value: string): string | undefined {
   return value.trim() === '' ? 'must not be empty' : undefined;
+}
+
+/** Value checks of the `zone` and `zones` parameters (a zone name; zone names separated by commas). */
+export function checkZoneValues(parsed: ParsedParameters): void {
+  checkValue(parsed, 'zone', nonEmpty);
+  checkValue(parsed, 'zones', (v) => (parseZoneList(v) ? undefined : 'must be zone names separated by commas'));
+}
+
+/** The zone parameters a class gave, as `zoneParameters` reads them. */
+export interface ZoneParameters {
+  zone?: string;
+  zones?: string[];
+}
+
+/** The `zone` and `zones` a class names (refusing both at once, as upstream does), trimmed. */
+export function zoneParameters(parsed: ParsedParameters): ZoneParameters {
+  const zone = valueOf(parsed, 'zone');
+  const list = valueOf(parsed, 'zones');
+  if (zone !== undefined && list !== undefined) {
+    parsed.problems.push({
+      parameter: spellingOf(parsed, 'zones'),
+      message: 'both zone and zones StorageClass parameters must not be used at the same time',
+    });
+  }
+  const zones = list === undefined ? undefined : parseZoneList(list);
+  return { ...(zone === undefined ? {} : { zone: zone.trim() }), ...(zones === undefined ? {} : { zones }) };
 }

@@ -11,6 +11,7 @@ import {
   TAG_CREATED_FOR_PVC_NAMESPACE,
   TAG_CREATED_FOR_PV_NAME,
 } from '../../kube/annotations.js';
+import { isBackingNameOfCluster } from '../naming.js';
 import type { BackingVolume, ProvisionRequest } from '../plugin.js';
 
 export type Tags = Record<string, string>;
@@ -34,6 +35,19 @@ export function volumeTags(req: ProvisionRequest): Tags {
 /** Whether a disk's tags mark it as made by this cluster. */
 export function isOwnedByCluster(tags: Tags, clusterName: string): boolean {
   return tags[clusterTagKey(clusterName)] === TAG_CLUSTER_OWNED;
+}
+
+/**
+ * Whether a disk's tags mark it as made by the cluster `backingName` was made for: the disks a
+ * delete without a PV (a claim deleted mid-provision) may remove, whichever cluster names them.
+ */
+export function isOwnedForBackingName(tags: Tags, backingName: string): boolean {
+  return Object.entries(tags).some(
+    ([key, value]) =>
+      key.startsWith(TAG_CLUSTER_PREFIX) &&
+      value === TAG_CLUSTER_OWNED &&
+      isBackingNameOfCluster(backingName, key.slice(TAG_CLUSTER_PREFIX.length)),
+  );
 }
 
 /** The tags of `wanted` that `actual` lacks or carries with another value. */

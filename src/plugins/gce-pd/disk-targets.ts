@@ -2,11 +2,10 @@
  * The GCE plugin's long-running parts: waiting for zone/region operations, deleting a disk
  * (with "attached" reported as InUse), and finding which disks a delete request means.
  */
-import { TAG_CLUSTER_OWNED, TAG_CLUSTER_PREFIX } from '../../kube/annotations.js';
 import type { WaitPolicy } from '../cloud-common/options.js';
+import { isOwnedForBackingName } from '../cloud-common/tags.js';
 import { zonesOfVolume } from '../cloud-common/topology.js';
 import { waitFor } from '../cloud-common/wait.js';
-import { isBackingNameOfCluster } from '../naming.js';
 import { type DeleteRequest, PluginError } from '../plugin.js';
 import type { ComputeClient, GceDisk, GceLocation, GceOperation } from './compute-client.js';
 import { tagsOfDescription } from './labels.js';
@@ -84,16 +83,6 @@ export class GceDiskTargets {
     }
     const found = await this.call('disks.aggregatedList', (s) => this.compute.aggregatedDisks(project, `name = "${name}"`, s), signal);
     const named = found.filter((disk) => disk.name === name);
-    return named.filter((disk) => isOwnedForName(disk, name));
+    return named.filter((disk) => isOwnedForBackingName(tagsOfDescription(disk.description), name));
   }
-}
-
-/** Whether the disk carries the cluster tag of the cluster whose backing name it has. */
-function isOwnedForName(disk: GceDisk, name: string): boolean {
-  return Object.entries(tagsOfDescription(disk.description)).some(
-    ([key, value]) =>
-      key.startsWith(TAG_CLUSTER_PREFIX) &&
-      value === TAG_CLUSTER_OWNED &&
-      isBackingNameOfCluster(name, key.slice(TAG_CLUSTER_PREFIX.length)),
-  );
 }

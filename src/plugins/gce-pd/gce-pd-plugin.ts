@@ -10,15 +10,13 @@ import { TAG_CLUSTER_OWNED } from '../../kube/annotations.js';
 import type { PersistentVolume } from '../../kube/types.js';
 import { NilMetricsProvider } from '../../metrics/nil.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
+import { type CloudPluginIdentity, CloudVolumePlugin, provisionedDisk, withFsType } from '../cloud-common/cloud-volume-plugin.js';
 import { CloudHttpError } from '../cloud-common/http.js';
-import { assertNoProblems, type CloudPluginOptions, type ResolvedCloudOptions, resolveCloudOptions, selectedNodeZone } from '../cloud-common/options.js';
-import { withRetry } from '../cloud-common/retry.js';
-import { gibCapacity, roundUpToGiB } from '../cloud-common/size.js';
+import type { CloudPluginOptions } from '../cloud-common/options.js';
+import { roundUpToGiB } from '../cloud-common/size.js';
 import { backingVolumeOf, clusterTagKey, isOwnedByCluster, volumeTags } from '../cloud-common/tags.js';
 import { diskTopology } from '../cloud-common/topology.js';
-import { waitFor } from '../cloud-common/wait.js';
-import { selectZonesForVolume } from '../cloud-common/zones.js';
-import { type BackingVolume, type DeleteRequest, type ParameterProblem, PluginError, type ProvisionedVolume, type ProvisionRequest, type VolumePlugin } from '../plugin.js';
+import { type BackingVolume, type DeleteRequest, PluginError, type ProvisionedVolume, type ProvisionRequest } from '../plugin.js';
 import { classifyGceError, ComputeClient, DEFAULT_COMPUTE_ENDPOINT, type GceAuth, type GceDisk, type GceLocation, type GceOperation } from './compute-client.js';
 import { GceDiskTargets } from './disk-targets.js';
 import { defaultGceAuth, GceLocationResolver, type GceLocationOptions } from './gce-config.js';
@@ -36,24 +34,27 @@ export interface GcePdPluginOptions extends CloudPluginOptions, GceLocationOptio
   endpoint?: string;
 }
 
-export class GcePdPlugin implements VolumePlugin {
-  readonly name = GCE_PD_PLUGIN_NAME;
-  readonly maxBackingNameLength = GCE_PD_MAX_NAME_LENGTH;
+const GCE_PD: CloudPluginIdentity<GceParameters, GceDisk> = {
+  name: GCE_PD_PLUGIN_NAME,
+  component: 'gce-pd',
+  noun: 'GCE disk',
+  maxBackingNameLength: GCE_PD_MAX_NAME_LENGTH,
+  classify: classifyGceError,
+  parseParameters: parseGceParameters,
+  disks: { describeCall: 'disks.get', stateOf: (disk) => disk.status, ready: ['READY'], failed: 'FAILED', goneIsRetryable: true },
+};
+
+export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
   private readonly compute: ComputeClient;
   private readonly where: GceLocationResolver;
-  private readonly options: ResolvedCloudOptions;
   private readonly targets: GceDiskTargets;
 
   constructor(options: GcePdPluginOptions = {}) {
-    this.options = resolveCloudOptions(options, 'gce-pd');
+    super(GCE_PD, options);
     const auth = options.authClient ?? defaultGceAuth();
     this.compute = new ComputeClient(options.endpoint ?? DEFAULT_COMPUTE_ENDPOINT, auth);
     this.where = new GceLocationResolver(options, auth);
     this.targets = new GceDiskTargets(this.compute, (what, op, signal) => this.call(what, op, signal));
-  }
-
-  validateParameters(parameters: Record<string, string>): ParameterProblem[] {
-    return parseGceParameters(parameters).problems;
   }
 
   handles(pv: PersistentVolume): boolean {
@@ -64,14 +65,8 @@ export class GcePdPlugin implements VolumePlugin {
     return new NilMetricsProvider(`gce-pd disk "${pv.spec.gcePersistentDisk?.pdName ?? pv.metadata.name}"`);
   }
 
-  private call<T>(what: string, op: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const { retry: policy, logger, random } = this.options;
-    return withRetry(op, { what, policy, classify: classifyGceError, signal, logger, random });
-  }
-
   async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
-    const { parsed, problems } = parseGceParameters(req.parameters);
-    assertNoProblems(problems);
+    const parsed = this.parametersOf(req);
     if (!DISK_NAME.test(req.backingName)) {
       throw new PluginError('Backend', `"${req.backingName}" is not a valid GCE disk name`, false);
     }
@@ -83,28 +78,21 @@ export class GcePdPlugin implements VolumePlugin {
       req.signal,
     );
     if ('operation' in found) await this.targets.waitForOperation(project, found.operation, req.signal, this.options.wait);
-    const ready = await this.waitUntilReady(project, location, req.backingName, req.signal);
-    const topology = diskTopology(ready.zones, regionOfZone(ready.zones[0] ?? ''));
-    const gcePersistentDisk: { pdName: string; fsType?: string } = { pdName: ready.name };
-    if (parsed.fsType !== undefined) gcePersistentDisk.fsType = parsed.fsType;
-    return {
-      source: { gcePersistentDisk },
-      capacity: gibCapacity(ready.sizeGb),
-      labels: topology.labels,
-      nodeAffinity: topology.nodeAffinity,
-    };
+    const ready = await this.waitUntilReady(
+      req.backingName,
+      (s) => this.compute.getDisk(project, location, req.backingName, s),
+      (failed) => this.targets.discardFailed(project, failed, req.signal, this.options.wait),
+      req.signal,
+    );
+    const gcePersistentDisk = withFsType({ pdName: ready.name }, parsed.fsType);
+    return provisionedDisk({ gcePersistentDisk }, ready.sizeGb, diskTopology(ready.zones, regionOfZone(ready.zones[0] ?? '')));
   }
 
   /** The zone of a zonal disk, or the region (and its two zones) of a regional one. */
   private async chooseLocation(req: ProvisionRequest, parsed: GceParameters): Promise<GceLocation & { zones: string[] }> {
-    const zones = await selectZonesForVolume({
-      claimName: req.claim.name,
-      zoneParameter: parsed.zone,
-      zonesParameter: parsed.zones,
-      nodeZone: await selectedNodeZone(req, this.options),
-      allowedTopologies: req.allowedTopologies,
-      fallbackZones: () => this.fallbackZones(req.signal),
-      replicas: parsed.replicas,
+    const zones = await this.zonesForDisk(req, parsed, parsed.replicas, async () => {
+      const zone = await this.where.defaultZone();
+      return zone ? [zone] : [];
     });
     if (parsed.replicas === 1) return { scope: 'zones', name: zones[0], zones };
     const regions = new Set(zones.map(regionOfZone));
@@ -112,13 +100,6 @@ export class GcePdPlugin implements VolumePlugin {
       throw new PluginError('InvalidParameter', `zones: a regional-pd needs zones of one region, got ${zones.join(', ')}`, false);
     }
     return { scope: 'regions', name: [...regions][0], zones };
-  }
-
-  private async fallbackZones(signal?: AbortSignal): Promise<string[]> {
-    const withNodes = (await this.options.topology?.zonesWithNodes?.(signal)) ?? [];
-    if (withNodes.length > 0) return withNodes;
-    const zone = await this.where.defaultZone();
-    return zone ? [zone] : [];
   }
 
   /** One attempt: reuse this cluster's disk of that name, else start inserting it. */
@@ -164,20 +145,8 @@ export class GcePdPlugin implements VolumePlugin {
         false,
       );
     }
-    this.options.logger.info({ disk: disk.name, location: disk.location.name, pv: req.pvName }, 'reusing the GCE disk created earlier for this PV');
+    this.logReused({ disk: disk.name, location: disk.location.name, pv: req.pvName });
     return disk;
-  }
-
-  private waitUntilReady(project: string, location: GceLocation, name: string, signal?: AbortSignal): Promise<GceDisk> {
-    return waitFor(
-      async () => {
-        const disk = await this.call('disks.get', (s) => this.compute.getDisk(project, location, name, s), signal);
-        if (disk === undefined) throw new PluginError('Backend', `GCE disk ${name} disappeared before it became READY`, true);
-        if (disk.status === 'FAILED') await this.targets.discardFailed(project, disk, signal, this.options.wait);
-        return disk.status === 'READY' ? disk : undefined;
-      },
-      { ...this.options.wait, what: `GCE disk ${name} to become READY`, signal },
-    );
   }
 
   async delete(req: DeleteRequest): Promise<void> {
@@ -185,10 +154,7 @@ export class GcePdPlugin implements VolumePlugin {
     const disks = await this.targets.forDelete(project, req, req.signal);
     for (const disk of disks) {
       const outcome = await this.targets.deleteDisk(project, disk, req.signal, this.options.wait);
-      this.options.logger.info(
-        { disk: disk.name, location: disk.location.name, outcome },
-        outcome === 'deleted' ? 'deleted GCE disk' : 'GCE disk already gone',
-      );
+      this.logDeleted({ disk: disk.name, location: disk.location.name }, outcome);
     }
   }
 

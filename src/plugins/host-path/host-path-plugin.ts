@@ -30,7 +30,7 @@ import {
   type StrayFile,
   type VolumePlugin,
 } from '../plugin.js';
-import { emptyDirNoFollow } from '../safe-path.js';
+import { emptyDirNoFollow } from '../fs-common/safe-path.js';
 import {
   assertBackingName,
   assertDirectoryRequest,
@@ -46,7 +46,7 @@ import {
   MAX_DIRECTORY_BACKING_NAME,
   removeStrayRecordFiles,
   withPluginErrors,
-} from './directory-volume.js';
+} from '../fs-common/directory-volume.js';
 
 export const HOST_PATH_PROVISIONER = 'kubernetes.io/host-path';
 export const HOST_PATH_PARAMETER_ROOT = 'root';

@@ -34,8 +34,8 @@ import {
   removeStrayRecordFiles,
   withPluginErrors,
   type OnDelete,
-} from '../host-path/directory-volume.js';
-import { readRecord } from '../metadata-record.js';
+} from '../fs-common/directory-volume.js';
+import { readRecord } from '../fs-common/metadata-record.js';
 import {
   PluginError,
   type BackingVolume,
@@ -46,7 +46,7 @@ import {
   type StrayFile,
   type VolumePlugin,
 } from '../plugin.js';
-import { emptyDirNoFollow, type ContainedPath } from '../safe-path.js';
+import { emptyDirNoFollow, type ContainedPath } from '../fs-common/safe-path.js';
 import { patternProblems, renderPattern } from './path-pattern.js';
 
 export const NFS_SUBDIR_PROVISIONER = 'pv-controller.io/nfs-subdir';

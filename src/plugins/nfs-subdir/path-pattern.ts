@@ -16,7 +16,7 @@
  */
 import type { ClaimInfo } from '../plugin.js';
 import { PluginError } from '../plugin.js';
-import { RECORD_DIR } from '../metadata-record.js';
+import { RECORD_DIR } from '../fs-common/metadata-record.js';
 
 const TOKEN = /\$\{([^}]*)\}/g;
 const MAX_COMPONENT = 255;

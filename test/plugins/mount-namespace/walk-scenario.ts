@@ -6,7 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { emptyOpenDir, OpenDir, removeEntry } from '../../../src/plugins/no-follow.js';
+import { emptyOpenDir, OpenDir, removeEntry } from '../../../src/plugins/fs-common/no-follow.js';
 import { bindMount, mountTmpfs, unmount } from '../../helpers/mount-sandbox.js';
 import { attempt, exists, layout, type ScenarioResult } from './common.js';
 

@@ -21,8 +21,8 @@ import {
   TAG_CREATED_FOR_PV_NAME,
   TAG_CREATED_FOR_PVC_NAME,
   TAG_CREATED_FOR_PVC_NAMESPACE,
-} from '../kube/annotations.js';
-import { PluginError } from './plugin.js';
+} from '../../kube/annotations.js';
+import { PluginError } from '../plugin.js';
 import { isErrno, isSafeComponent } from './safe-path.js';
 
 /** Directory, directly under a root, that holds the records. Never a volume. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeMountInfoField, describeMount, mountsCrossed, parseMountInfo, type MountPoint } from '../../src/plugins/mount-points.js';
+import { decodeMountInfoField, describeMount, mountsCrossed, parseMountInfo, type MountPoint } from '../../../src/plugins/fs-common/mount-points.js';
 
 const SAMPLE = [
   '27 1 254:0 / / rw,relatime - ext4 /dev/vda rw',

@@ -43,7 +43,7 @@ import { promises as fs, type Stats } from 'node:fs';
 import { posix } from 'node:path';
 import { describeMount, mountsCrossed, NEVER_ACROSS_A_MOUNT, readMountPoints } from './mount-points.js';
 import { emptyOpenDir, ignoreErrno, isErrno, lstatOrUndefined, OpenDir, removeEntry } from './no-follow.js';
-import { PluginError } from './plugin.js';
+import { PluginError } from '../plugin.js';
 
 export { isErrno } from './no-follow.js';
 

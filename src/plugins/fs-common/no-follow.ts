@@ -9,7 +9,7 @@ import { constants as C, promises as fs, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { describeMount, mountIdOf, mountPointAt, mountWithId, NEVER_ACROSS_A_MOUNT } from './mount-points.js';
-import { PluginError } from './plugin.js';
+import { PluginError } from '../plugin.js';
 
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
 const PROC_FD = '/proc/self/fd';

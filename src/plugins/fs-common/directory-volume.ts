@@ -17,11 +17,11 @@ import {
   resolveInsideRoot,
   unsafe,
   type ContainedPath,
-} from '../safe-path.js';
+} from './safe-path.js';
 import { isBackingNameOfCluster, pvNameOfBackingName } from '../naming.js';
 import { PluginError, type BackingVolume, type ParameterProblem, type ProvisionRequest, type StrayFile } from '../plugin.js';
-import { listRecords, readRecord, RECORD_DIR, RecordExists, removeRecord, writeRecord, type VolumeRecord } from '../metadata-record.js';
-import { listTemporaryRecords, removeTemporaryRecords, STRAY_TEMPORARY_AGE_MS } from '../record-temporaries.js';
+import { listRecords, readRecord, RECORD_DIR, RecordExists, removeRecord, writeRecord, type VolumeRecord } from './metadata-record.js';
+import { listTemporaryRecords, removeTemporaryRecords, STRAY_TEMPORARY_AGE_MS } from './record-temporaries.js';
 
 /** NAME_MAX (255) less room for "archived-" + a timestamp suffix and the record's ".json.<rand>". */
 export const MAX_DIRECTORY_BACKING_NAME = 230;

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { emptyOpenDir, OpenDir } from '../../src/plugins/no-follow.js';
+import { emptyOpenDir, OpenDir } from '../../../src/plugins/fs-common/no-follow.js';
 
 describe('fd-relative directory operations', () => {
   let base: string;

@@ -3,14 +3,14 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PluginError } from '../../src/plugins/plugin.js';
+import { PluginError } from '../../../src/plugins/plugin.js';
 import {
   emptyDirNoFollow,
   mkdirNoFollow,
   removeTreeNoFollow,
   renameInParentNoFollow,
   resolveInsideRoot,
-} from '../../src/plugins/safe-path.js';
+} from '../../../src/plugins/fs-common/safe-path.js';
 
 /** A root with a volume, and decoys outside it that must survive every test. */
 interface Sandbox {

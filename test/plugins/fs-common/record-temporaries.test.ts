@@ -3,8 +3,8 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
-import { isTemporaryRecordName, RECORD_DIR } from '../../src/plugins/metadata-record.js';
-import { listTemporaryRecords, removeTemporaryRecords } from '../../src/plugins/record-temporaries.js';
+import { isTemporaryRecordName, RECORD_DIR } from '../../../src/plugins/fs-common/metadata-record.js';
+import { listTemporaryRecords, removeTemporaryRecords } from '../../../src/plugins/fs-common/record-temporaries.js';
 
 let base: string;
 let root: string;
