@@ -46,6 +46,11 @@ describe('binding through the embedded API server', () => {
     for (const [name, size] of [['pv-small', '1Gi'], ['pv-fit', '5Gi'], ['pv-big', '50Gi']] as const) {
       await core.createPersistentVolume({ body: staticVolume(name, size) });
     }
+    // The controller has seen every volume once it made them Available: on a real API server its
+    // volume and claim watches may otherwise deliver the claim first, and it would bind what it knew.
+    for (const name of ['pv-small', 'pv-fit', 'pv-big']) {
+      await waitFor(async () => (await core.readPersistentVolume({ name })).status?.phase === 'Available', `${name} Available`);
+    }
     await core.createNamespacedPersistentVolumeClaim({ namespace: 'default', body: claim('c1', '3Gi') });
     const bound = await waitFor(async () => {
       const c = await core.readNamespacedPersistentVolumeClaim({ name: 'c1', namespace: 'default' });
