@@ -66,7 +66,9 @@ export function trafficText(counts: readonly AuditWindowCounts[], per: number): 
     `${medianPer(counts.map((c) => c.conflicts), per, 3)} 409s`,
   ].join(', ');
   const components = [...new Set(counts.flatMap((c) => Object.keys(c.byComponent)))].sort();
-  if (components.length < 2) return text;
-  const parts = components.map((name) => `${name} ${medianPer(counts.map((c) => c.byComponent[name] ?? 0), per)}`);
-  return `${text} (requests: ${parts.join(' + ')})`;
+  // Components with next to nothing in the window (an informer's re-list) would only add "0.00".
+  const parts = components
+    .map((name) => `${name} ${medianPer(counts.map((c) => c.byComponent[name] ?? 0), per)}`)
+    .filter((part) => !part.endsWith(' 0.00'));
+  return parts.length < 2 ? text : `${text} (requests: ${parts.join(' + ')})`;
 }
