@@ -28,6 +28,13 @@ export interface PairSpec {
   sizeGi: number;
 }
 
+let runCounter = 0;
+
+/** A run id unique within this process, short enough for object names. */
+export function newRunId(): string {
+  return `${Date.now().toString(36)}${(runCounter++).toString(36)}`;
+}
+
 /** Class names used by a run, e.g. "bench-<run>-gold". */
 export function classNames(runId: string): string[] {
   return CLASS_NAMES.map((c) => `bench-${runId}-${c}`);

@@ -9,14 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { parseBenchArgs } from './options.js';
+import { installSignalCleanup } from './proc/cleanup.js';
 import { note } from './progress.js';
 import { missedTargets, renderTable, writeRecord } from './report.js';
 import { failedRow, type BenchOptions, type ResultRow } from './scenario.js';
-import { SCENARIOS, selectScenarios } from './scenarios/index.js';
+import { REAL_CLUSTER_SCENARIOS, SCENARIOS, scenarioSet, selectScenarios } from './scenarios/index.js';
 
 async function runAll(opts: BenchOptions): Promise<ResultRow[]> {
   const rows: ResultRow[] = [];
-  for (const scenario of selectScenarios(opts.scenarios)) {
+  for (const scenario of selectScenarios(opts.scenarios, scenarioSet(opts.realCluster))) {
     const startedAt = new Date();
     note(`== ${scenario.name}: ${scenario.description}`);
     let result;
@@ -35,24 +36,26 @@ async function runAll(opts: BenchOptions): Promise<ResultRow[]> {
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseBenchArgs(argv, SCENARIOS.map((s) => s.name));
+    parsed = parseBenchArgs(argv, [...SCENARIOS, ...REAL_CLUSTER_SCENARIOS].map((s) => s.name));
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     throw err;
   }
+  const set = scenarioSet(parsed.options.realCluster);
   if (parsed.list) {
-    const width = Math.max(...SCENARIOS.map((s) => s.name.length));
-    for (const s of SCENARIOS) process.stdout.write(`${s.name.padEnd(width)}  ${s.description}\n`);
+    const width = Math.max(...set.map((s) => s.name.length));
+    for (const s of set) process.stdout.write(`${s.name.padEnd(width)}  ${s.description}\n`);
     return 0;
   }
   try {
-    selectScenarios(parsed.options.scenarios); // fail fast on unknown names
+    selectScenarios(parsed.options.scenarios, set); // fail fast on unknown names
   } catch (err) {
     process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
   }
   mkdirSync(parsed.options.resultsDir, { recursive: true });
   const opts: BenchOptions = { ...parsed.options, workDir: mkdtempSync(join(tmpdir(), 'pv-bench-')) };
+  installSignalCleanup(() => rmSync(opts.workDir, { recursive: true, force: true }));
   try {
     const rows = await runAll(opts);
     process.stdout.write(`\n${renderTable(rows)}\n`);

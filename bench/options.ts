@@ -39,6 +39,7 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     .option('--n <sizes>', 'sizes for bind, comma-separated (default 1000,10000; quick 100); provision uses the smallest', parseSizes)
     .option('--storage <kind>', 'API server storage: memory, sqlite or both', parseStorage, ['memory', 'sqlite'])
     .option('--kubeconfig <file>', 'run the client-side scenarios against this cluster')
+    .option('--real-cluster', 'side by side with kube-controller-manager on a kube-apiserver + etcd the bench starts (npm run cluster:build first)', false)
     .option('--repetitions <n>', 'repetitions per measurement (default 5, bind/provision 3; quick 3, bind/provision 1)', parsePositive)
     .option('--writes <n>', 'measured writes per loop in the apiserver scenario (default 10000; quick 500)', parsePositive)
     .option('--concurrency <n>', 'in-flight requests per client loop and controller workers', parsePositive, 16)
@@ -48,12 +49,16 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     .exitOverride()
     .configureOutput({ writeOut: (s) => process.stderr.write(s) });
   program.parse(argv);
+  if (program.opts<{ realCluster: boolean; kubeconfig?: string }>().realCluster && program.opts().kubeconfig) {
+    program.error('error: --real-cluster starts its own control plane; --kubeconfig names an existing cluster: give one of them');
+  }
   const o = program.opts<{
     quick: boolean;
     scenario?: string;
     n?: number[];
     storage: StorageKind[];
     kubeconfig?: string;
+    realCluster: boolean;
     repetitions?: number;
     writes?: number;
     concurrency: number;
@@ -67,6 +72,7 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     sizes: o.n,
     storages: o.storage,
     kubeconfig: o.kubeconfig ? resolve(o.kubeconfig) : undefined,
+    realCluster: o.realCluster,
     cpuProf: o.cpuProf,
     repetitions: o.repetitions ?? (o.quick ? 3 : 5),
     repetitionsGiven: o.repetitions !== undefined,

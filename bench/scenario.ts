@@ -16,6 +16,8 @@ export interface BenchOptions {
   storages: StorageKind[];
   /** Run client-side scenarios against this cluster instead of a child API server. */
   kubeconfig: string | undefined;
+  /** Run the side-by-side scenarios on a kube-apiserver + etcd the bench starts (instead of the others). */
+  realCluster: boolean;
   /** Pass `--cpu-prof` to every child process (profiles land in resultsDir). */
   cpuProf: boolean;
   /** How many times each measurement is repeated; the table reports medians. */

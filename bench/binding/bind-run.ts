@@ -11,11 +11,12 @@ import { connect, currentResourceVersion, type BenchClient } from '../client/kub
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, claimFor, pairSpec } from '../fixtures.js';
 import { startProgress } from '../progress.js';
-import { cpuSnapshot, cpuSpent, logTail } from '../proc/child.js';
-import { startController, type RunningControllerProcess } from '../proc/controller.js';
+import { cpuSnapshot, cpuSpent } from '../proc/child.js';
+import { controllerAlive, startController, type OptionalFlag, type RunningControllerProcess } from '../proc/controller.js';
 import { requestsBetween, type BenchServer } from '../proc/servers.js';
 import type { BenchOptions } from '../scenario.js';
 import { trackBound, type BoundTracker } from './bound-watch.js';
+import { settled, type WallWindow } from './window.js';
 import { createAvailableVolumes, deleteRunObjects, ensureNamespaceAndClasses } from './setup.js';
 
 export interface BindSample {
@@ -34,14 +35,19 @@ export interface BindSample {
   /** Distinct volumes the claims were bound to (should equal N). */
   distinctVolumes: number;
   controllerPeakRssBytes: number | null;
+  /** The timed window on the wall clock (ms since the epoch) and SETTLE_MS more, to find its requests in an audit log. */
+  windowWallMs: WallWindow;
+  /** Times the server ended the Bound watch and it was resumed; a re-list stamps claims late. */
+  watchResumes: { reopened: number; relisted: number };
 }
 
-function controllerAlive(controller: RunningControllerProcess): () => void {
-  return () => {
-    const status = controller.child.exitStatus();
-    if (status !== undefined) throw new Error(`controller exited (${status}):\n${logTail(controller.child.logPath)}`);
-  };
-}
+/** Starts the controller under test against a server's kubeconfig. */
+export type LaunchController = (kubeconfig: string) => Promise<RunningControllerProcess>;
+
+export const launchOurController =
+  (opts: BenchOptions, flags: OptionalFlag[] = []): LaunchController =>
+  async (kubeconfig) =>
+    startController(opts, { kubeconfig, flags });
 
 /** Creates pair `index`'s claim with the same client as the floor's creates. */
 async function createClaim(client: BenchClient, runId: string, index: number): Promise<void> {
@@ -80,7 +86,13 @@ async function createClaimsUntilBound(
   return { startedAt, createdAt };
 }
 
-export async function runBind(opts: BenchOptions, server: BenchServer, runId: string, n: number): Promise<BindSample> {
+export async function runBind(
+  opts: BenchOptions,
+  server: BenchServer,
+  runId: string,
+  n: number,
+  launch: LaunchController = launchOurController(opts),
+): Promise<BindSample> {
   const client = await connect(server.kubeconfig);
   let controller: RunningControllerProcess | undefined;
   let tracker: BoundTracker | undefined;
@@ -88,14 +100,16 @@ export async function runBind(opts: BenchOptions, server: BenchServer, runId: st
     await ensureNamespaceAndClasses(client, runId);
     await createAvailableVolumes(client, runId, n + 1, opts.concurrency, `bind ${n}`);
     tracker = await trackBound(client, await currentResourceVersion(client));
-    controller = startController(opts, { kubeconfig: server.kubeconfig });
+    controller = await launch(server.kubeconfig);
     const alive = controllerAlive(controller);
     await bindCanary(client, runId, n, tracker, alive);
     const rvBefore = await currentResourceVersion(client);
     const statsBefore = await server.stats();
-    const cpuBefore = cpuSnapshot(controller.child.pid, server.child?.pid);
+    const cpuBefore = cpuSnapshot(controller.pid, server.pids);
+    const wallFrom = Date.now();
     const { startedAt, createdAt } = await createClaimsUntilBound(opts, client, runId, n, tracker, alive);
-    const cpu = cpuSpent(cpuBefore, cpuSnapshot(controller.child.pid, server.child?.pid));
+    const cpu = cpuSpent(cpuBefore, cpuSnapshot(controller.pid, server.pids));
+    const wallTo = await settled();
     const statsAfter = await server.stats();
     const rvAfter = await currentResourceVersion(client);
     const latenciesMs: number[] = [];
@@ -116,6 +130,8 @@ export async function runBind(opts: BenchOptions, server: BenchServer, runId: st
       serverCpuMs: cpu.server,
       distinctVolumes: volumes.size - 1, // minus the canary's
       controllerPeakRssBytes: controller.peakRss(),
+      windowWallMs: { from: wallFrom, to: wallTo },
+      watchResumes: tracker.resumes(),
     };
   } finally {
     tracker?.stop();

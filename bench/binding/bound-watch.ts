@@ -1,14 +1,16 @@
 /**
  * Watches the bench namespace's claims and records, for each, when it was first seen Bound and
  * to which volume — the bind scenario's clock. Only lines mentioning "Bound" are parsed, so the
- * bench's own CPU stays small beside the processes being measured.
+ * bench's own CPU stays small beside the processes being measured. The watch resumes when the
+ * server ends it (resumable-watch.ts).
  */
 import type { PersistentVolumeClaim, WatchEvent } from '../../src/kube/types.js';
-import type { BenchClient } from '../client/kube-client.js';
-
-/** No progress for this long (twice the controller's 15 s resync) means the run is stuck. */
-export const STALL_MS = 30_000;
+import { expectOk, type BenchClient } from '../client/kube-client.js';
+import { resumableWatch } from '../client/resumable-watch.js';
 import { BENCH_NAMESPACE } from '../fixtures.js';
+
+/** No progress for this long (twice the controllers' 15 s resync) means the run is stuck. */
+export const STALL_MS = 30_000;
 
 export interface BoundTracker {
   /** Claim name → performance.now() when first seen Bound. */
@@ -17,26 +19,39 @@ export interface BoundTracker {
   volumeOf: Map<string, string>;
   /** Resolves once `count` claims whose names start with `prefix` are Bound. */
   waitForBound(prefix: string, count: number, check: () => void, stallMs?: number): Promise<void>;
+  /** How often the server ended the watch and it was resumed (see resumable-watch.ts). */
+  resumes(): { reopened: number; relisted: number };
   stop(): void;
+}
+
+interface ClaimList {
+  metadata: { resourceVersion?: string };
+  items: PersistentVolumeClaim[];
 }
 
 export async function trackBound(client: BenchClient, fromResourceVersion: number): Promise<BoundTracker> {
   const boundAt = new Map<string, number>();
   const volumeOf = new Map<string, string>();
-  let streamError: string | undefined;
-  const path = `/api/v1/namespaces/${BENCH_NAMESPACE}/persistentvolumeclaims?watch=true&resourceVersion=${fromResourceVersion}`;
-  const stop = await client.stream(path, (line) => {
-    if (!line.includes('"Bound"') && !line.includes('"ERROR"')) return;
-    const event = JSON.parse(line) as WatchEvent<PersistentVolumeClaim>;
-    if (event.type === 'ERROR') {
-      streamError = line.slice(0, 300);
-      return;
-    }
-    const name = event.object.metadata.name ?? '';
-    if (event.object.status?.phase === 'Bound' && !boundAt.has(name)) {
+  const markBound = (claim: PersistentVolumeClaim): void => {
+    const name = claim.metadata.name ?? '';
+    if (claim.status?.phase === 'Bound' && !boundAt.has(name)) {
       boundAt.set(name, performance.now());
-      volumeOf.set(name, event.object.spec.volumeName ?? '');
+      volumeOf.set(name, claim.spec.volumeName ?? '');
     }
+  };
+  const path = `/api/v1/namespaces/${BENCH_NAMESPACE}/persistentvolumeclaims`;
+  const watch = await resumableWatch(client, {
+    path,
+    fromResourceVersion,
+    onLine(line) {
+      if (line.includes('"Bound"')) markBound((JSON.parse(line) as WatchEvent<PersistentVolumeClaim>).object);
+    },
+    async relist() {
+      // Claims bound while no watch ran are stamped now: later than they were, never earlier.
+      const list = JSON.parse(expectOk(await client.raw('GET', path), 'list claims').body) as ClaimList;
+      for (const claim of list.items) markBound(claim);
+      return Number(list.metadata.resourceVersion);
+    },
   });
   const countBound = (prefix: string): number => {
     let n = 0;
@@ -50,7 +65,8 @@ export async function trackBound(client: BenchClient, fromResourceVersion: numbe
       let last = -1;
       let lastChange = Date.now();
       for (;;) {
-        if (streamError) throw new Error(`claim watch failed: ${streamError}`);
+        const failure = watch.failure();
+        if (failure) throw new Error(`claim watch failed: ${failure}`);
         check();
         const bound = countBound(prefix);
         if (bound >= count) return;
@@ -58,11 +74,13 @@ export async function trackBound(client: BenchClient, fromResourceVersion: numbe
           last = bound;
           lastChange = Date.now();
         } else if (Date.now() - lastChange > stallMs) {
-          throw new Error(`only ${bound} of ${count} claims Bound; no progress for ${stallMs / 1000} s`);
+          const { reopened, relisted } = watch.resumes();
+          throw new Error(`only ${bound} of ${count} claims Bound; no progress for ${stallMs / 1000} s (watch reopened ${reopened}×, relisted ${relisted}×)`);
         }
         await new Promise((r) => setTimeout(r, 20));
       }
     },
-    stop,
+    resumes: () => watch.resumes(),
+    stop: () => watch.stop(),
   };
 }

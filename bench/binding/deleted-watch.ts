@@ -1,9 +1,11 @@
 /**
  * Watches PersistentVolumes and records when each was deleted (its DELETED event) — the clock of
- * the reclaim half of the provision scenario. Only DELETED lines are parsed.
+ * the reclaim half of the provision scenario. Only DELETED lines are parsed. The watch resumes
+ * when the server ends it (resumable-watch.ts).
  */
 import type { PersistentVolume, WatchEvent } from '../../src/kube/types.js';
-import type { BenchClient } from '../client/kube-client.js';
+import { expectOk, type BenchClient } from '../client/kube-client.js';
+import { resumableWatch } from '../client/resumable-watch.js';
 import { STALL_MS } from './bound-watch.js';
 
 export interface DeletedTracker {
@@ -14,14 +16,24 @@ export interface DeletedTracker {
   stop(): void;
 }
 
+const PATH = '/api/v1/persistentvolumes';
+
 export async function trackDeletedVolumes(client: BenchClient, fromResourceVersion: number): Promise<DeletedTracker> {
   const deletedAt = new Map<string, number>();
-  let streamError: string | undefined;
-  const stop = await client.stream(`/api/v1/persistentvolumes?watch=true&resourceVersion=${fromResourceVersion}`, (line) => {
-    if (!line.startsWith('{"type":"DELETED"') && !line.includes('"ERROR"')) return;
-    const event = JSON.parse(line) as WatchEvent<PersistentVolume>;
-    if (event.type === 'ERROR') streamError = line.slice(0, 300);
-    else if (event.type === 'DELETED') deletedAt.set(event.object.metadata.name ?? '', performance.now());
+  /** Names a re-list found, and when: an awaited volume missing from it was deleted by then. */
+  let listed: { names: Set<string>; at: number } | undefined;
+  const watch = await resumableWatch(client, {
+    path: PATH,
+    fromResourceVersion,
+    onLine(line) {
+      if (!line.startsWith('{"type":"DELETED"')) return;
+      deletedAt.set((JSON.parse(line) as WatchEvent<PersistentVolume>).object.metadata.name ?? '', performance.now());
+    },
+    async relist() {
+      const list = JSON.parse(expectOk(await client.raw('GET', PATH), 'list PVs').body) as { metadata: { resourceVersion?: string }; items: PersistentVolume[] };
+      listed = { names: new Set(list.items.map((pv) => pv.metadata.name ?? '')), at: performance.now() };
+      return Number(list.metadata.resourceVersion);
+    },
   });
   return {
     deletedAt,
@@ -29,20 +41,25 @@ export async function trackDeletedVolumes(client: BenchClient, fromResourceVersi
       let last = -1;
       let lastChange = Date.now();
       for (;;) {
-        if (streamError) throw new Error(`volume watch failed: ${streamError}`);
+        const failure = watch.failure();
+        if (failure) throw new Error(`volume watch failed: ${failure}`);
         check();
         let done = 0;
-        for (const name of names) if (deletedAt.has(name)) done++;
+        for (const name of names) {
+          if (!deletedAt.has(name) && listed && !listed.names.has(name)) deletedAt.set(name, listed.at);
+          if (deletedAt.has(name)) done++;
+        }
         if (done >= names.size) return;
         if (done !== last) {
           last = done;
           lastChange = Date.now();
         } else if (Date.now() - lastChange > stallMs) {
-          throw new Error(`only ${done} of ${names.size} volumes deleted; no progress for ${stallMs / 1000} s`);
+          const { reopened, relisted } = watch.resumes();
+          throw new Error(`only ${done} of ${names.size} volumes deleted; no progress for ${stallMs / 1000} s (watch reopened ${reopened}×, relisted ${relisted}×)`);
         }
         await new Promise((r) => setTimeout(r, 20));
       }
     },
-    stop,
+    stop: () => watch.stop(),
   };
 }

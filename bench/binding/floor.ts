@@ -9,10 +9,13 @@
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_VALUE_YES } from '../../src/kube/annotations.js';
 import type { PersistentVolume } from '../../src/kube/types.js';
-import type { BenchClient } from '../client/kube-client.js';
+import { connect, type BenchClient } from '../client/kube-client.js';
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, claimFor, pairSpec } from '../fixtures.js';
+import type { BenchServer } from '../proc/servers.js';
 import { startProgress } from '../progress.js';
+import type { BenchOptions } from '../scenario.js';
+import { createAvailableVolumes, deleteRunObjects, ensureNamespaceAndClasses } from './setup.js';
 
 /** Binds pair `index` by hand: the five writes, in the binder's order. */
 async function bindByHand(client: BenchClient, runId: string, index: number, volume: PersistentVolume): Promise<void> {
@@ -59,5 +62,18 @@ export async function runWriteFloor(
     return result.elapsedMs;
   } finally {
     progress.finish();
+  }
+}
+
+/** The floor on a running server: the bind run's untimed set-up, then the timed hand-binding. */
+export async function measureFloorOn(opts: BenchOptions, server: BenchServer, runId: string, n: number, label: string): Promise<number> {
+  const client = await connect(server.kubeconfig);
+  try {
+    await ensureNamespaceAndClasses(client, runId);
+    const volumes = await createAvailableVolumes(client, runId, n, opts.concurrency, `floor ${n}`);
+    return await runWriteFloor(client, runId, volumes, opts.concurrency, label);
+  } finally {
+    if (server.kind === 'cluster') await deleteRunObjects(client, runId, n, opts.concurrency);
+    client.close();
   }
 }

@@ -27,8 +27,12 @@ export interface RawResponse {
 
 export type RawRequest = (method: string, path: string, body?: string) => Promise<RawResponse>;
 
-/** Opens a streaming GET (a watch); resolves once headers arrived; call the result to close it. */
-export type LineStream = (path: string, onLine: (line: string) => void) => Promise<() => void>;
+/**
+ * Opens a streaming GET (a watch); resolves once headers arrived; call the result to close it.
+ * `onEnd` runs once if the stream ends or fails before it is closed (a server may close a watch,
+ * e.g. kube-apiserver one whose reader falls behind).
+ */
+export type LineStream = (path: string, onLine: (line: string) => void, onEnd?: (why: string) => void) => Promise<() => void>;
 
 export interface BenchClient {
   server: string;
@@ -106,8 +110,14 @@ function rawRequester(settings: ConnectionSettings): RawRequest {
 }
 
 function lineStreamer(settings: ConnectionSettings): LineStream {
-  return (path, onLine) =>
+  return (path, onLine, onEnd) =>
     new Promise((resolve, reject) => {
+      let closed = false;
+      const ended = (why: string): void => {
+        if (closed) return;
+        closed = true;
+        onEnd?.(why);
+      };
       const req = request(
         {
           host: settings.server.hostname,
@@ -140,8 +150,13 @@ function lineStreamer(settings: ConnectionSettings): LineStream {
               newline = pending.indexOf('\n');
             }
           });
-          res.on('error', () => undefined);
-          resolve(() => req.destroy());
+          res.on('error', (err) => ended(err.message));
+          res.on('end', () => ended('the server ended the stream'));
+          res.on('close', () => ended('the connection closed'));
+          resolve(() => {
+            closed = true;
+            req.destroy();
+          });
         },
       );
       req.on('error', reject);

@@ -6,6 +6,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { stopOnSignal } from './cleanup.js';
 
 export interface ChildSpec {
   /** Short name for logs and profile files, e.g. "apiserver-memory". */
@@ -55,7 +56,6 @@ export function startChild(spec: ChildSpec): RunningChild {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });
   let status: number | string | undefined;
-  void exited.then((s) => (status = s));
   const stop = async (graceMs = 5000): Promise<void> => {
     if (status !== undefined) return;
     signalGroup(pid, 'SIGTERM');
@@ -64,6 +64,11 @@ export function startChild(spec: ChildSpec): RunningChild {
     clearTimeout(timer);
     signalGroup(pid, 'SIGKILL'); // anything the child itself left behind in its group
   };
+  const forget = stopOnSignal(() => stop());
+  void exited.then((s) => {
+    status = s;
+    forget();
+  });
   return { label: spec.label, pid, process: child, logPath, exited, exitStatus: () => status, stop };
 }
 
@@ -121,8 +126,11 @@ export interface CpuSnapshot {
   server: number | null;
 }
 
-export function cpuSnapshot(controllerPid: number, serverPid: number | undefined): CpuSnapshot {
-  return { controller: cpuTimeMs(controllerPid), server: serverPid === undefined ? null : cpuTimeMs(serverPid) };
+/** The server's CPU is the sum over its processes (kube-apiserver and etcd are two). */
+export function cpuSnapshot(controllerPid: number, serverPids: readonly number[]): CpuSnapshot {
+  const server = serverPids.map(cpuTimeMs);
+  const known = server.length > 0 && server.every((ms) => ms !== null);
+  return { controller: cpuTimeMs(controllerPid), server: known ? server.reduce((a, b) => a! + b!, 0) : null };
 }
 
 /** CPU ms each process spent between two snapshots, divided by `per` (null where unknown). */

@@ -8,10 +8,11 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliPath } from '../paths.js';
 import type { BenchOptions } from '../scenario.js';
-import { peakRssBytes, startChild, type RunningChild } from './child.js';
+import { logTail, peakRssBytes, startChild } from './child.js';
 
 const helpCache = new Map<string, string>();
-const UNLIMITED_QPS = 100_000;
+/** Client-side rate limit high enough that no controller of the bench ever waits on it. */
+export const UNLIMITED_QPS = 100_000;
 
 /** `pv-controller <command> --help` text ('' when unavailable). */
 export function commandHelp(command: string): string {
@@ -44,11 +45,24 @@ export interface ControllerSpec {
   flags?: OptionalFlag[];
 }
 
+/** A controller under test in its own process: ours, or kube-controller-manager. */
 export interface RunningControllerProcess {
-  child: RunningChild;
+  label: string;
+  pid: number;
+  logPath: string;
+  /** The exit code (or signal name) if it has exited already. */
+  exitStatus(): number | string | undefined;
   /** Peak RSS so far in bytes (VmHWM), null if it cannot be read. */
   peakRss(): number | null;
   stop(): Promise<void>;
+}
+
+/** Throws (with the log's tail) once the controller has exited: for the waits of a run. */
+export function controllerAlive(controller: RunningControllerProcess): () => void {
+  return () => {
+    const status = controller.exitStatus();
+    if (status !== undefined) throw new Error(`${controller.label} exited (${status}):\n${logTail(controller.logPath)}`);
+  };
 }
 
 export function controllerArgs(opts: BenchOptions, spec: ControllerSpec): string[] {
@@ -79,5 +93,12 @@ export function startController(opts: BenchOptions, spec: ControllerSpec): Runni
     logDir: dir,
     cpuProfDir: opts.cpuProf ? join(opts.resultsDir, 'profiles') : undefined,
   });
-  return { child, peakRss: () => peakRssBytes(child.pid), stop: () => child.stop() };
+  return {
+    label: 'controller',
+    pid: child.pid,
+    logPath: child.logPath,
+    exitStatus: () => child.exitStatus(),
+    peakRss: () => peakRssBytes(child.pid),
+    stop: () => child.stop(),
+  };
 }

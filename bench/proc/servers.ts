@@ -15,7 +15,7 @@ import type { BenchOptions, StorageKind } from '../scenario.js';
 import { connect } from '../client/kube-client.js';
 import { logTail, startChild, waitFor, type RunningChild } from './child.js';
 
-export type ServerKind = 'bare' | StorageKind | 'cluster';
+export type ServerKind = 'bare' | StorageKind | 'cluster' | 'kube-apiserver';
 
 /**
  * The embedded server's request counters (src/apiserver/stats.ts ApiStats, the fields used).
@@ -35,12 +35,14 @@ export interface BenchServer {
   kubeconfig: string;
   /** Absent for an external cluster. */
   child?: RunningChild;
+  /** The server's processes, whose CPU and memory are the server's (empty for an external cluster). */
+  pids: number[];
   /** Request counters since start; undefined when the server cannot report them (bare, cluster). */
   stats(): Promise<ServerStats | undefined>;
   stop(): Promise<void>;
 }
 
-const noStats = async (): Promise<undefined> => undefined;
+export const noStats = async (): Promise<undefined> => undefined;
 
 let commandsCache: string[] | undefined;
 
@@ -88,7 +90,7 @@ export function requestsBetween(before: ServerStats, after: ServerStats): number
   return after.requests - before.requests - 1;
 }
 
-function scratchDir(opts: BenchOptions, label: string): string {
+export function scratchDir(opts: BenchOptions, label: string): string {
   mkdirSync(opts.workDir, { recursive: true });
   return mkdtempSync(join(opts.workDir, `${label}-`));
 }
@@ -139,7 +141,7 @@ export async function startBareServer(opts: BenchOptions): Promise<BenchServer> 
     await child.stop();
     throw err;
   });
-  return { kind: 'bare', kubeconfig, child, stats: noStats, stop: () => child.stop() };
+  return { kind: 'bare', kubeconfig, child, pids: [child.pid], stats: noStats, stop: () => child.stop() };
 }
 
 function statsReader(kubeconfig: string): () => Promise<ServerStats | undefined> {
@@ -157,7 +159,7 @@ function statsReader(kubeconfig: string): () => Promise<ServerStats | undefined>
 /** The embedded API server on fresh storage, or the given cluster when --kubeconfig is set. */
 export async function startApiServer(opts: BenchOptions, storage: StorageKind): Promise<BenchServer> {
   if (opts.kubeconfig) {
-    return { kind: 'cluster', kubeconfig: opts.kubeconfig, stats: noStats, stop: async () => undefined };
+    return { kind: 'cluster', kubeconfig: opts.kubeconfig, pids: [], stats: noStats, stop: async () => undefined };
   }
   const dir = scratchDir(opts, `apiserver-${storage}`);
   const child = startChild({
@@ -172,7 +174,7 @@ export async function startApiServer(opts: BenchOptions, storage: StorageKind): 
     await child.stop();
     throw err;
   });
-  return { kind: storage, kubeconfig, child, stats: statsReader(kubeconfig), stop: () => child.stop() };
+  return { kind: storage, kubeconfig, child, pids: [child.pid], stats: statsReader(kubeconfig), stop: () => child.stop() };
 }
 
 export interface WatchLoad {

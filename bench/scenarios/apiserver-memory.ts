@@ -8,34 +8,58 @@ import { BENCH_NAMESPACE, claimFor, pairSpec, volumeFor } from '../fixtures.js';
 import { connect, expectOk } from '../client/kube-client.js';
 import { runPool } from '../client/pool.js';
 import { currentRssBytes, peakRssBytes } from '../proc/child.js';
-import { embeddedServerUnavailable, startApiServer } from '../proc/servers.js';
+import { embeddedServerUnavailable, startApiServer, type BenchServer } from '../proc/servers.js';
 import { failedRow, skippedRow, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult } from '../scenario.js';
 import { formatNumber } from '../stats.js';
 
 const NAME = 'apiserver-memory';
 const MB = 1024 * 1024;
 
-async function measure(opts: BenchOptions, storage: 'memory' | 'sqlite', pairs: number): Promise<Record<string, number>> {
-  const server = await startApiServer(opts, storage);
+export interface StoredMemory {
+  /** Resident memory summed over the server's processes, right after start and once loaded. */
+  baseline: number;
+  loaded: number;
+  peak: number;
+  objects: number;
+  /** Loaded RSS of each process, in the order of `server.pids`. */
+  loadedByProcess: number[];
+}
+
+const sumOf = (values: number[]): number => values.reduce((a, b) => a + b, 0);
+
+/** Stores `pairs` PVs and PVCs (the bench's mixed fixtures) on a fresh server and reads its RSS. */
+export async function measureStoredMemory(server: BenchServer, pairs: number, concurrency: number): Promise<StoredMemory> {
+  const client = await connect(server.kubeconfig);
   try {
-    const pid = server.child!.pid;
-    const client = await connect(server.kubeconfig);
-    try {
-      const baseline = currentRssBytes(pid) ?? 0;
-      const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: BENCH_NAMESPACE } };
-      expectOk(await client.raw('POST', '/api/v1/namespaces', JSON.stringify(ns)), 'create namespace');
-      const runId = `mem${Date.now().toString(36)}`;
-      await runPool(pairs, opts.concurrency, async (i) => {
-        const pair = pairSpec(runId, i);
-        expectOk(await client.raw('POST', '/api/v1/persistentvolumes', JSON.stringify(volumeFor(pair))), 'create PV');
-        const path = `/api/v1/namespaces/${BENCH_NAMESPACE}/persistentvolumeclaims`;
-        expectOk(await client.raw('POST', path, JSON.stringify(claimFor(pair))), 'create PVC');
-      });
-      const loaded = currentRssBytes(pid) ?? 0;
-      return { baseline, loaded, peak: peakRssBytes(pid) ?? 0, objects: pairs * 2 };
-    } finally {
-      client.close();
-    }
+    const baseline = sumOf(server.pids.map((pid) => currentRssBytes(pid) ?? 0));
+    const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: BENCH_NAMESPACE } };
+    expectOk(await client.raw('POST', '/api/v1/namespaces', JSON.stringify(ns)), 'create namespace');
+    const runId = `mem${Date.now().toString(36)}`;
+    await runPool(pairs, concurrency, async (i) => {
+      const pair = pairSpec(runId, i);
+      expectOk(await client.raw('POST', '/api/v1/persistentvolumes', JSON.stringify(volumeFor(pair))), 'create PV');
+      const path = `/api/v1/namespaces/${BENCH_NAMESPACE}/persistentvolumeclaims`;
+      expectOk(await client.raw('POST', path, JSON.stringify(claimFor(pair))), 'create PVC');
+    });
+    const loadedByProcess = server.pids.map((pid) => currentRssBytes(pid) ?? 0);
+    const peak = sumOf(server.pids.map((pid) => peakRssBytes(pid) ?? 0));
+    return { baseline, loaded: sumOf(loadedByProcess), peak, objects: pairs * 2, loadedByProcess };
+  } finally {
+    client.close();
+  }
+}
+
+/** "149 MB (73 MB empty; 3.9 KB/object; peak 149 MB)". */
+export function describeStoredMemory(m: StoredMemory): string {
+  const perObject = (m.loaded - m.baseline) / m.objects;
+  return `${(m.loaded / MB).toFixed(0)} MB (${(m.baseline / MB).toFixed(0)} MB empty; ${(perObject / 1024).toFixed(1)} KB/object; peak ${(m.peak / MB).toFixed(0)} MB)`;
+}
+
+/** measureStoredMemory on a server `start` starts fresh, stopped afterwards. */
+export async function measureFreshServerMemory(start: () => Promise<BenchServer>, pairs: number, concurrency: number): Promise<StoredMemory> {
+  const server = await start();
+  try {
+    return await measureStoredMemory(server, pairs, concurrency);
   } finally {
     await server.stop();
   }
@@ -53,15 +77,9 @@ async function run(opts: BenchOptions): Promise<ScenarioResult> {
       continue;
     }
     try {
-      const m = await measure(opts, storage, pairs);
+      const m = await measureFreshServerMemory(() => startApiServer(opts, storage), pairs, opts.concurrency);
       details[storage] = m;
-      const perObject = (m.loaded - m.baseline) / m.objects;
-      rows.push({
-        scenario: NAME,
-        label,
-        status: 'ok',
-        measured: `${(m.loaded / MB).toFixed(0)} MB (${(m.baseline / MB).toFixed(0)} MB empty; ${(perObject / 1024).toFixed(1)} KB/object; peak ${(m.peak / MB).toFixed(0)} MB)`,
-      });
+      rows.push({ scenario: NAME, label, status: 'ok', measured: describeStoredMemory(m) });
     } catch (err) {
       rows.push(failedRow(NAME, label, err));
     }

@@ -5,10 +5,9 @@
  * claim-create → Bound, the bind/floor time ratio, API writes per bound claim and the
  * controller's peak RSS.
  */
-import { connect } from '../client/kube-client.js';
 import { runBind, type BindSample } from '../binding/bind-run.js';
-import { runWriteFloor } from '../binding/floor.js';
-import { createAvailableVolumes, deleteRunObjects, ensureNamespaceAndClasses } from '../binding/setup.js';
+import { measureFloorOn } from '../binding/floor.js';
+import { newRunId } from '../fixtures.js';
 import { note } from '../progress.js';
 import { embeddedServerUnavailable, missingCommand, startApiServer } from '../proc/servers.js';
 import { failedRow, heavyRepetitions, skippedRow, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult, type StorageKind } from '../scenario.js';
@@ -16,22 +15,12 @@ import { bindRows, floorOnlyRows, type SizeSamples } from './bind-rows.js';
 
 const NAME = 'bind';
 
-let runCounter = 0;
-function newRunId(): string {
-  return `${Date.now().toString(36)}${(runCounter++).toString(36)}`;
-}
 
 async function measureFloor(opts: BenchOptions, storage: StorageKind, n: number): Promise<number> {
   const server = await startApiServer(opts, storage);
-  const client = await connect(server.kubeconfig);
-  const runId = newRunId();
   try {
-    await ensureNamespaceAndClasses(client, runId);
-    const volumes = await createAvailableVolumes(client, runId, n, opts.concurrency, `floor ${n}`);
-    return await runWriteFloor(client, runId, volumes, opts.concurrency, `${storage} ${n}`);
+    return await measureFloorOn(opts, server, newRunId(), n, `${storage} ${n}`);
   } finally {
-    if (server.kind === 'cluster') await deleteRunObjects(client, runId, n, opts.concurrency);
-    client.close();
     await server.stop();
   }
 }

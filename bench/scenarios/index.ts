@@ -5,8 +5,12 @@ import { apiserverMemoryScenario } from './apiserver-memory.js';
 import { bindScenario } from './bind.js';
 import { matchingScenario } from './matching.js';
 import { provisionScenario } from './provision.js';
+import { realApiServerScenario, realMemoryScenario } from './real-apiserver.js';
+import { realBindScenario } from './real-bind.js';
+import { realProvisionScenario } from './real-provision.js';
 import { usageCollectionScenario } from './usage-collection.js';
 
+/** The default set; `--real-cluster` runs REAL_CLUSTER_SCENARIOS instead. */
 export const SCENARIOS: readonly Scenario[] = [
   apiserverScenario,
   apiserverMemoryScenario,
@@ -16,16 +20,23 @@ export const SCENARIOS: readonly Scenario[] = [
   usageCollectionScenario,
 ];
 
-/** Resolves `--scenario` names and aliases; throws on an unknown name. */
-export function selectScenarios(names: readonly string[]): Scenario[] {
-  if (names.length === 0) return [...SCENARIOS];
+/** Side by side with kube-controller-manager on kube-apiserver + etcd (`--real-cluster`). */
+export const REAL_CLUSTER_SCENARIOS: readonly Scenario[] = [realBindScenario, realProvisionScenario, realApiServerScenario, realMemoryScenario];
+
+export function scenarioSet(realCluster: boolean): readonly Scenario[] {
+  return realCluster ? REAL_CLUSTER_SCENARIOS : SCENARIOS;
+}
+
+/** Resolves `--scenario` names and aliases within a set; throws on an unknown name. */
+export function selectScenarios(names: readonly string[], set: readonly Scenario[] = SCENARIOS): Scenario[] {
+  if (names.length === 0) return [...set];
   const chosen = new Set<Scenario>();
   for (const name of names) {
-    const scenario = SCENARIOS.find((s) => s.name === name || s.aliases.includes(name));
+    const scenario = set.find((s) => s.name === name || s.aliases.includes(name));
     if (!scenario) {
-      throw new Error(`unknown scenario "${name}"; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+      throw new Error(`unknown scenario "${name}"; known: ${set.map((s) => s.name).join(', ')}`);
     }
     chosen.add(scenario);
   }
-  return SCENARIOS.filter((s) => chosen.has(s));
+  return set.filter((s) => chosen.has(s));
 }

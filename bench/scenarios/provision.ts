@@ -3,9 +3,9 @@
  * process, then reclaim them (policy Delete): volumes/s for each direction, median over
  * repetitions, each on a fresh API server and a fresh host-path root.
  */
-import { runProvision, type ProvisionSample } from '../binding/provision-run.js';
+import { runProvision, type ProvisionLauncher, type ProvisionSample } from '../binding/provision-run.js';
 import { note } from '../progress.js';
-import { commandHelp, hasFlag, type OptionalFlag } from '../proc/controller.js';
+import { commandHelp, hasFlag, startController, type OptionalFlag } from '../proc/controller.js';
 import { embeddedServerUnavailable, missingCommand, startApiServer } from '../proc/servers.js';
 import { checkAtLeast, failedRow, heavyRepetitions, skippedRow, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult, type StorageKind } from '../scenario.js';
 import { formatNumber, median } from '../stats.js';
@@ -14,9 +14,24 @@ const NAME = 'provision';
 const TARGET_PER_SECOND = 300;
 
 /** The controller flag that configures a host-path root, as its --help names it. */
-function hostPathRootFlag(): string | undefined {
+export function hostPathRootFlag(): string | undefined {
   const match = /(--host-?path-roots?)\b/.exec(commandHelp('controller'));
   return match && hasFlag('controller', match[1]) ? match[1] : undefined;
+}
+
+/** Our controller with the host-path plugin on the run's root. */
+export function launchHostPathController(opts: BenchOptions, rootFlag: string, extra: OptionalFlag[] = []): ProvisionLauncher {
+  return async (kubeconfig, root) =>
+    startController(opts, {
+      kubeconfig,
+      flags: [
+        { flag: rootFlag, args: [rootFlag, root] },
+        // Usage measurement has its own scenario (usage-collection): a `du` pass over the fresh
+        // volumes landing inside the timed window would be measured here instead.
+        { flag: '--volume-stats-agg-period', args: ['--volume-stats-agg-period', '0'] },
+        ...extra,
+      ],
+    });
 }
 
 async function unavailable(opts: BenchOptions): Promise<string | undefined> {
@@ -64,13 +79,7 @@ function rows(storage: string, n: number, samples: ProvisionSample[]): ResultRow
 async function run(opts: BenchOptions): Promise<ScenarioResult> {
   const why = await unavailable(opts);
   if (why) return { rows: [skippedRow(NAME, 'provision and delete host-path volumes', why)], details: { skipped: why } };
-  const flag = hostPathRootFlag()!;
-  const rootFlags = (root: string): OptionalFlag[] => [
-    { flag, args: [flag, root] },
-    // Usage measurement has its own scenario (usage-collection): a `du` pass over the fresh
-    // volumes landing inside the timed window would be measured here instead.
-    { flag: '--volume-stats-agg-period', args: ['--volume-stats-agg-period', '0'] },
-  ];
+  const launch = launchHostPathController(opts, hostPathRootFlag()!);
   // The target is at 1,000 volumes; with --n the smallest size given (provisioning 10k directories adds little).
   const sizes = [opts.sizes ? Math.min(...opts.sizes) : opts.quick ? 50 : 1000];
   const reps = heavyRepetitions(opts);
@@ -84,7 +93,7 @@ async function run(opts: BenchOptions): Promise<ScenarioResult> {
           note(`[${NAME}] ${storage} n=${n} repetition ${rep + 1}/${reps}`);
           const server = await startApiServer(opts, storage);
           try {
-            samples.push(await runProvision(opts, server, `${Date.now().toString(36)}${rep}`, n, rootFlags));
+            samples.push(await runProvision(opts, server, `${Date.now().toString(36)}${rep}`, n, launch));
           } finally {
             await server.stop();
           }

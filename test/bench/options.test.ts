@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CommanderError } from 'commander';
 import { parseBenchArgs } from '../../bench/options.js';
-import { SCENARIOS, selectScenarios } from '../../bench/scenarios/index.js';
+import { REAL_CLUSTER_SCENARIOS, SCENARIOS, scenarioSet, selectScenarios } from '../../bench/scenarios/index.js';
 
 const argv = (...args: string[]): string[] => ['node', 'bench', ...args];
 const names = SCENARIOS.map((s) => s.name);
@@ -36,5 +36,18 @@ describe('bench options', () => {
   it('scenario selection accepts aliases, keeps run order and rejects unknown names', () => {
     assert.deepEqual(selectScenarios(['rss', 'matching', 'floor']).map((s) => s.name), ['matching', 'bind']);
     assert.throws(() => selectScenarios(['nope']), /unknown scenario "nope"/);
+  });
+
+  it('--real-cluster runs the side-by-side scenarios instead of the default set, selectable by name or alias', () => {
+    assert.equal(parseBenchArgs(argv(), names).options.realCluster, false);
+    assert.equal(parseBenchArgs(argv('--real-cluster', '--quick'), names).options.realCluster, true);
+    assert.deepEqual(scenarioSet(true).map((s) => s.name), ['real-bind', 'real-provision', 'real-apiserver', 'real-memory']);
+    assert.ok(!SCENARIOS.some((s) => REAL_CLUSTER_SCENARIOS.includes(s)), 'a plain `npm run bench` starts no kube-apiserver');
+    assert.deepEqual(selectScenarios(['kcm-provision', 'real-bind'], scenarioSet(true)).map((s) => s.name), ['real-bind', 'real-provision']);
+    assert.throws(() => selectScenarios(['bind'], scenarioSet(true)), /unknown scenario "bind"; known: real-bind/);
+  });
+
+  it('rejects --real-cluster beside --kubeconfig: one starts its own control plane, the other names an existing one', () => {
+    assert.throws(() => parseBenchArgs(argv('--real-cluster', '--kubeconfig', 'kc.yaml'), names), CommanderError);
   });
 });

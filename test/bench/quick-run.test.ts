@@ -1,39 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { runBench } from '../helpers/bench.js';
 import type { ResultRow } from '../../bench/scenario.js';
 import { SCENARIOS } from '../../bench/scenarios/index.js';
-
-const benchMain = fileURLToPath(new URL('../../bench/main.js', import.meta.url));
-
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runBench(args: string[]): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [benchMain, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL'); // anything it left in its process group
-      } catch {
-        // already gone
-      }
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describe('npm run bench -- --quick (tiny sizes)', () => {
   const resultsDir = mkdtempSync(join(tmpdir(), 'bench-quick-'));

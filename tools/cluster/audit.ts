@@ -25,6 +25,8 @@ interface AuditEvent {
   stage?: string;
   verb?: string;
   requestURI?: string;
+  userAgent?: string;
+  requestReceivedTimestamp?: string;
   user?: { username?: string };
   objectRef?: { resource?: string; subresource?: string; apiGroup?: string };
   responseStatus?: { code?: number };
@@ -71,6 +73,48 @@ export async function summariseAudit(dir: string, user: string): Promise<AuditSu
     }
   }
   return summary;
+}
+
+/** What one client did in a time window: requests answered, successful writes, 409 Conflicts. */
+export interface AuditWindowCounts {
+  requests: number;
+  writes: number;
+  conflicts: number;
+  /** Requests by the User-Agent's last segment: kube-controller-manager names its controller there. */
+  byComponent: Record<string, number>;
+}
+
+export interface AuditWindow {
+  /** The client, by the start of its User-Agent (e.g. "kube-controller-manager/"). */
+  userAgentPrefix: string;
+  /** Requests received in [fromMs, toMs] (wall clock, ms since the epoch) count. */
+  fromMs: number;
+  toMs: number;
+}
+
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/**
+ * Counts one client's requests in an audit log by User-Agent and time received, so clients that
+ * share an identity (the admin of a benchmark) are still told apart.
+ */
+export async function countAuditWindow(file: string, window: AuditWindow): Promise<AuditWindowCounts> {
+  const counts: AuditWindowCounts = { requests: 0, writes: 0, conflicts: 0, byComponent: {} };
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.includes(window.userAgentPrefix)) continue;
+    const ev = JSON.parse(line) as AuditEvent;
+    if (ev.stage !== 'ResponseComplete' || !ev.userAgent?.startsWith(window.userAgentPrefix)) continue;
+    const at = Date.parse(ev.requestReceivedTimestamp ?? '');
+    if (!(at >= window.fromMs && at <= window.toMs)) continue;
+    counts.requests++;
+    const component = ev.userAgent.slice(ev.userAgent.lastIndexOf('/') + 1);
+    counts.byComponent[component] = (counts.byComponent[component] ?? 0) + 1;
+    const code = ev.responseStatus?.code ?? 0;
+    if (code === 409) counts.conflicts++;
+    if (WRITE_VERBS.has(ev.verb ?? '') && code >= 200 && code < 300) counts.writes++;
+  }
+  return counts;
 }
 
 interface PolicyRule {

@@ -31,6 +31,10 @@ export interface ControlPlaneOptions {
   apiServerArgs?: string[];
   /** Create the ServiceAccount and roles of deploy/rbac.yaml and write D/controller.kubeconfig. */
   controllerServiceAccount?: boolean;
+  /** Let the etcd it starts fsync its log (default off: tests want speed, not durability). */
+  etcdFsync?: boolean;
+  /** Write the audit log (default on; a benchmark of the server alone turns it off). */
+  auditLog?: boolean;
 }
 
 export interface ControllerManagerOptions {
@@ -54,6 +58,9 @@ export interface ControlPlane {
   controllerKubeconfigPath?: string;
   auditLogPath: string;
   etcdUrl: string;
+  apiServerPid: number;
+  /** Absent when the plane uses an etcd it did not start (`etcdUrl`). */
+  etcdPid?: number;
   admin(): KubeConfig;
   startControllerManager(opts?: ControllerManagerOptions): Promise<ManagedProcess>;
   startScheduler(): Promise<ManagedProcess>;
@@ -95,7 +102,7 @@ function httpsOk(url: string, caPem: string, token?: string): Promise<boolean> {
   });
 }
 
-async function startEtcd(dir: string): Promise<{ proc: ManagedProcess; url: string }> {
+async function startEtcd(dir: string, fsync = false): Promise<{ proc: ManagedProcess; url: string }> {
   const [client, peer] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${client}`;
   const logPath = join(dir, 'etcd.log');
@@ -106,7 +113,7 @@ async function startEtcd(dir: string): Promise<{ proc: ManagedProcess; url: stri
     `--listen-peer-urls=http://127.0.0.1:${peer}`,
     `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
     `--initial-cluster=default=http://127.0.0.1:${peer}`,
-    '--unsafe-no-fsync',
+    ...(fsync ? [] : ['--unsafe-no-fsync']),
     '--log-level=warn',
   ], logPath, dir);
   await waitUntil('etcd answers /health', () => httpOk(`${url}/health`), proc, () => tail(logPath));
@@ -171,10 +178,12 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   };
   try {
     let etcdUrl = opts.etcdUrl;
+    let etcdPid: number | undefined;
     if (!etcdUrl) {
-      const etcd = await startEtcd(dir);
+      const etcd = await startEtcd(dir, opts.etcdFsync);
       stops.push(() => etcd.proc.stop());
       etcdUrl = etcd.url;
+      etcdPid = etcd.proc.pid;
     }
     const tls = await loadOrCreateTls(dir, '127.0.0.1');
     const adminToken = randomBytes(24).toString('hex');
@@ -202,9 +211,9 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       '--service-cluster-ip-range=10.0.0.0/24',
       // No ServiceAccount admission: pods created by tests have no token volume to mount.
       '--disable-admission-plugins=ServiceAccount',
-      `--audit-policy-file=${join(dir, 'audit-policy.yaml')}`,
-      `--audit-log-path=${auditLogPath}`,
-      '--audit-log-maxsize=0',
+      ...(opts.auditLog === false
+        ? []
+        : [`--audit-policy-file=${join(dir, 'audit-policy.yaml')}`, `--audit-log-path=${auditLogPath}`, '--audit-log-maxsize=0']),
       ...(opts.apiServerArgs ?? []),
     ], logPath, dir);
     stops.push(() => proc.stop());
@@ -226,6 +235,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       controllerKubeconfigPath,
       auditLogPath,
       etcdUrl,
+      apiServerPid: proc.pid,
+      etcdPid,
       admin: () => kubeConfigFor(kubeconfigPath),
       async startControllerManager(kcm = {}) {
         const log = join(dir, 'kube-controller-manager.log');

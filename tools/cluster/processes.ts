@@ -15,6 +15,13 @@ export interface ManagedProcess {
   stop(): Promise<void>;
 }
 
+const live = new Set<ManagedProcess>();
+
+/** Every process started here that has not exited yet, for a caller's signal handler to stop. */
+export function liveProcesses(): ManagedProcess[] {
+  return [...live];
+}
+
 export function startProcess(name: string, bin: string, args: string[], logPath: string, cwd: string): ManagedProcess {
   const fd = openSync(logPath, 'a');
   let child: ChildProcess;
@@ -31,7 +38,7 @@ export function startProcess(name: string, bin: string, args: string[], logPath:
   });
   child.once('error', () => undefined);
   let stopping: Promise<void> | undefined;
-  return {
+  const managed: ManagedProcess = {
     name,
     pid,
     logPath,
@@ -48,6 +55,9 @@ export function startProcess(name: string, bin: string, args: string[], logPath:
       return stopping;
     },
   };
+  live.add(managed);
+  void exited.then(() => live.delete(managed));
+  return managed;
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
