@@ -12,12 +12,12 @@ export class NotAcceptableError extends ApiError {
 
 export type ResponseForm = { kind: 'json' } | { kind: 'table'; version: string };
 
-interface MediaRange {
+export interface MediaRange {
   type: string;
   params: Record<string, string>;
 }
 
-function parseAccept(header: string): MediaRange[] {
+export function parseAccept(header: string): MediaRange[] {
   return header
     .split(',')
     .map((part) => part.trim())

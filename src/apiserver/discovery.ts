@@ -3,12 +3,25 @@
  * built from the strategies. kubectl resolves `pv`, `pvc`, `sc` through the shortNames here;
  * it asks for aggregated discovery first and falls back to these when answered with plain JSON.
  */
-import type { ResourceStrategy } from './resources/strategy.js';
+import type { ResourceInfo } from './resources/strategy.js';
 
+/** Anything discovery lists: a resource strategy, or a resource served without one (the reviews). */
+export interface ServedResource {
+  info: ResourceInfo;
+}
+
+/**
+ * The Kubernetes version whose API this server answers like (the differential corpus measures it
+ * against that kube-apiserver), so kubectl of that version sees no version skew.
+ */
 export const SERVER_VERSION = {
   major: '1',
-  minor: '32',
-  gitVersion: 'v1.32.0-pvcontroller',
+  minor: '37',
+  emulationMajor: '1',
+  emulationMinor: '37',
+  minCompatibilityMajor: '1',
+  minCompatibilityMinor: '36',
+  gitVersion: 'v1.37.2-pvcontroller',
   gitCommit: '0000000000000000000000000000000000000000',
   gitTreeState: 'clean',
   buildDate: '2026-01-01T00:00:00Z',
@@ -22,12 +35,12 @@ interface GroupVersion {
   version: string;
 }
 
-function groupVersionOf(s: ResourceStrategy): string {
+function groupVersionOf(s: ServedResource): string {
   return s.info.group ? `${s.info.group}/${s.info.version}` : s.info.version;
 }
 
 /** Non-core groups with their versions, in first-seen order. */
-function groups(strategies: ResourceStrategy[]): Map<string, string[]> {
+function groups(strategies: ServedResource[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const s of strategies) {
     if (s.info.group === '') continue;
@@ -51,13 +64,13 @@ export function apiVersions(serverAddress: string): Record<string, unknown> {
   };
 }
 
-export function apiGroupList(strategies: ResourceStrategy[]): Record<string, unknown> {
+export function apiGroupList(strategies: ServedResource[]): Record<string, unknown> {
   const list = [...groups(strategies)].map(([name, versions]) => apiGroup(name, versions));
   return { kind: 'APIGroupList', apiVersion: 'v1', groups: list };
 }
 
 /** `/apis/{group}`; undefined when the group is not served. */
-export function apiGroupDocument(strategies: ResourceStrategy[], group: string): Record<string, unknown> | undefined {
+export function apiGroupDocument(strategies: ServedResource[], group: string): Record<string, unknown> | undefined {
   const versions = groups(strategies).get(group);
   if (!versions) return undefined;
   return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, versions) };
@@ -65,7 +78,7 @@ export function apiGroupDocument(strategies: ResourceStrategy[], group: string):
 
 /** `/api/v1` or `/apis/{group}/{version}`; undefined when nothing is served there. */
 export function apiResourceList(
-  strategies: ResourceStrategy[],
+  strategies: ServedResource[],
   group: string,
   version: string,
 ): Record<string, unknown> | undefined {

@@ -6,13 +6,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { MethodNotAllowedError, UnauthorizedError, statusOf } from '../kube/errors.js';
 import { hasValidToken, isOpenPath } from './auth.js';
-import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.js';
+import { aggregatedDiscoveryDocument, negotiateDiscovery, sendAggregatedDiscovery } from './aggregated-discovery.js';
+import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION, type ServedResource } from './discovery.js';
 import { pathNotFound, statusResponseFor } from './errors.js';
 import { sendJson } from './http-io.js';
 import { OPENAPI_V2_STUB, openApiV3Document, openApiV3Index } from './openapi.js';
 import type { Registry } from './registry.js';
 import { checkRoute, serveResource, verbOf } from './resource-handler.js';
 import { MalformedRequestTargetError, parseRequestTarget, type RequestTarget } from './request-target.js';
+import { healthPath, serveHealth, type HealthCheck } from './health.js';
+import { nonResourceRequestLabels, resourceRequestLabels, type ApiServerMetrics } from './metrics.js';
+import { isReviewRoute, reviewResources, serveReview } from './reviews.js';
 import { isApiPath, parseResourcePath, pathTokens, type ResourcePath } from './router.js';
 import type { RequestRecord, RequestStats } from './stats.js';
 import type { WatchHub } from './watch.js';
@@ -25,6 +29,10 @@ export interface HandlerDeps {
   log: Logger;
   /** host:port clients reach us on (for /api's serverAddressByClientCIDRs). */
   serverAddress: () => string;
+  /** /metrics; absent: /metrics is not served. */
+  metrics?: ApiServerMetrics;
+  /** The checks of /healthz, /livez and /readyz (none: each answers "ok"). */
+  healthChecks?: HealthCheck[];
 }
 
 function sendText(res: ServerResponse, code: number, text: string, headers: Record<string, string> = {}): void {
@@ -52,12 +60,16 @@ function serveStats(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse
   return true;
 }
 
-const HEALTH_PATHS = new Set(['/healthz', '/livez', '/readyz', '/healthz/ping', '/livez/ping', '/readyz/ping']);
+
+/** Everything discovery lists: the stored resources and the review resources. */
+function servedResources(deps: HandlerDeps): ServedResource[] {
+  return [...deps.registry.strategies, ...reviewResources];
+}
 
 /** /version, /api, /api/{v}, /apis, /apis/{g}, /apis/{g}/{v} (trailing slashes allowed, as go-restful trims them). */
 function discoveryDocument(deps: HandlerDeps, path: string): unknown {
   if (!/^\/(version|api|apis)(\/|$)/.test(path)) return undefined;
-  const strategies = deps.registry.strategies;
+  const strategies = servedResources(deps);
   const t = pathTokens(path);
   if (t.length === 1) {
     if (t[0] === 'version') return SERVER_VERSION;
@@ -78,6 +90,15 @@ function openApiV3Path(deps: HandlerDeps, path: string): unknown {
   return undefined;
 }
 
+function serveMetrics(metrics: ApiServerMetrics, req: IncomingMessage, res: ServerResponse): true {
+  if (req.method !== 'GET') throw new MethodNotAllowedError();
+  void metrics.text().then(
+    (text) => sendText(res, 200, text, { 'Content-Type': metrics.contentType() }),
+    () => sendText(res, 500, 'metrics could not be gathered\n'),
+  );
+  return true;
+}
+
 function sendDocument(req: IncomingMessage, res: ServerResponse, body: unknown): true {
   if (req.method !== 'GET') throw new MethodNotAllowedError();
   sendJson(res, 200, body);
@@ -85,12 +106,14 @@ function sendDocument(req: IncomingMessage, res: ServerResponse, body: unknown):
 }
 
 /** Health, version, discovery and OpenAPI, each at its exact path. Returns false for any other path. */
-function serveNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, path: string): boolean {
-  if (HEALTH_PATHS.has(path)) {
+function serveNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, path: string, params: URLSearchParams): boolean {
+  const health = healthPath(path);
+  if (health) {
     if (req.method !== 'GET' && req.method !== 'HEAD') throw new MethodNotAllowedError();
-    sendText(res, 200, 'ok');
+    if (!serveHealth(res, health, deps.healthChecks ?? [], params)) sendPageNotFound(res);
     return true;
   }
+  if (path === '/metrics' && deps.metrics) return serveMetrics(deps.metrics, req, res);
   if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1') {
     res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(OPENAPI_V2_STUB.length) });
     res.end(OPENAPI_V2_STUB);
@@ -105,8 +128,21 @@ function serveNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerRe
     res.end();
     return true;
   }
+  return serveDiscovery(deps, req, res, path);
+}
+
+/** Discovery in the form the Accept header asks for: aggregated on /api and /apis, else the legacy documents. */
+function serveDiscovery(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, path: string): boolean {
   const body = discoveryDocument(deps, path);
-  return body === undefined ? false : sendDocument(req, res, body);
+  if (body === undefined) return false;
+  if (req.method !== 'GET') throw new MethodNotAllowedError();
+  const t = pathTokens(path);
+  const root = t.length === 1 && (t[0] === 'api' || t[0] === 'apis') ? t[0] : undefined;
+  if (t[0] !== 'version' && negotiateDiscovery(req.headers.accept, root !== undefined) === 'aggregated') {
+    sendAggregatedDiscovery(req, res, aggregatedDiscoveryDocument(servedResources(deps), root!));
+    return true;
+  }
+  return sendDocument(req, res, body);
 }
 
 /**
@@ -116,7 +152,7 @@ function serveNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerRe
 function isGoRestfulPath(deps: HandlerDeps, path: string): boolean {
   if (path.startsWith('/version/') || (isApiPath(path) && !path.startsWith('/apis'))) return true;
   const t = pathTokens(path);
-  return t[0] === 'apis' && deps.registry.strategies.some((s) => s.info.group === t[1]);
+  return t[0] === 'apis' && servedResources(deps).some((s) => s.info.group === t[1]);
 }
 
 function resourceLabel(route: ResourcePath): string {
@@ -124,11 +160,24 @@ function resourceLabel(route: ResourcePath): string {
   return route.subresource ? `${base}/${route.subresource}` : base;
 }
 
+function dryRunLabel(query: URLSearchParams): string {
+  return query.getAll('dryRun').join(',');
+}
+
 async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, target: RequestTarget, rec: RequestRecord): Promise<void> {
   const path = target.path;
   if (!isOpenPath(path) && !hasValidToken(req, deps.token)) throw new UnauthorizedError();
-  if (serveNonResource(deps, req, res, path)) return;
+  if (healthPath(path) || path === '/metrics') rec.labels = nonResourceRequestLabels(req.method ?? 'GET', path);
+  if (serveNonResource(deps, req, res, path, target.query)) return;
   const route = parseResourcePath(path);
+  if (route && isReviewRoute(route)) {
+    rec.resource = resourceLabel(route);
+    if (req.method === 'POST') {
+      rec.verb = 'create';
+      rec.labels = resourceRequestLabels(route, 'create', req.headers['content-type'], dryRunLabel(target.query));
+    }
+    return await serveReview(req, res, route, new Date());
+  }
   const strategy = route && deps.registry.strategyFor(route.group, route.version, route.plural);
   if (!route || !strategy) {
     if (isGoRestfulPath(deps, path)) throw pathNotFound();
@@ -139,6 +188,8 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   rec.name = route.name;
   const verb = checkRoute(strategy, route, verbOf(req.method ?? 'GET', route, target.query));
   rec.verb = verb;
+  rec.labels = resourceRequestLabels(route, verb, req.headers['content-type'], dryRunLabel(target.query));
+  if (verb === 'watch' && deps.metrics) res.once('close', deps.metrics.longRunningStarted(rec.labels));
   await serveResource({ req, res, params: target.query, route, strategy }, verb, deps.registry, deps.hub);
 }
 
@@ -156,6 +207,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       deps.log.debug({ verb: rec.verb, target: req.url, code: 400 }, err.message);
       return;
     }
+    const startedAt = process.hrtime.bigint();
+    const inflightDone = deps.metrics?.started(req.method ?? 'GET');
     let reason: string | undefined;
     serve(deps, req, res, target, rec)
       .catch((err: unknown) => {
@@ -166,6 +219,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
       })
       .finally(() => {
         rec.code = res.statusCode;
+        inflightDone?.();
+        if (rec.labels) deps.metrics?.observe(rec.labels, rec.code, Number(process.hrtime.bigint() - startedAt) / 1e9);
         deps.stats.record(rec, reason);
         deps.log.debug({ verb: rec.verb, path: target.rawPath, code: rec.code }, 'request');
       });

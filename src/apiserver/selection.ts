@@ -22,24 +22,17 @@ export interface Selection {
   fields: FieldRequirement[];
 }
 
-const supportedFieldCache = new WeakMap<ResourceStrategy, Set<string>>();
-
-/** The field labels a strategy supports, found by asking it for the fields of an empty object. */
-function supportedFieldLabels(strategy: ResourceStrategy): Set<string> {
-  let labels = supportedFieldCache.get(strategy);
-  if (!labels) {
-    labels = new Set(['metadata.name', 'metadata.namespace']);
-    const probe: KubeObject = { metadata: { name: '', namespace: '' } };
-    for (const key of Object.keys(strategy.fields(probe))) labels.add(key);
-    supportedFieldCache.set(strategy, labels);
-  }
-  return labels;
-}
+/** The default field-label conversion: what every kind without one of its own accepts. */
+const DEFAULT_FIELD_LABELS: Readonly<Record<string, string>> = {
+  'metadata.name': 'metadata.name',
+  'metadata.namespace': 'metadata.namespace',
+};
 
 /**
- * The Selection of parsed selector requirements; a field label the resource does not have is a
- * 400 in kube-apiserver's words (resources with field labels of their own name the bad one; the
- * others list the two every resource has).
+ * The Selection of parsed selector requirements, each field label converted as the kind's
+ * field-label conversion does (an alias becomes the field it selects on). A label the kind does
+ * not accept is a 400 in kube-apiserver's words: its own conversion says "field label not
+ * supported", the default one lists the two labels it knows.
  */
 export function selectionFor(
   labels: LabelRequirement[],
@@ -47,13 +40,14 @@ export function selectionFor(
   strategy: ResourceStrategy,
   namespace: string | undefined,
 ): Selection {
-  const supported = supportedFieldLabels(strategy);
+  const accepted = strategy.fieldLabels ?? DEFAULT_FIELD_LABELS;
   for (const name of fieldNames(fields)) {
-    if (supported.has(name)) continue;
-    if (supported.size > 2) throw new BadRequestError(`field label not supported: ${name}`);
+    if (Object.hasOwn(accepted, name)) continue;
+    if (strategy.fieldLabels) throw new BadRequestError(`field label not supported: ${name}`);
     throw new BadRequestError(`${goQuote(name)} is not a known field selector: only "metadata.name", "metadata.namespace"`);
   }
-  return { namespace, labels, fields };
+  const converted = fields.map((f) => (accepted[f.field] === f.field ? f : { ...f, field: accepted[f.field] }));
+  return { namespace, labels, fields: converted };
 }
 
 /** `?labelSelector=` and `?fieldSelector=` of a query, parsed and checked. */

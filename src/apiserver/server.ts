@@ -11,7 +11,11 @@ import { pino, type Logger } from 'pino';
 import { loadOrCreateToken } from './auth.js';
 import { storedObjectRepair } from './decode/stored-objects.js';
 import { writeKubeconfig } from './kubeconfig.js';
+import type { HealthCheck } from './health.js';
+import { ApiServerMetrics, type StoredObjectCounter } from './metrics.js';
 import { Registry } from './registry.js';
+import { KUBERNETES_SERVICE_IP } from './resources/service-allocation.js';
+import { storageResource } from './router.js';
 import { createRequestHandler } from './request-handler.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 import { RequestStats, type ApiStats, type RequestRecord } from './stats.js';
@@ -52,6 +56,8 @@ export interface RunningApiServer {
 
 const IDLE_KEEPALIVE_MS = 120_000;
 
+const KUBERNETES_SERVICE_LABELS = { component: 'apiserver', provider: 'kubernetes' };
+
 /** Namespaces every cluster has. */
 const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -77,6 +83,29 @@ async function bootstrapNamespaces(registry: Registry): Promise<void> {
       await registry.create(ns, '', { metadata: { name } });
     }
   }
+}
+
+/**
+ * The `kubernetes` Service in `default`, pointing at this server's port, as kube-apiserver's
+ * bootstrap controller keeps it: created once, its target port updated when the port changed.
+ */
+async function reconcileKubernetesService(registry: Registry, port: number): Promise<void> {
+  const svc = registry.strategyFor('', 'v1', 'services');
+  if (!svc) return;
+  const spec = {
+    ports: [{ name: 'https', protocol: 'TCP', port: 443, targetPort: port }],
+    clusterIP: KUBERNETES_SERVICE_IP,
+    type: 'ClusterIP',
+    sessionAffinity: 'None',
+  };
+  const existing = registry.storage.get({ resource: 'services', namespace: 'default', name: 'kubernetes' });
+  if (!existing) {
+    await registry.create(svc, 'default', { metadata: { name: 'kubernetes', labels: KUBERNETES_SERVICE_LABELS }, spec });
+    return;
+  }
+  const ports = (existing.spec as { ports?: { targetPort?: unknown }[] } | undefined)?.ports ?? [];
+  if (ports.length === 1 && ports[0].targetPort === port) return;
+  await registry.update(svc, 'default', 'kubernetes', { ...existing, spec: { ...(existing.spec as object), ports: spec.ports } });
 }
 
 function listenOn(server: Server, host: string, port: number): Promise<AddressInfo> {
@@ -119,14 +148,17 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   // Outlast clients' idle pools (Go: 90 s) so they, not we, close idle keep-alive connections:
   // a server-side close racing a new request shows up as ECONNRESET in the client.
   server.keepAliveTimeout = IDLE_KEEPALIVE_MS;
-  server.on('request', createRequestHandler({ registry, hub, stats, token, log, serverAddress: () => address }));
+  let stopping: Promise<void> | undefined;
+  const metrics = new ApiServerMetrics(storedObjectCounter(registry));
+  const healthChecks = serverHealthChecks(storage, () => stopping !== undefined);
+  server.on('request', createRequestHandler({ registry, hub, stats, token, log, serverAddress: () => address, metrics, healthChecks }));
   const bound = await listenOn(server, host, port);
   address = `${urlHost(host)}:${bound.port}`;
+  await reconcileKubernetesService(registry, bound.port);
   const url = `https://${address}`;
   const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, url, tls.caPem, token);
   log.info({ url, kubeconfig: kubeconfigPath, storage: opts.storage ?? 'memory' }, 'API server listening');
-  let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= stopServer(server, hub, storage, log);
     return stopping;
@@ -142,6 +174,31 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     resetStats: () => stats.reset(),
     stop,
   };
+}
+
+function storedObjectCounter(registry: Registry): StoredObjectCounter {
+  return {
+    resources: () => registry.strategies.map((s) => ({ group: s.info.group, plural: s.info.plural })),
+    count: (group, plural) => registry.storage.list(storageResource(group, plural)).length,
+  };
+}
+
+/** ping and log always pass; storage passes while a read succeeds; shutdown (readyz only) fails once stopping. */
+function serverHealthChecks(storage: Storage, isStopping: () => boolean): HealthCheck[] {
+  const storageProblem = (): string | undefined => {
+    try {
+      storage.get({ resource: 'namespaces', namespace: '', name: 'default' });
+      return undefined;
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  };
+  return [
+    { name: 'ping', check: () => undefined },
+    { name: 'log', check: () => undefined },
+    { name: 'storage', check: storageProblem },
+    { name: 'shutdown', check: () => (isStopping() ? 'the server is shutting down' : undefined) },
+  ];
 }
 
 async function stopServer(server: Server, hub: WatchHub, storage: Storage, log: Logger): Promise<void> {

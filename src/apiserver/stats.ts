@@ -2,6 +2,7 @@
  * In-process request accounting: counts by verb and resource, responses by code, 409s, and a
  * bounded log of recent requests — what tests assert on and the benchmark divides by.
  */
+import type { RequestMetricLabels } from './metrics.js';
 
 export interface RequestRecord {
   verb: string;
@@ -10,6 +11,8 @@ export interface RequestRecord {
   namespace?: string;
   name?: string;
   code: number;
+  /** The labels of kube-apiserver's request metrics, for the requests /metrics counts. */
+  labels?: RequestMetricLabels;
 }
 
 export interface ApiStats {

@@ -57,6 +57,7 @@ function strategy(info: ResourceInfo): ResourceStrategy {
     fields(obj) {
       return { 'spec.color': specOf(obj).color ?? '' };
     },
+    fieldLabels: { 'metadata.name': 'metadata.name', 'metadata.namespace': 'metadata.namespace', 'spec.color': 'spec.color' },
     tableColumns: COLUMNS,
     tableRow(obj) {
       return [obj.metadata.name, specOf(obj).size ?? 0, (obj.status as { phase?: string } | undefined)?.phase ?? ''];

@@ -25,8 +25,8 @@ test('health and version answer without a token; everything else needs the right
     const v = await api(server, 'GET', '/version', { token: null });
     assert.equal(v.status, 200);
     assert.equal(v.json.major, '1');
-    assert.equal(v.json.minor, '32');
-    assert.equal(v.json.gitVersion, 'v1.32.0-pvcontroller');
+    assert.equal(v.json.minor, '37');
+    assert.equal(v.json.gitVersion, 'v1.37.2-pvcontroller');
     for (const token of [null, 'wrong']) {
       const r = await api(server, 'GET', '/api/v1/namespaces', { token });
       assert.equal(r.status, 401);
@@ -42,8 +42,11 @@ test('discovery lists groups, resources with shortNames and status subresources;
     assert.deepEqual(apis.json.versions, ['v1']);
     const groups = await api(server, 'GET', '/apis');
     assert.equal(groups.json.kind, 'APIGroupList');
+    const review = (g: string) => ({ name: g, versions: [{ groupVersion: `${g}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${g}/v1`, version: 'v1' } });
     assert.deepEqual(groups.json.groups, [
       { name: 'example.com', versions: [{ groupVersion: 'example.com/v1', version: 'v1' }], preferredVersion: { groupVersion: 'example.com/v1', version: 'v1' } },
+      review('authorization.k8s.io'),
+      review('authentication.k8s.io'),
     ]);
     const group = await api(server, 'GET', '/apis/example.com');
     assert.equal(group.json.kind, 'APIGroup');

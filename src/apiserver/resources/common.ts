@@ -51,3 +51,8 @@ export { jsonEqual };
 export function diffText(before: unknown, after: unknown): string {
   return `  - ${JSON.stringify(before ?? null)}\n  + ${JSON.stringify(after ?? null)}`;
 }
+
+/** A kind's field-label conversion table: each label selects on itself, each alias on its target. */
+export function fieldLabelTable(labels: string[], aliases: Record<string, string> = {}): Readonly<Record<string, string>> {
+  return Object.freeze({ ...Object.fromEntries(labels.map((l) => [l, l])), ...aliases });
+}

@@ -107,6 +107,13 @@ export function eventRow(p: EventRowParts, objName: string, now: Date): unknown[
   return [last, p.type ?? '', p.reason ?? '', target, p.fieldPath ?? '', source, (p.message ?? '').trim(), first, count, objName];
 }
 
+const REFERENCE_FIELDS = ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'] as const;
+
+/** The field labels of referenceFields. */
+export function referenceFieldLabels(prefix: string): string[] {
+  return REFERENCE_FIELDS.map((f) => `${prefix}.${f}`);
+}
+
 /** The seven fields of an object reference a fieldSelector may name, each under `prefix.`. */
 export function referenceFields(prefix: string, ref: ObjectReference | undefined): FieldSet {
   const r = ref ?? {};
@@ -128,6 +135,7 @@ export interface EventVersion {
   fillDefaults?(obj: KubeObject): void;
   validate(obj: KubeObject): StatusCause[];
   fields(obj: KubeObject): FieldSet;
+  fieldLabels: Readonly<Record<string, string>>;
   rowParts(obj: KubeObject): EventRowParts;
 }
 
@@ -144,6 +152,7 @@ export function eventStrategy(v: EventVersion): ResourceStrategy {
     prepareForUpdate() {},
     validateUpdate: (next, prev) => [...v.validate(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata)],
     fields: v.fields,
+    fieldLabels: v.fieldLabels,
     tableColumns: EVENT_COLUMNS,
     tableRow: (obj, now) => eventRow(v.rowParts(obj), obj.metadata.name ?? '', now),
   };

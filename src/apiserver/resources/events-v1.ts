@@ -4,7 +4,8 @@
  * names (`regarding.*`, `reportingController`, `deprecatedSource`).
  */
 import type { KubeObject, ObjectReference, StatusCause } from '../../kube/types.js';
-import { eventStrategy, legacyEventCauses, referenceFields } from './event-strategy.js';
+import { fieldLabelTable } from './common.js';
+import { eventStrategy, legacyEventCauses, referenceFieldLabels, referenceFields } from './event-strategy.js';
 import { invalid, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta } from './object-meta.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -66,10 +67,11 @@ export const eventsV1Strategy: ResourceStrategy = eventStrategy({
       ...referenceFields('regarding', ev.regarding),
       reason: ev.reason ?? '',
       reportingController: ev.reportingController ?? '',
-      deprecatedSource: ev.deprecatedSource?.component || ev.reportingController || '',
       type: ev.type ?? '',
     };
   },
+
+  fieldLabels: fieldLabelTable([...referenceFieldLabels('regarding'), 'reason', 'reportingController', 'type', 'metadata.namespace', 'metadata.name']),
 
   rowParts(obj) {
     const ev = obj as EventV1;

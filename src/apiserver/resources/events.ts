@@ -4,7 +4,8 @@
  * `kubectl describe` uses, and where a `kubectl get events` row takes its values from.
  */
 import type { CoreEvent, KubeObject, StatusCause } from '../../kube/types.js';
-import { eventStrategy, legacyEventCauses, referenceFields, type EventCore } from './event-strategy.js';
+import { fieldLabelTable } from './common.js';
+import { eventStrategy, legacyEventCauses, referenceFieldLabels, referenceFields, type EventCore } from './event-strategy.js';
 import { nameIsDNSSubdomain, validateObjectMeta } from './object-meta.js';
 import type { ResourceStrategy } from './strategy.js';
 
@@ -46,6 +47,8 @@ export const coreEventStrategy: ResourceStrategy = eventStrategy({
       type: ev.type ?? '',
     };
   },
+
+  fieldLabels: fieldLabelTable([...referenceFieldLabels('involvedObject'), 'reason', 'reportingComponent', 'source', 'type', 'metadata.namespace', 'metadata.name']),
 
   rowParts(obj) {
     const ev = obj as CoreEvent;

@@ -7,6 +7,7 @@ import { nodeStrategy } from './nodes.js';
 import { persistentVolumeClaimStrategy } from './persistentvolumeclaims.js';
 import { persistentVolumeStrategy } from './persistentvolumes.js';
 import { podStrategy } from './pods.js';
+import { serviceStrategy } from './services.js';
 import { storageClassStrategy } from './storageclasses.js';
 import type { ResourceStrategy } from './strategy.js';
 
@@ -16,6 +17,7 @@ export const strategies: ResourceStrategy[] = [
   persistentVolumeClaimStrategy,
   podStrategy,
   nodeStrategy,
+  serviceStrategy,
   coreEventStrategy,
   storageClassStrategy,
   eventsV1Strategy,
@@ -35,5 +37,6 @@ export {
   persistentVolumeClaimStrategy,
   persistentVolumeStrategy,
   podStrategy,
+  serviceStrategy,
   storageClassStrategy,
 };

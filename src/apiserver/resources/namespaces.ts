@@ -2,7 +2,7 @@
 import { FINALIZER_NAMESPACE_KUBERNETES, LABEL_NAMESPACE_NAME } from '../../kube/annotations.js';
 import { isQualifiedName } from '../../kube/name-validation.js';
 import type { KubeObject, Namespace, StatusCause } from '../../kube/types.js';
-import { keepStored, resourceInfo } from './common.js';
+import { fieldLabelTable, keepStored, resourceInfo } from './common.js';
 import { invalid, invalidEach } from './field-errors.js';
 import { nameIsDNSLabel, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
@@ -71,8 +71,10 @@ export const namespaceStrategy: ResourceStrategy = {
   },
 
   fields(obj) {
-    return { 'status.phase': String(asNamespace(obj).status?.phase ?? ''), name: obj.metadata.name ?? '' };
+    return { 'status.phase': String(asNamespace(obj).status?.phase ?? '') };
   },
+
+  fieldLabels: fieldLabelTable(['status.phase', 'metadata.name']),
 
   tableColumns: [NAME_COLUMN, column('Status', 'The status of the namespace'), AGE_COLUMN],
 

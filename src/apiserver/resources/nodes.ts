@@ -1,6 +1,6 @@
 /** Node (core/v1), lightly: name syntax, status kept on update, `kubectl get nodes` columns. */
 import type { KubeObject, Node, StatusCause } from '../../kube/types.js';
-import { keepStored, resourceInfo } from './common.js';
+import { fieldLabelTable, keepStored, resourceInfo } from './common.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -64,6 +64,8 @@ export const nodeStrategy: ResourceStrategy = {
   fields(obj) {
     return { 'spec.unschedulable': String(asNode(obj).spec?.unschedulable === true) };
   },
+
+  fieldLabels: fieldLabelTable(['metadata.name', 'spec.unschedulable']),
 
   tableColumns: [
     NAME_COLUMN,

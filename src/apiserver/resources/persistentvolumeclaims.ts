@@ -93,8 +93,8 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
     return validatePVCStatus(asPVC(next), asPVC(prev));
   },
 
-  fields(obj) {
-    return { name: obj.metadata.name ?? '' };
+  fields() {
+    return {};
   },
 
   tableColumns: [

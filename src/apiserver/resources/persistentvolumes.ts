@@ -173,8 +173,8 @@ export const persistentVolumeStrategy: ResourceStrategy = {
     return validateObjectMetaUpdate(next.metadata, prev.metadata);
   },
 
-  fields(obj) {
-    return { name: obj.metadata.name ?? '' };
+  fields() {
+    return {};
   },
 
   tableColumns: [

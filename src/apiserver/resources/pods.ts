@@ -5,7 +5,7 @@
  */
 import { isDNS1123Label } from '../../kube/name-validation.js';
 import type { KubeObject, Pod, StatusCause } from '../../kube/types.js';
-import { keepStored, resourceInfo } from './common.js';
+import { fieldLabelTable, keepStored, resourceInfo } from './common.js';
 import { duplicate, invalidEach, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
@@ -105,6 +105,13 @@ export const podStrategy: ResourceStrategy = {
       'status.nominatedNodeName': String(status.nominatedNodeName ?? ''),
     };
   },
+
+  // status.podIPs is accepted but selects on nothing upstream's field set holds (it matches "").
+  fieldLabels: fieldLabelTable(
+    ['metadata.name', 'metadata.namespace', 'spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName',
+      'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.podIPs', 'status.nominatedNodeName'],
+    { 'spec.host': 'spec.nodeName' },
+  ),
 
   tableColumns: [
     NAME_COLUMN,

@@ -63,6 +63,12 @@ export interface ResourceStrategy {
   validateStatusUpdate?(next: KubeObject, prev: KubeObject): StatusCause[];
   /** Field values a fieldSelector may name (besides metadata.name / metadata.namespace). */
   fields(obj: KubeObject): FieldSet;
+  /**
+   * The field labels this kind's field-label conversion accepts, each mapped to the field of
+   * `fields` (or metadata) it selects on (kube-apiserver's AddFieldLabelConversionFunc). Absent:
+   * the default conversion, which accepts metadata.name and metadata.namespace only.
+   */
+  fieldLabels?: Readonly<Record<string, string>>;
   /** Columns for `as=Table` (NAME first, AGE last, like kubectl shows). */
   tableColumns: TableColumn[];
   /** One row of cells for `as=Table`, matching `tableColumns`. `now` is for AGE. */

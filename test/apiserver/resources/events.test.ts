@@ -45,11 +45,11 @@ test('core/v1 fields: every involvedObject reference field, reason, reportingCom
   assert.equal(coreEventStrategy.fields(withChanges(coreEvent, { source: undefined })).source, 'example.com/ctrl');
 });
 
-test('events.k8s.io/v1 fields: every regarding reference field, reason, reportingController, deprecatedSource, type', () => {
+test('events.k8s.io/v1 fields: every regarding reference field, reason, reportingController, type', () => {
   assert.deepEqual(eventsV1Strategy.fields(v1Event), {
     'regarding.kind': 'PersistentVolumeClaim', 'regarding.namespace': 'ns', 'regarding.name': 'c1', 'regarding.uid': 'u1',
     'regarding.apiVersion': 'v1', 'regarding.resourceVersion': '7', 'regarding.fieldPath': 'spec',
-    reason: 'Provisioned', reportingController: 'example.com/ctrl', deprecatedSource: 'example.com/ctrl', type: 'Normal',
+    reason: 'Provisioned', reportingController: 'example.com/ctrl', type: 'Normal',
   });
   assert.equal(eventsV1Strategy.fields({ metadata: { name: 'x', namespace: 'ns' } })['regarding.kind'], '');
 });
