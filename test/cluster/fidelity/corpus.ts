@@ -9,6 +9,7 @@ import { kubectlCases } from './corpus-kubectl.js';
 import { patchCases } from './corpus-patch.js';
 import { selectorCases } from './corpus-selectors.js';
 import { statusCases } from './corpus-status.js';
+import { surfaceCases } from './corpus-surface.js';
 import { tableCases } from './corpus-table.js';
 import { validationCases } from './corpus-validation.js';
 import { watchCases } from './corpus-watch.js';
@@ -26,4 +27,5 @@ export const corpus: Case[] = [
   ...errorCases,
   ...discoveryCases,
   ...kubectlCases,
+  ...surfaceCases,
 ];
