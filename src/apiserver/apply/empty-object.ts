@@ -16,7 +16,8 @@ const BY_KIND: Record<string, Skeleton> = {
   PersistentVolumeClaim: { spec: { resources: {} }, status: {} },
   Namespace: specAndStatus,
   Node: { spec: {}, status: { daemonEndpoints: { kubeletEndpoint: {} }, nodeInfo: {} } },
-  Pod: specAndStatus,
+  // PodSpec.containers has no omitempty: an empty Pod carries `containers: null`.
+  Pod: { spec: { containers: null }, status: {} },
   Lease: { spec: {} },
 };
 
@@ -25,8 +26,36 @@ const BY_GROUP_KIND: Record<string, Skeleton> = {
   'events.k8s.io/Event': { regarding: {}, deprecatedSource: {} },
 };
 
+function skeletonOf(group: string, kind: string): Skeleton {
+  return BY_GROUP_KIND[`${group}/${kind}`] ?? BY_KIND[kind] ?? {};
+}
+
 /** The empty object of a kind, as the base a create is compared with. */
 export function emptyObjectOf(group: string, kind: string): KubeObject {
-  const body = BY_GROUP_KIND[`${group}/${kind}`] ?? BY_KIND[kind] ?? {};
-  return { ...structuredClone(body), metadata: {} } as KubeObject;
+  return { ...structuredClone(skeletonOf(group, kind)), metadata: {} } as KubeObject;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function fill(value: Record<string, unknown>, skeleton: Skeleton): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const [k, empty] of Object.entries(skeleton)) {
+    const have = value[k];
+    const next = have === undefined ? empty : isObject(have) && isObject(empty) ? fill(have, empty) : have;
+    if (next === have) continue;
+    out ??= { ...value };
+    out[k] = next;
+  }
+  return out ?? value;
+}
+
+/**
+ * An object with the by-value structs it lacks filled in empty, as the Go types always hold
+ * them: a Node stored without spec compares like one with `spec: {}`. The result shares
+ * structure with `obj` and must not be mutated.
+ */
+export function withByValueStructs(group: string, kind: string, obj: KubeObject): KubeObject {
+  return fill(obj as unknown as Record<string, unknown>, skeletonOf(group, kind)) as unknown as KubeObject;
 }

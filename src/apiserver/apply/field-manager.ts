@@ -26,6 +26,8 @@ export interface OwnershipContext {
   type: ApplyType;
   /** Top-level fields this (sub)resource resets, which nobody owns through it. */
   resetFields: readonly string[];
+  /** The object as the Go types hold it (by-value structs present); identity when absent. */
+  complete?: (obj: KubeObject) => KubeObject;
 }
 
 const SERVER_OWNED_META = ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'generation', 'managedFields', 'resourceVersion'];
@@ -45,7 +47,8 @@ export function withoutManagedFields(obj: KubeObject): KubeObject {
 }
 
 function compareObjects(before: KubeObject, after: KubeObject, ctx: OwnershipContext): Comparison {
-  const c = compareValues(withoutManagedFields(before), withoutManagedFields(after), ctx.type);
+  const complete = ctx.complete ?? ((o: KubeObject) => o);
+  const c = compareValues(complete(withoutManagedFields(before)), complete(withoutManagedFields(after)), ctx.type);
   const excluded = excludedFields(ctx);
   c.added.subtractRecursively(excluded);
   c.modified.subtractRecursively(excluded);

@@ -8,7 +8,7 @@ import { schemaForKind } from '../decode/schema.js';
 import { apiVersionOf } from '../object-decode.js';
 import type { ResourceInfo } from '../resources/strategy.js';
 import { ApplyTypes } from './apply-type.js';
-import { emptyObjectOf } from './empty-object.js';
+import { emptyObjectOf, withByValueStructs } from './empty-object.js';
 import { applyConfiguration, recordUpdate, withoutManagedFields, type OwnershipContext } from './field-manager.js';
 import { kubernetesApplySemantics } from './list-semantics.js';
 import { decodeManagers, encodeManagers, isResetRequest, ManagedFieldsError, type EncodedEntry, type Managers } from './managed-fields.js';
@@ -32,6 +32,7 @@ export function contextFor(info: ResourceInfo, req: OwnershipRequest): Ownership
     now: req.now,
     type: applyTypes.forKind(schemaForKind(info.group, info.version, info.kind)),
     resetFields,
+    complete: (obj) => withByValueStructs(info.group, info.kind, obj),
   };
 }
 

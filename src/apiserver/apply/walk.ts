@@ -1,7 +1,8 @@
 /**
  * The field sets of values: what an apply configuration sets (`configFieldSet`), and what changed
  * between two versions of an object (`compareValues`: added, modified, removed). Nulls count as
- * absent, as a nil pointer or an omitted field does in the Go types.
+ * absent, as a nil pointer or an omitted field does in the Go types, except where a container
+ * replaces one (see compareInto).
  */
 import { childType, isGranularObject, isObject, LEAF, type ApplyType } from './apply-type.js';
 import { fieldElement, FieldSet, keyElement, valueElement } from './fieldset.js';
@@ -121,12 +122,24 @@ function compareInto(a: unknown, b: unknown, t: ApplyType, c: Comparison, path: 
   const hasA = present(a);
   const hasB = present(b);
   if (!hasA && !hasB) return;
+  // A null that is there (a Go slice or map without omitempty) is an empty value, not a missing one:
+  // filling it adds the contents but not the container itself.
+  if (a === null && isContainer(b, t)) return compareInto(Array.isArray(b) ? [] : {}, b, t, c, path);
+  if (b === null && isContainer(a, t)) return compareInto(a, Array.isArray(a) ? [] : {}, t, c, path);
   if (!hasA) return allFields(b, t, nodeAt(c.added, path));
   if (!hasB) return allFields(a, t, nodeAt(c.removed, path));
   if (isGranularObject(t, a) && isGranularObject(t, b)) return compareObjects(a, b, t, c, path);
   const keyed = t.shape === 'set' || t.shape === 'listMap';
   if (keyed && Array.isArray(a) && Array.isArray(b)) return compareLists(a, b, t, c, path);
-  if (!jsonEqual(a, b)) c.modified.insert(path);
+  if (jsonEqual(a, b)) return;
+  // A value that changes shape (map to scalar, say) drops the old one's fields and brings the new one's.
+  if (isContainer(a, t)) allFields(a, t, nodeAt(c.removed, path));
+  if (isContainer(b, t)) allFields(b, t, nodeAt(c.added, path));
+  c.modified.insert(path);
+}
+
+function isContainer(v: unknown, t: ApplyType): boolean {
+  return isGranularObject(t, v) || ((t.shape === 'set' || t.shape === 'listMap') && Array.isArray(v));
 }
 
 function compareObjects(a: Record<string, unknown>, b: Record<string, unknown>, t: ApplyType, c: Comparison, path: string[]): void {
