@@ -104,7 +104,8 @@ export function applyConfiguration(live: KubeObject, empty: KubeObject, config: 
   }
   const c = compareObjects(base, merged, ctx);
   const changed = c.added.unionWith(c.modified);
-  const conflicts = conflictsWith(managers, changed, key);
+  const takeover = clientSideApplied(live, ctx);
+  const conflicts = conflictsWith(managers, changed, key).filter((c) => !takeover.has(c.path));
   if (conflicts.length > 0 && !force) throw applyConflictError(conflicts);
   takeFromOthers(managers, changed, c.removed, key);
   if (applied.isEmpty) managers.delete(key);
@@ -123,12 +124,30 @@ function comparePaths(a: string[], b: string[]): number {
   return a.length - b.length;
 }
 
-function conflictsWith(managers: Managers, changed: FieldSet, applier: string): ManagerConflict[] {
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+const NOTHING = new FieldSet();
+
+/**
+ * What `kubectl apply` (client-side) last applied, which kubectl's server-side apply may take
+ * over without conflicts: kube-apiserver's upgrade path from client-side to server-side apply,
+ * for the manager "kubectl" only.
+ */
+function clientSideApplied(live: KubeObject, ctx: OwnershipContext): FieldSet {
+  const text = live.metadata.annotations?.[LAST_APPLIED];
+  if (ctx.manager !== 'kubectl' || text === undefined || text === '') return NOTHING;
+  try {
+    return configFieldSet(JSON.parse(text), ctx.type);
+  } catch {
+    return NOTHING;
+  }
+}
+
+function conflictsWith(managers: Managers, changed: FieldSet, applier: string): Array<ManagerConflict & { path: string[] }> {
   const found: Array<{ path: string[]; key: string; entry: ManagerEntry }> = [];
   for (const [k, e] of managers) {
     if (k === applier) continue;
     for (const path of e.fields.intersection(changed).paths()) found.push({ path, key: k, entry: e });
   }
   found.sort((x, y) => comparePaths(x.path, y.path) || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
-  return found.map((f) => ({ manager: printManager(f.entry), managerKey: f.key, field: pathString(f.path) }));
+  return found.map((f) => ({ manager: printManager(f.entry), managerKey: f.key, field: pathString(f.path), path: f.path }));
 }
