@@ -32,7 +32,20 @@ export interface OwnershipContext {
 
 const SERVER_OWNED_META = ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'generation', 'managedFields', 'resourceVersion'];
 
+const excludedByReset = new Map<string, FieldSet>();
+
+/** The fields nobody owns through this (sub)resource; shared, never mutated. */
 function excludedFields(ctx: OwnershipContext): FieldSet {
+  const key = ctx.resetFields.join(',');
+  let out = excludedByReset.get(key);
+  if (!out) {
+    out = buildExcluded(ctx);
+    excludedByReset.set(key, out);
+  }
+  return out;
+}
+
+function buildExcluded(ctx: OwnershipContext): FieldSet {
   const out = new FieldSet();
   for (const f of ['apiVersion', 'kind', ...ctx.resetFields]) out.insert([fieldElement(f)]);
   for (const f of SERVER_OWNED_META) out.insert([fieldElement('metadata'), fieldElement(f)]);

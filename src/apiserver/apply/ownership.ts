@@ -6,6 +6,7 @@ import { BadRequestError } from '../../kube/errors.js';
 import type { KubeObject } from '../../kube/types.js';
 import { schemaForKind } from '../decode/schema.js';
 import { apiVersionOf } from '../object-decode.js';
+import { jsonEqual } from '../object-utils.js';
 import type { ResourceInfo } from '../resources/strategy.js';
 import { ApplyTypes } from './apply-type.js';
 import { emptyObjectOf, withByValueStructs } from './empty-object.js';
@@ -64,7 +65,10 @@ export function managedFieldsAfterWrite(
   req: OwnershipRequest,
 ): EncodedEntry[] | undefined {
   const ctx = contextFor(info, req);
-  const ownRecord = ctx.subresource === '' ? supplied : undefined;
+  // A body that sends the stored record back unchanged (read-modify-write) reads as the stored
+  // one, whose decoding is cached.
+  const stored = prev?.metadata.managedFields;
+  const ownRecord = ctx.subresource === '' && !(stored !== undefined && jsonEqual(supplied, stored)) ? supplied : undefined;
   if (prev !== undefined && isResetRequest(ownRecord)) return undefined;
   let managers = suppliedManagers(ownRecord);
   if (managers === undefined) {
