@@ -12,7 +12,7 @@ import { parseFieldSelector, parseLabelSelector, type FieldRequirement, type Lab
 import type { StatusCause } from '../kube/types.js';
 import { QualifiedInvalidError } from './errors.js';
 import type { FieldValidation } from './field-validation.js';
-import { forbidden, invalid, notSupported, tooLong } from './resources/field-errors.js';
+import { forbidden, invalid, notSupported, required, tooLong } from './resources/field-errors.js';
 
 const INT64_MAX = (1n << 63n) - 1n;
 const UINT64_MAX = (1n << 64n) - 1n;
@@ -187,6 +187,8 @@ export interface WriteQuery {
   fieldManager: string;
   /** Absent or '' reads as Warn, the server's default. */
   fieldValidation: FieldValidation;
+  /** Server-side apply only: take fields other managers own. */
+  force: boolean;
 }
 
 /** FieldManagerMaxLength in apimachinery. */
@@ -219,21 +221,23 @@ function fieldValidationCauses(value: string): StatusCause[] {
   return FIELD_VALIDATIONS.includes(value) ? [] : [notSupported('fieldValidation', value, FIELD_VALIDATIONS)];
 }
 
-/** Create/Update/PatchOptions (`force` belongs to server-side apply, which is not served). */
-export function parseWriteQuery(params: URLSearchParams, kind: WriteOptionsKind): WriteQuery {
+/** Create/Update/PatchOptions; `force` and a required fieldManager belong to server-side apply (`apply`). */
+export function parseWriteQuery(params: URLSearchParams, kind: WriteOptionsKind, apply = false): WriteQuery {
   const dryRun = params.getAll('dryRun');
   const fieldManager = params.get('fieldManager') ?? '';
   const fieldValidation = params.get('fieldValidation') ?? '';
   const causes: StatusCause[] = [];
-  if (kind === 'PatchOptions' && params.has('force')) {
+  if (kind === 'PatchOptions' && !apply && params.has('force')) {
     causes.push(forbidden('force', 'may not be specified for non-apply patch'));
   }
+  if (apply && fieldManager === '') causes.push(required('fieldManager', 'is required for apply patch'));
   causes.push(...fieldManagerCauses(fieldManager), ...dryRunCauses(dryRun), ...fieldValidationCauses(fieldValidation));
   if (causes.length > 0) throw optionsInvalid(kind, causes);
   return {
     dryRun: dryRun.length > 0,
     fieldManager,
     fieldValidation: fieldValidation === '' ? 'Warn' : (fieldValidation as FieldValidation),
+    force: apply && queryBool(params, 'force'),
   };
 }
 

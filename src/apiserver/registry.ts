@@ -7,7 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { AlreadyExistsError, ApiError, ConflictError, NotFoundError } from '../kube/errors.js';
 import type { KubeObject, ObjectList, StatusCause } from '../kube/types.js';
-import { applyPatch, parsePatchBody } from './patch/index.js';
+import { parseApplyConfig } from './apply/apply-request.js';
+import type { EncodedEntry } from './apply/managed-fields.js';
+import { applyToObject, managedFieldsAfterWrite } from './apply/ownership.js';
+import { APPLY_PATCH_YAML, applyPatch, isApplyPatch, parsePatchBody } from './patch/index.js';
 import { decodePatchResult } from './patch/patch-result.js';
 import { QualifiedInvalidError } from './errors.js';
 import type { FieldValidation } from './field-validation.js';
@@ -36,12 +39,29 @@ export interface WriteOptions {
   subresource?: string;
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
+  /** Who writes, for managedFields: the fieldManager parameter, else the User-Agent's product. */
+  fieldManager?: string;
+  /** Server-side apply: take fields other managers own instead of answering 409. */
+  force?: boolean;
+}
+
+/** The managedFields a server-side apply computed, which the write keeps as they are. */
+interface AppliedFields {
+  managedFields: EncodedEntry[] | undefined;
 }
 
 export interface WriteOutcome {
   object: KubeObject;
   /** Field-validation warnings to return in `Warning` headers. */
   warnings: string[];
+  /** A server-side apply created the object (201). */
+  created?: boolean;
+}
+
+/** Sets or clears an object's managedFields. */
+function setManagedFields(object: KubeObject, entries: EncodedEntry[] | undefined): void {
+  if (entries === undefined) delete object.metadata.managedFields;
+  else object.metadata.managedFields = entries;
 }
 
 export interface RegistryOptions {
@@ -96,8 +116,9 @@ export class Registry {
     return listObjects(this.storage, s, storageResource(s.info.group, s.info.plural), sel, opts);
   }
 
-  async create(s: ResourceStrategy, namespace: string, body: unknown, opts: WriteOptions = {}): Promise<WriteOutcome> {
+  async create(s: ResourceStrategy, namespace: string, body: unknown, opts: WriteOptions = {}, applied?: AppliedFields): Promise<WriteOutcome> {
     const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
+    const supplied = object.metadata.managedFields;
     // NamespaceLifecycle admission runs before the strategy names and validates the object.
     this.requireNamespace(s, namespace);
     const meta = object.metadata;
@@ -109,8 +130,12 @@ export class Registry {
     }
     resetMetaForCreate(meta, randomUUID(), this.timestamp());
     s.defaults(object);
+    const managedFields = applied
+      ? applied.managedFields
+      : managedFieldsAfterWrite(s.info, undefined, object, supplied, this.ownership(opts));
     s.prepareForCreate(object, this.admission);
     this.throwIfInvalid(s, meta.name, s.validateCreate(object));
+    setManagedFields(object, managedFields);
     const key = this.keyOf(s, namespace, meta.name);
     if (this.storage.get(key)) throw new AlreadyExistsError(identityOf(s.info, meta.name));
     if (opts.dryRun) return { object, warnings };
@@ -140,6 +165,7 @@ export class Registry {
     patchBody: unknown,
     opts: WriteOptions = {},
   ): Promise<WriteOutcome> {
+    if (isApplyPatch(contentType)) return await this.serverSideApply(s, namespace, name, patchBody as Uint8Array, opts);
     const prev = this.get(s, namespace, name);
     const patch = parsePatchBody(contentType, patchBody);
     // The decoded result is a fresh copy: patch results may share (frozen) subtrees with the stored object.
@@ -150,6 +176,30 @@ export class Registry {
     s.defaults(object);
     const result = await this.commitUpdate(s, namespace, object, opts);
     return { object: result, warnings };
+  }
+
+  /** Server-side apply: merges the configuration into the object, or creates it from it. */
+  private async serverSideApply(s: ResourceStrategy, namespace: string, name: string, raw: Uint8Array, opts: WriteOptions): Promise<WriteOutcome> {
+    const config = parseApplyConfig(s.info, raw, namespace, name);
+    requireObjectKey(s.info, namespace, name);
+    const live = this.storage.get(this.keyOf(s, namespace, name));
+    if (!live && opts.subresource !== undefined) throw new NotFoundError(identityOf(s.info, name));
+    const out = applyToObject(s.info, live, config, opts.force === true, this.ownership(opts));
+    const applied = { managedFields: out.managedFields };
+    if (!live) {
+      setScope(s.info, out.object, namespace);
+      requireNameMatchesUrl(out.object.metadata, name);
+      return { ...(await this.create(s, namespace, out.object, opts, applied)), created: true };
+    }
+    const { object, warnings } = decodePatchResult(s.info, APPLY_PATCH_YAML, config, out.object, opts.fieldValidation ?? 'Warn');
+    setScope(s.info, object, namespace);
+    requireNameMatchesUrl(object.metadata, name);
+    s.defaults(object);
+    return { object: await this.commitUpdate(s, namespace, object, opts, applied), warnings };
+  }
+
+  private ownership(opts: WriteOptions): { manager: string; subresource?: string; now: string } {
+    return { manager: opts.fieldManager ?? 'unknown', subresource: opts.subresource, now: this.timestamp() };
   }
 
   async delete(s: ResourceStrategy, namespace: string, name: string, options: DeleteOptions): Promise<KubeObject> {
@@ -170,6 +220,7 @@ export class Registry {
     namespace: string,
     next: KubeObject,
     opts: WriteOptions,
+    applied?: AppliedFields,
   ): Promise<KubeObject> {
     const name = next.metadata.name ?? '';
     const prev = this.get(s, namespace, name);
@@ -178,9 +229,14 @@ export class Registry {
       throw new ConflictError(identityOf(s.info, name));
     }
     checkUidPrecondition(s.info, next.metadata.uid, prev);
+    const supplied = next.metadata.managedFields;
     carrySystemMeta(next.metadata, prev.metadata);
+    const managedFields = applied
+      ? applied.managedFields
+      : managedFieldsAfterWrite(s.info, prev, next, supplied, this.ownership(opts));
     const causes = this.prepareAndValidateUpdate(s, next, prev, opts.subresource);
     this.throwIfInvalid(s, name, causes);
+    setManagedFields(next, managedFields);
     if (opts.subresource === undefined && !jsonEqual(specPart(next), specPart(prev))) {
       next.metadata.generation = (prev.metadata.generation ?? 1) + 1;
     }

@@ -16,7 +16,7 @@ import { warningHeaders } from './field-validation.js';
 import { readBody, sendJson, sendRawJson, type ResponseHeaders } from './http-io.js';
 import { memoizedJson } from './json-memo.js';
 import { listOptionsFrom } from './list.js';
-import { requirePatchContentType } from './patch/index.js';
+import { isApplyPatch, requirePatchContentType } from './patch/index.js';
 import { parseListQuery, parseWriteQuery, queryBool, type WriteOptionsKind } from './query-params.js';
 import type { Registry, WriteOptions } from './registry.js';
 import type { ResourceStrategy } from './resources/strategy.js';
@@ -74,12 +74,30 @@ export function checkRoute(s: ResourceStrategy, route: ResourcePath, verb: Verb 
   return verb;
 }
 
-function writeOptions(params: URLSearchParams, route: ResourcePath, kind: WriteOptionsKind): WriteOptions {
-  const query = parseWriteQuery(params, kind);
+/**
+ * The manager a write is recorded under without a fieldManager parameter: the User-Agent up to
+ * its first "/", printable characters only, at most 128 bytes (kube-apiserver's
+ * prefixFromUserAgent); "unknown" when nothing is left.
+ */
+export function managerFromUserAgent(userAgent: string | undefined): string {
+  let out = '';
+  for (const ch of (userAgent ?? '').split('/')[0]) {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
+    if (Buffer.byteLength(out + ch) > 128) break;
+    out += ch;
+  }
+  return out === '' ? 'unknown' : out;
+}
+
+function writeOptions(r: ResourceRequest, kind: WriteOptionsKind): WriteOptions {
+  const apply = kind === 'PatchOptions' && isApplyPatch(r.req.headers['content-type'] ?? '');
+  const query = parseWriteQuery(r.params, kind, apply);
   return {
-    subresource: route.subresource,
+    subresource: r.route.subresource,
     dryRun: query.dryRun,
     fieldValidation: query.fieldValidation,
+    fieldManager: query.fieldManager !== '' ? query.fieldManager : managerFromUserAgent(r.req.headers['user-agent']),
+    force: query.force,
   };
 }
 
@@ -121,7 +139,7 @@ async function readWrite(r: ResourceRequest, kind: WriteOptionsKind | undefined)
   const objectFormat = kind === 'CreateOptions' || kind === 'UpdateOptions' ? objectBodyFormat(contentType) : undefined;
   if (kind === 'PatchOptions') requirePatchContentType(contentType ?? '');
   const raw = await readBody(r.req);
-  const opts = kind === undefined ? undefined : writeOptions(r.params, r.route, kind);
+  const opts = kind === undefined ? undefined : writeOptions(r, kind);
   if (kind === 'PatchOptions') return { body: raw, opts };
   if (objectFormat) return { body: parseRequestBody(raw, { role: 'object', kind: r.strategy.info.kind }, objectFormat), opts };
   return { body: decodeDeleteOptions(raw), opts };
@@ -197,7 +215,7 @@ export async function serveResource(r: ResourceRequest, verb: Verb, registry: Re
     case 'patch': {
       const { body, opts } = await readWrite(r, 'PatchOptions');
       const out = await registry.patch(s, ns, name, r.req.headers['content-type'] ?? '', body, opts);
-      return respondObject(r, 200, out.object, out.warnings);
+      return respondObject(r, out.created ? 201 : 200, out.object, out.warnings);
     }
     case 'delete': {
       const opts = parseDeleteOptions((await readWrite(r, undefined)).body, params);

@@ -18,7 +18,12 @@ export const JSON_PATCH = 'application/json-patch+json';
 export const MERGE_PATCH = 'application/merge-patch+json';
 export const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 export const APPLY_PATCH_YAML = 'application/apply-patch+yaml';
-export const SUPPORTED_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH] as const;
+export const SUPPORTED_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH_YAML] as const;
+
+/** Server-side apply: its body is a configuration, merged by the field manager (`apply/`), not here. */
+export function isApplyPatch(contentType: string): boolean {
+  return patchMediaType(contentType) === APPLY_PATCH_YAML;
+}
 
 export { applyJsonPatch, PatchApplyError } from './json.js';
 export { applyMergePatch } from './merge.js';
@@ -42,7 +47,7 @@ export function parsePatchBody(contentType: string, patch: unknown): unknown {
   return patch;
 }
 
-/** 415 for a PATCH whose Content-Type is no patch type served here (server-side apply included). */
+/** 415 for a PATCH whose Content-Type is no patch type served here. */
 export function requirePatchContentType(contentType: string): string {
   const mediaType = patchMediaType(contentType);
   if (!(SUPPORTED_PATCH_TYPES as readonly string[]).includes(mediaType)) throw new UnsupportedMediaTypeError(contentType);
@@ -64,12 +69,13 @@ function requireWithinObjectLimit(result: JsonValue): void {
 
 /**
  * Applies a PATCH body (already decoded JSON, or raw bytes) to `current`; returns a new object and
- * never mutates `current`. 415 for other content types (server-side apply included), 400 for a
+ * never mutates `current`. 415 for other content types (server-side apply is not a patch here), 400 for a
  * malformed patch, 422 for a JSON patch that does not apply or copies too much, 413 for a result
  * larger than a request body may be.
  */
 export function applyPatch(contentType: string, current: KubeObject, patch: unknown, strategy: ResourceStrategy): KubeObject {
   const mediaType = requirePatchContentType(contentType);
+  if (mediaType === APPLY_PATCH_YAML) throw new UnsupportedMediaTypeError(contentType);
   const body = patch instanceof Uint8Array ? parsePatchBody(contentType, patch) : patch;
   const doc = cloneJson(current) as unknown as JsonObject;
   let result: JsonValue;

@@ -1,5 +1,6 @@
 /** The whole corpus, in the order it is replayed and reported. */
 import type { Case } from './case.js';
+import { applyCases } from './corpus-apply.js';
 import { crudCases } from './corpus-crud.js';
 import { deleteCases } from './corpus-delete.js';
 import { discoveryCases } from './corpus-discovery.js';
@@ -17,6 +18,7 @@ import { watchCases } from './corpus-watch.js';
 export const corpus: Case[] = [
   ...crudCases,
   ...patchCases,
+  ...applyCases,
   ...deleteCases,
   ...statusCases,
   ...dryRunCases,

@@ -6,7 +6,6 @@ import type { KnownDifferences } from './verdict.js';
 
 /** Why a listed case differs; one reason may explain several cases. */
 const WHY = {
-  serverSideApply: 'server-side apply (application/apply-patch+yaml) is not implemented',
   protobuf: 'protobuf request bodies are not decoded (kubectl sends them for create)',
   openApi: 'the OpenAPI documents are stubs without paths or schemas, so kubectl explain finds nothing',
   openApiIndexType: 'kube-apiserver serves the /openapi/v3 index as text/plain; ours as application/json',
@@ -59,7 +58,6 @@ function each(reason: string, ids: string[]): Record<string, string> {
 
 export const KNOWN_DIFFERENCES: KnownDifferences = {
   fields: [
-    { name: 'managedFields', path: /\.managedFields(\.|$)/, reason: 'the embedded server records no managedFields (server-side apply is not implemented)' },
     { name: 'generation', path: /\.metadata\.generation$/, reason: 'ours sets metadata.generation on every kind; kube-apiserver only where the strategy tracks spec changes (of these kinds: Pods, which it also bumps on graceful deletion)' },
     { name: 'list item kind', path: /\.items\.\d+\.(apiVersion|kind)$/, reason: 'ours keeps apiVersion and kind on every list item; kube-apiserver leaves them out' },
     { name: 'column descriptions', path: /\.columnDefinitions\.\d+\.description$/, reason: 'Table column descriptions: kube-apiserver prints the whole OpenAPI field description, ours its first sentence' },
@@ -76,6 +74,17 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
       reason: 'Node admission and defaulting: kube-apiserver adds the node.kubernetes.io/not-ready taint (TaintNodesByCondition) and empty daemonEndpoints and nodeInfo; ours stores a Node as sent',
     },
     {
+      name: 'managedFields of Pod defaults',
+      path: /\.managedFields\.\d+\.fieldsV1\.f:spec\.(f:containers\.k:[^.]+\.f:(imagePullPolicy|resources|terminationMessagePath|terminationMessagePolicy)|f:(dnsPolicy|enableServiceLinks|restartPolicy|schedulerName|securityContext|terminationGracePeriodSeconds))$/,
+      resource: 'Pod',
+      reason: 'the creating manager owns the Pod fields kube-apiserver defaults (see Pod defaults); ours defaults none, so they are nobody\'s',
+    },
+    {
+      name: 'managedFields of null condition times',
+      path: /\.managedFields\.\d+\.fieldsV1\.f:status\.f:conditions\.k:[^.]+\.f:(lastProbeTime|lastTransitionTime|lastHeartbeatTime)$/,
+      reason: 'kube-apiserver writes unset condition times as null, which the writer then owns (see null condition times); ours leaves them out',
+    },
+    {
       name: 'Event empty fields',
       path: /\.(eventTime|reportingComponent|reportingInstance|deprecatedSource|deprecatedFirstTimestamp|deprecatedLastTimestamp)$/,
       reason: 'Events: kube-apiserver serialises the empty fields of the other Event version (core: eventTime null, reportingComponent and reportingInstance ""; events.k8s.io: deprecatedSource {}, the deprecated timestamps null); ours leaves them out',
@@ -89,7 +98,6 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     { name: 'storageVersionHash', path: /\.resources\.\d+\.storageVersionHash$/, reason: 'discovery carries no storageVersionHash (used by the storage version migrator, not by kubectl)' },
   ],
   cases: {
-    ...each(WHY.serverSideApply, ['pvc-apply-create', 'pv-apply-update', 'kubectl-apply-server-side', 'kubectl-apply-server-side-again']),
     ...each(WHY.protobuf, ['kubectl-create-namespace', 'pv-create-protobuf-garbage']),
     ...each(WHY.openApi, ['openapi-v2-json', 'openapi-v2-protobuf', 'openapi-v3-core', 'openapi-v3-core-pvc-spec', 'openapi-v3-storage', 'openapi-v3-coordination', 'openapi-v3-events', 'kubectl-explain-pvc', 'kubectl-explain-field']),
     ...each(WHY.openApiIndexType, ['openapi-v3-index']),
@@ -114,10 +122,10 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     ...each(WHY.nodeValidation, ['node-invalid-taint-effect']),
     ...each(WHY.eventsV1Immutable, ['eventv1-update-immutable-note']),
     ...each(WHY.eventsV1InvalidKind, ['eventv1-invalid-no-reporting-controller']),
-    ...each(WHY.recycleWarning, ['pv-create-full-spec']),
+    ...each(WHY.recycleWarning, ['pv-create-full-spec', 'pv-apply-force']),
     ...each(WHY.jsonPatchErrors, ['pv-json-patch-not-a-list']),
     ...each(WHY.patchMediaType, ['pv-patch-plain-json']),
-    ...each(WHY.immutableDiff, ['pvc-update-immutable-spec', 'pv-update-immutable-source']),
+    ...each(WHY.immutableDiff, ['pvc-update-immutable-spec', 'pv-update-immutable-source', 'kubectl-apply-force-conflicts']),
     ...each(WHY.storageClassParameters, ['sc-update-parameters-forbidden']),
     ...each(WHY.noNameDetails, ['pv-invalid-no-name']),
     ...each(WHY.duplicateFields, ['pv-duplicate-field-strict', 'pv-duplicate-field-warn']),
@@ -132,7 +140,7 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     ...each(WHY.compactedWatch, ['watch-events-expired']),
     ...each(WHY.tableObjectNull, ['pv-table-include-none']),
     ...each(WHY.partialMetadata, ['pv-partial-metadata']),
-    ...each(WHY.printedGeneration, ['kubectl-diff-changed', 'kubectl-get-yaml', 'kubectl-get-json-list']),
+    ...each(WHY.printedGeneration, ['kubectl-diff-changed', 'kubectl-get-yaml', 'kubectl-get-json-list', 'kubectl-get-show-managed-fields']),
     ...each(WHY.printedNodeTaint, ['kubectl-describe-node']),
   },
 };

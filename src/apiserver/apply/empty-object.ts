@@ -1,0 +1,61 @@
+/**
+ * What kube-apiserver compares a new object against on create: the kind's empty Go object as it
+ * serialises, where structs held by value (not behind a pointer) are present though empty. So a
+ * create's managedFields own `spec` and `status` without a `"."` of their own, but a map or a
+ * pointer struct the body sets (labels, capacity, hostPath) with one. These are the by-value
+ * struct fields of the Go types, by kind.
+ */
+import type { KubeObject } from '../../kube/types.js';
+
+type Skeleton = Record<string, unknown>;
+
+const specAndStatus: Skeleton = { spec: {}, status: {} };
+
+const BY_KIND: Record<string, Skeleton> = {
+  PersistentVolume: specAndStatus,
+  PersistentVolumeClaim: { spec: { resources: {} }, status: {} },
+  Namespace: specAndStatus,
+  Node: { spec: {}, status: { daemonEndpoints: { kubeletEndpoint: {} }, nodeInfo: {} } },
+  // PodSpec.containers has no omitempty: an empty Pod carries `containers: null`.
+  Pod: { spec: { containers: null }, status: {} },
+  Lease: { spec: {} },
+};
+
+const BY_GROUP_KIND: Record<string, Skeleton> = {
+  '/Event': { involvedObject: {}, source: {} },
+  'events.k8s.io/Event': { regarding: {}, deprecatedSource: {} },
+};
+
+function skeletonOf(group: string, kind: string): Skeleton {
+  return BY_GROUP_KIND[`${group}/${kind}`] ?? BY_KIND[kind] ?? {};
+}
+
+/** The empty object of a kind, as the base a create is compared with. */
+export function emptyObjectOf(group: string, kind: string): KubeObject {
+  return { ...structuredClone(skeletonOf(group, kind)), metadata: {} } as KubeObject;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function fill(value: Record<string, unknown>, skeleton: Skeleton): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const [k, empty] of Object.entries(skeleton)) {
+    const have = value[k];
+    const next = have === undefined ? empty : isObject(have) && isObject(empty) ? fill(have, empty) : have;
+    if (next === have) continue;
+    out ??= { ...value };
+    out[k] = next;
+  }
+  return out ?? value;
+}
+
+/**
+ * An object with the by-value structs it lacks filled in empty, as the Go types always hold
+ * them: a Node stored without spec compares like one with `spec: {}`. The result shares
+ * structure with `obj` and must not be mutated.
+ */
+export function withByValueStructs(group: string, kind: string, obj: KubeObject): KubeObject {
+  return fill(obj as unknown as Record<string, unknown>, skeletonOf(group, kind)) as unknown as KubeObject;
+}
