@@ -205,7 +205,7 @@ test('kubectl explain pv and pvc.spec.resources', { ...opts, todo: 'needs branch
   await expectOk(['explain', 'pvc.spec.resources'], /^FIELD:\s+resources/m);
 });
 
-test('kubectl apply --server-side and get --show-managed-fields', { ...opts, todo: 'needs branch ssa' }, async () => {
+test('kubectl apply --server-side and get --show-managed-fields', { ...opts }, async () => {
   await expectOk(['apply', '--server-side', '-f', file('claim.yaml')], /serverside-applied/);
   await expectOk(['get', 'pvc', '-n', 'sweep', 'sweep-static', '-o', 'yaml', '--show-managed-fields'], /manager: kubectl/);
 });
