@@ -14,6 +14,7 @@ import type { Registry } from './registry.js';
 import { checkRoute, serveResource, verbOf } from './resource-handler.js';
 import { MalformedRequestTargetError, parseRequestTarget, type RequestTarget } from './request-target.js';
 import { isApiPath, parseResourcePath, pathTokens, type ResourcePath } from './router.js';
+import { sendStatus } from './protobuf/respond.js';
 import type { RequestRecord, RequestStats } from './stats.js';
 import type { WatchHub } from './watch.js';
 
@@ -162,7 +163,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
         const { code, body } = statusResponseFor(err, deps.log);
         reason = statusOf(err).reason;
         if (res.headersSent) res.end();
-        else sendJson(res, code, body);
+        else sendStatus(req, res, code, body);
       })
       .finally(() => {
         rec.code = res.statusCode;
