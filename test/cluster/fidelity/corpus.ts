@@ -7,6 +7,7 @@ import { dryRunCases } from './corpus-dryrun.js';
 import { errorCases } from './corpus-errors.js';
 import { kubectlCases } from './corpus-kubectl.js';
 import { patchCases } from './corpus-patch.js';
+import { protobufCases } from './corpus-protobuf.js';
 import { selectorCases } from './corpus-selectors.js';
 import { statusCases } from './corpus-status.js';
 import { tableCases } from './corpus-table.js';
@@ -26,4 +27,5 @@ export const corpus: Case[] = [
   ...errorCases,
   ...discoveryCases,
   ...kubectlCases,
+  ...protobufCases,
 ];
