@@ -25,7 +25,10 @@ export interface RawResponse {
   body: string;
 }
 
-export type RawRequest = (method: string, path: string, body?: string) => Promise<RawResponse>;
+/** A string body is sent as JSON; a Buffer as protobuf, with protobuf asked for in return. */
+export type RawRequest = (method: string, path: string, body?: string | Buffer) => Promise<RawResponse>;
+
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 /**
  * Opens a streaming GET (a watch); resolves once headers arrived; call the result to close it.
@@ -83,9 +86,10 @@ function rawRequester(settings: ConnectionSettings): RawRequest {
   return (method, path, body) =>
     new Promise<RawResponse>((resolve, reject) => {
       const fail = (err: Error): void => reject(new Error(`${method} ${path}: ${err.message}`, { cause: err }));
-      const headers: Record<string, string | number> = { ...settings.headers, Accept: 'application/json' };
+      const mediaType = Buffer.isBuffer(body) ? PROTOBUF : 'application/json';
+      const headers: Record<string, string | number> = { ...settings.headers, Accept: mediaType };
       if (body !== undefined) {
-        headers['Content-Type'] = 'application/json';
+        headers['Content-Type'] = mediaType;
         headers['Content-Length'] = Buffer.byteLength(body);
       }
       const req = request(

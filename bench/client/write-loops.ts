@@ -1,15 +1,18 @@
 /**
  * The write loops of the API-server scenario: create PersistentVolumes as fast as `concurrency`
- * in-flight requests allow, through client-node (the controller's kind of client) or through a
- * raw https keep-alive request (to see what the client itself costs).
+ * in-flight requests allow, through client-node (the controller's kind of client), through a
+ * raw https keep-alive request (to see what the client itself costs), or through the same raw
+ * request in protobuf (client-go's and kubectl's wire form; the body encoded once per write, as
+ * a client does).
  */
 import type { V1PersistentVolume } from '@kubernetes/client-node';
+import { encodeObject } from '../../src/apiserver/protobuf/envelope.js';
 import { writeLoopVolume } from '../fixtures.js';
 import { startProgress } from '../progress.js';
 import { expectOk, type BenchClient } from './kube-client.js';
 import { runPool, type PoolResult } from './pool.js';
 
-export type ClientKind = 'client-node' | 'raw-https';
+export type ClientKind = 'client-node' | 'raw-https' | 'raw-protobuf';
 
 export const CLIENT_KINDS: readonly ClientKind[] = ['client-node', 'raw-https'];
 
@@ -17,6 +20,12 @@ export function volumeWriter(client: BenchClient, kind: ClientKind): (name: stri
   if (kind === 'client-node') {
     return async (name) => {
       await client.core.createPersistentVolume({ body: writeLoopVolume(name) as V1PersistentVolume });
+    };
+  }
+  if (kind === 'raw-protobuf') {
+    return async (name) => {
+      const body = encodeObject(writeLoopVolume(name) as unknown as Record<string, unknown>);
+      expectOk(await client.raw('POST', '/api/v1/persistentvolumes', body), 'create PV (protobuf)');
     };
   }
   return async (name) => {

@@ -29,11 +29,13 @@ function caseId(group: Group, client: ClientKind): string {
 }
 
 const BOTH: ClientKind[] = ['raw-https', 'client-node'];
+/** Our server also takes protobuf writes, compared with JSON writes measured in the same minute. */
+const WITH_PROTOBUF: ClientKind[] = [...BOTH, 'raw-protobuf'];
 
 function groupsFor(opts: BenchOptions): Group[] {
   const groups: Group[] = [{ server: 'bare', watchers: 0, clients: BOTH }];
   if (opts.storages.includes('memory') || opts.kubeconfig) {
-    groups.push({ server: 'memory', watchers: 0, clients: BOTH });
+    groups.push({ server: 'memory', watchers: 0, clients: opts.kubeconfig ? BOTH : WITH_PROTOBUF });
     groups.push({ server: 'memory', watchers: WATCHERS, clients: BOTH });
   }
   if (opts.storages.includes('sqlite') && !opts.kubeconfig) {
@@ -113,10 +115,11 @@ function rowsFrom(opts: BenchOptions, samples: Map<string, number[]>): ResultRow
   ];
   const rows = limitRows(samples);
   for (const c of cases) {
-    for (const client of BOTH) {
+    for (const client of WITH_PROTOBUF) {
       const values = samples.get(`${c.id}/${client}`);
       if (!values) continue;
-      const r = medianOfRatios(values, samples.get(`bare/${client}`) ?? []);
+      const bareClient = client === 'raw-protobuf' ? 'raw-https' : client;
+      const r = medianOfRatios(values, samples.get(`bare/${bareClient}`) ?? []);
       rows.push({
         scenario: NAME,
         label: `${c.label}, ${client}`,
@@ -126,7 +129,16 @@ function rowsFrom(opts: BenchOptions, samples: Map<string, number[]>): ResultRow
       });
     }
   }
+  rows.push(...protobufRows(samples));
   return rows;
+}
+
+/** Protobuf writes against JSON writes of the same repetitions (same server, same minute). */
+function protobufRows(samples: Map<string, number[]>): ResultRow[] {
+  const protobuf = samples.get('memory/raw-protobuf');
+  const json = samples.get('memory/raw-https');
+  if (!protobuf || !json) return [];
+  return [{ scenario: NAME, label: 'API server memory, protobuf writes vs JSON writes', status: 'ok', measured: `${formatRatio(medianOfRatios(protobuf, json))} JSON` }];
 }
 
 async function run(opts: BenchOptions): Promise<ScenarioResult> {

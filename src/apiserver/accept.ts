@@ -1,6 +1,6 @@
 /**
- * Content negotiation for responses: plain JSON or a meta.k8s.io Table. Protobuf is never
- * served; clients that offer JSON as an alternative get JSON.
+ * Content negotiation for responses: plain JSON, a meta.k8s.io Table (JSON only, as upstream),
+ * or protobuf. Offers are taken in the client's order.
  */
 import { ApiError } from '../kube/errors.js';
 
@@ -10,7 +10,7 @@ export class NotAcceptableError extends ApiError {
   }
 }
 
-export type ResponseForm = { kind: 'json' } | { kind: 'table'; version: string };
+export type ResponseForm = { kind: 'json' } | { kind: 'table'; version: string } | { kind: 'protobuf' };
 
 export interface MediaRange {
   type: string;
@@ -35,6 +35,8 @@ export function parseAccept(header: string): MediaRange[] {
 
 const JSONISH = new Set(['application/json', '*/*', 'application/*', '']);
 
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
 /** The Accept headers of nearly every request, answered without parsing. */
 const PLAIN_JSON_ACCEPTS = new Set(['application/json', '*/*', 'application/json, */*']);
 
@@ -43,6 +45,7 @@ export function negotiateForm(accept: string | undefined): ResponseForm {
   if (!accept || PLAIN_JSON_ACCEPTS.has(accept)) return { kind: 'json' };
   const ranges = parseAccept(accept);
   for (const r of ranges) {
+    if (r.type === PROTOBUF && r.params.as === undefined) return { kind: 'protobuf' };
     if (!JSONISH.has(r.type)) continue;
     const as = r.params.as;
     if (as === undefined) return { kind: 'json' };
@@ -51,6 +54,6 @@ export function negotiateForm(accept: string | undefined): ResponseForm {
       return { kind: 'table', version: r.params.v };
     }
   }
-  // Nothing we serve was offered (protobuf only, PartialObjectMetadata...): JSON is the lenient answer.
+  // Nothing we serve was offered (a protobuf Table, PartialObjectMetadata...): JSON is the lenient answer.
   return { kind: 'json' };
 }

@@ -18,6 +18,7 @@ import { healthPath, serveHealth, type HealthCheck } from './health.js';
 import { nonResourceRequestLabels, resourceRequestLabels, type ApiServerMetrics } from './metrics.js';
 import { isReviewRoute, reviewResources, serveReview } from './reviews.js';
 import { isApiPath, parseResourcePath, pathTokens, type ResourcePath } from './router.js';
+import { sendStatus } from './protobuf/respond.js';
 import type { RequestRecord, RequestStats } from './stats.js';
 import type { WatchHub } from './watch.js';
 
@@ -215,7 +216,7 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
         const { code, body } = statusResponseFor(err, deps.log);
         reason = statusOf(err).reason;
         if (res.headersSent) res.end();
-        else sendJson(res, code, body);
+        else sendStatus(req, res, code, body);
       })
       .finally(() => {
         rec.code = res.statusCode;

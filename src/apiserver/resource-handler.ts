@@ -15,8 +15,11 @@ import { pathNotFound } from './errors.js';
 import { warningHeaders } from './field-validation.js';
 import { readBody, sendJson, sendRawJson, type ResponseHeaders } from './http-io.js';
 import { memoizedJson } from './json-memo.js';
+import { apiVersionOf } from './object-decode.js';
 import { listOptionsFrom } from './list.js';
 import { isApplyPatch, requirePatchContentType } from './patch/index.js';
+import { decodeProtobufDeleteOptions, isProtobufBody } from './protobuf/request-body.js';
+import { sendProtobuf } from './protobuf/respond.js';
 import { parseListQuery, parseWriteQuery, queryBool, type WriteOptionsKind } from './query-params.js';
 import type { Registry, WriteOptions } from './registry.js';
 import type { ResourceStrategy } from './resources/strategy.js';
@@ -113,13 +116,14 @@ function respondObject(r: ResourceRequest, code: number, obj: KubeObject | Objec
     sendJson(r.res, code, buildTable(r.strategy, objects, { version: form.version, includeObject }, meta, new Date()), headers);
     return;
   }
-  if (Array.isArray((obj as ObjectList).items)) sendJson(r.res, code, obj, headers);
+  if (form.kind === 'protobuf') sendProtobuf(r.res, code, obj, headers);
+  else if (Array.isArray((obj as ObjectList).items)) sendJson(r.res, code, obj, headers);
   else sendRawJson(r.res, code, memoizedJson(obj), headers);
 }
 
 /** DeleteOptions from a body, typed as kube-apiserver decodes them (unknown fields ignored). */
-function decodeDeleteOptions(raw: Buffer): Record<string, unknown> | undefined {
-  const body = parseRequestBody(raw, { role: 'options' });
+function decodeDeleteOptions(raw: Buffer, contentType: string | undefined): Record<string, unknown> | undefined {
+  const body = isProtobufBody(contentType, raw) ? decodeProtobufDeleteOptions(raw) : parseRequestBody(raw, { role: 'options' });
   if (body === undefined) return undefined;
   try {
     return decodeTyped(body as Record<string, unknown>, schemaForKind('', 'v1', 'DeleteOptions')).value;
@@ -141,8 +145,8 @@ async function readWrite(r: ResourceRequest, kind: WriteOptionsKind | undefined)
   const raw = await readBody(r.req);
   const opts = kind === undefined ? undefined : writeOptions(r, kind);
   if (kind === 'PatchOptions') return { body: raw, opts };
-  if (objectFormat) return { body: parseRequestBody(raw, { role: 'object', kind: r.strategy.info.kind }, objectFormat), opts };
-  return { body: decodeDeleteOptions(raw), opts };
+  if (objectFormat) return { body: parseRequestBody(raw, { role: 'object', kind: r.strategy.info.kind, apiVersion: apiVersionOf(r.strategy.info) }, objectFormat), opts };
+  return { body: decodeDeleteOptions(raw, contentType), opts };
 }
 
 /** The namespace a list or watch reads: an empty path segment (`/namespaces//pods`) is every namespace. */
@@ -176,7 +180,7 @@ function serveWatch(r: ResourceRequest, hub: WatchHub): void {
   const form: WatchForm =
     accepted.kind === 'table'
       ? { kind: 'table', version: accepted.version, includeObject: parseIncludeObject(params.get('includeObject')) }
-      : { kind: 'json' };
+      : { kind: accepted.kind };
   hub.serve(r.res, {
     strategy,
     resource: storageResource(strategy.info.group, strategy.info.plural),

@@ -1,9 +1,11 @@
 /**
  * How one change becomes one watch event for one watcher (selector transitions), and the
- * serialised lines, built once per change and output form and shared by every watcher.
+ * serialised events (JSON lines, or length-prefixed protobuf WatchEvent frames), built once per
+ * change and output form and shared by every watcher.
  */
 import type { KubeObject, Status } from '../kube/types.js';
 import { memoizedJson } from './json-memo.js';
+import { encodeObject, PROTOBUF_WATCH_MEDIA_TYPE, watchFrame } from './protobuf/envelope.js';
 import { apiVersionOf } from './object-decode.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 import { selectionMatches, type Selection } from './selection.js';
@@ -12,11 +14,20 @@ import { buildTable, type TableForm } from './table.js';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-/** Output form of a watch: plain objects or one-row Tables. */
-export type WatchForm = { kind: 'json' } | ({ kind: 'table' } & TableForm);
+/** Output form of a watch: plain objects, one-row Tables, or protobuf. */
+export type WatchForm = { kind: 'json' } | ({ kind: 'table' } & TableForm) | { kind: 'protobuf' };
 
 export function formKey(form: WatchForm): string {
-  return form.kind === 'json' ? 'json' : `table/${form.version}/${form.includeObject}`;
+  return form.kind === 'table' ? `table/${form.version}/${form.includeObject}` : form.kind;
+}
+
+export function watchContentType(form: WatchForm): string {
+  return form.kind === 'protobuf' ? PROTOBUF_WATCH_MEDIA_TYPE : 'application/json';
+}
+
+/** One event of any object (bookmarks, errors) in the watcher's form. */
+function eventIn(form: WatchForm, type: string, obj: object): string | Buffer {
+  return form.kind === 'protobuf' ? watchFrame(type, encodeObject(obj as Record<string, unknown>)) : eventLine(type, JSON.stringify(obj));
 }
 
 /**
@@ -42,21 +53,27 @@ export function eventLine(type: string, objectJson: string): string {
   return `{"type":"${type}","object":${objectJson}}\n`;
 }
 
-/** The object part of an event in the watcher's form. */
+/** The object part of a JSON or Table event. */
 export function objectJsonFor(s: ResourceStrategy, obj: KubeObject, form: WatchForm, now: Date): string {
-  if (form.kind === 'json') return memoizedJson(obj);
+  if (form.kind !== 'table') return memoizedJson(obj);
   const table = buildTable(s, [obj], form, { resourceVersion: obj.metadata.resourceVersion }, now);
   return JSON.stringify(table);
 }
 
-export function bookmarkLine(s: ResourceStrategy, rv: number, initialEventsEnd = false): string {
-  const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
-  if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
-  return eventLine('BOOKMARK', JSON.stringify({ kind: s.info.kind, apiVersion: apiVersionOf(s.info), metadata }));
+/** A stored object's event in the watcher's form (the initial burst, not memoised). */
+export function objectEvent(type: EventType, s: ResourceStrategy, obj: KubeObject, form: WatchForm, now: Date): string | Buffer {
+  if (form.kind === 'protobuf') return watchFrame(type, encodeObject(obj as unknown as Record<string, unknown>));
+  return eventLine(type, objectJsonFor(s, obj, form, now));
 }
 
-export function errorLine(status: Status): string {
-  return eventLine('ERROR', JSON.stringify(status));
+export function bookmarkLine(s: ResourceStrategy, rv: number, form: WatchForm, initialEventsEnd = false): string | Buffer {
+  const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
+  if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+  return eventIn(form, 'BOOKMARK', { kind: s.info.kind, apiVersion: apiVersionOf(s.info), metadata });
+}
+
+export function errorLine(status: Status, form: WatchForm): string | Buffer {
+  return eventIn(form, 'ERROR', status);
 }
 
 /**
@@ -66,6 +83,7 @@ export function errorLine(status: Status): string {
  */
 export class ChangeSerializer {
   private readonly objectJson = new Map<string, string>();
+  private encoded?: Buffer;
   private readonly lines = new Map<string, Buffer>();
 
   constructor(
@@ -78,7 +96,11 @@ export class ChangeSerializer {
     const key = formKey(form);
     const lineKey = `${type} ${key}`;
     let line = this.lines.get(lineKey);
-    if (line === undefined) {
+    if (line === undefined && form.kind === 'protobuf') {
+      this.encoded ??= encodeObject(this.change.object as unknown as Record<string, unknown>);
+      line = watchFrame(type, this.encoded);
+      this.lines.set(lineKey, line);
+    } else if (line === undefined) {
       let json = this.objectJson.get(key);
       if (json === undefined) {
         json = objectJsonFor(this.s, this.change.object, form, this.now);

@@ -1,5 +1,5 @@
 /**
- * Watch streams: chunked NDJSON over a long-lived response. One storage subscription feeds
+ * Watch streams: chunked NDJSON (or length-prefixed protobuf frames) over a long-lived response. One storage subscription feeds
  * every watcher; each change is serialised once per event type and output form, into one
  * Buffer every watcher shares. Changes committed during one event-loop turn are queued and
  * written on `setImmediate`, one write per watcher holding all of its events in order: every
@@ -21,10 +21,10 @@ import {
   bookmarkLine,
   ChangeSerializer,
   errorLine,
-  eventLine,
   eventTypeFor,
   formKey,
-  objectJsonFor,
+  objectEvent,
+  watchContentType,
   type WatchForm,
 } from './watch-events.js';
 
@@ -109,7 +109,7 @@ export class WatchHub {
   serve(res: ServerResponse, req: WatchRequest): void {
     if (this.closed) throw new ApiError(503, 'ServiceUnavailable', 'the server is shutting down');
     const since = parseWatchRV(req.resourceVersion);
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.writeHead(200, { 'Content-Type': watchContentType(req.form), 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
     const w: Watcher = { req, res, lastRV: since ?? this.storage.currentRV(), queueLimit: this.highWater, closed: false };
     const initial = since === undefined ? req.sendInitialEvents !== false : req.sendInitialEvents === true;
@@ -118,13 +118,13 @@ export class WatchHub {
       else if (since !== undefined) this.replay(w, since);
     } catch (err) {
       if (err instanceof ApiError && err.code === 410) {
-        res.end(errorLine(err.toStatus()));
+        res.end(errorLine(err.toStatus(), req.form));
         return;
       }
       throw err;
     }
     if (initial && req.sendInitialEvents === true && req.allowBookmarks) {
-      res.write(bookmarkLine(req.strategy, w.lastRV, true));
+      res.write(bookmarkLine(req.strategy, w.lastRV, req.form, true));
     }
     w.queueLimit = res.writableLength + this.highWater;
     this.register(w);
@@ -136,7 +136,7 @@ export class WatchHub {
     const rv = this.storage.currentRV();
     for (const obj of this.storage.list(w.req.resource, selection.namespace)) {
       if (!selectionMatches(selection, obj, strategy)) continue;
-      w.res.write(eventLine('ADDED', objectJsonFor(strategy, obj, form, now)));
+      w.res.write(objectEvent('ADDED', strategy, obj, form, now));
     }
     w.lastRV = Math.max(w.lastRV, rv);
   }
@@ -178,7 +178,7 @@ export class WatchHub {
     if (w.closed) return;
     this.flushQueued();
     if (w.closed) return; // the flush cut it off
-    if (withBookmark && w.req.allowBookmarks) w.res.write(bookmarkLine(w.req.strategy, this.bookmarkRV(w)));
+    if (withBookmark && w.req.allowBookmarks) w.res.write(bookmarkLine(w.req.strategy, this.bookmarkRV(w), w.req.form));
     this.forget(w);
     w.res.end();
   }
@@ -260,7 +260,7 @@ export class WatchHub {
     this.flushQueued();
     for (const set of this.byResource.values()) {
       for (const w of set) {
-        if (w.req.allowBookmarks) w.res.write(bookmarkLine(w.req.strategy, this.bookmarkRV(w)));
+        if (w.req.allowBookmarks) w.res.write(bookmarkLine(w.req.strategy, this.bookmarkRV(w), w.req.form));
       }
     }
   }

@@ -10,6 +10,8 @@ export interface ApiResponse {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
+  /** The body's bytes (protobuf answers). */
+  bytes: Buffer;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test-side JSON boundary
   json: any;
 }
@@ -45,14 +47,15 @@ export async function api(server: TestServerAddress, method: string, path: strin
   const res = await open(server, method, path, opts);
   const chunks: Buffer[] = [];
   for await (const c of res as AsyncIterable<Buffer>) chunks.push(c);
-  const text = Buffer.concat(chunks).toString('utf8');
+  const bytes = Buffer.concat(chunks);
+  const text = bytes.toString('utf8');
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     json = undefined;
   }
-  return { status: res.statusCode ?? 0, headers: res.headers, text, json };
+  return { status: res.statusCode ?? 0, headers: res.headers, text, bytes, json };
 }
 
 export interface WatchEvent {

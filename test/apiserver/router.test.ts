@@ -30,13 +30,14 @@ test('paths that are no resource paths are rejected', () => {
   }
 });
 
-test('Accept negotiation picks a Table when offered first and JSON otherwise', () => {
+test('Accept negotiation picks a Table or protobuf when offered first and JSON otherwise', () => {
   assert.deepEqual(
     negotiateForm('application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json'),
     { kind: 'table', version: 'v1' },
   );
   assert.deepEqual(negotiateForm('application/json;as=Table;v=v1beta1;g=meta.k8s.io'), { kind: 'table', version: 'v1beta1' });
-  assert.deepEqual(negotiateForm('application/vnd.kubernetes.protobuf,application/json'), { kind: 'json' });
+  assert.deepEqual(negotiateForm('application/vnd.kubernetes.protobuf,application/json'), { kind: 'protobuf' });
+  assert.deepEqual(negotiateForm('application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json'), { kind: 'json' });
   assert.deepEqual(negotiateForm('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json'), { kind: 'json' });
   assert.deepEqual(negotiateForm(undefined), { kind: 'json' });
 });

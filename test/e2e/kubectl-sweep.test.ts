@@ -195,7 +195,7 @@ test('kubectl delete --wait and wait --for=delete end when the objects are gone'
   await expectFailure(['get', 'pvc', '-n', 'sweep', 'sweep-dynamic'], 1, /persistentvolumeclaims "sweep-dynamic" not found/);
 });
 
-test('kubectl create namespace (a protobuf body)', { ...opts, todo: 'needs branch proto' }, async () => {
+test('kubectl create namespace (a protobuf body)', { ...opts }, async () => {
   await expectOk(['create', 'namespace', 'sweep-typed'], /^namespace\/sweep-typed created$/m);
   await expectOk(['create', 'service', 'clusterip', 'sweep-typed', '-n', 'sweep', '--tcp=80:8080'], /^service\/sweep-typed created$/m);
 });

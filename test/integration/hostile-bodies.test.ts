@@ -106,7 +106,7 @@ describe('hostile request bodies', () => {
     const plain = await sendJsonText(server(), 'POST', PVS, yaml.replace('from-yaml', 'from-text'), 'text/plain');
     assert.deepEqual(statusOf(plain), {
       code: 415, reason: 'UnsupportedMediaType', details: undefined,
-      message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+      message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
     });
     const bomb = ['apiVersion: v1', 'kind: PersistentVolume', 'metadata: {name: bomb}', 'a: &a [x, x, x, x, x, x, x, x, x, x]'];
     for (const n of 'bcdefgh') bomb.push(`${n}: &${n} [${Array(10).fill(`*${String.fromCharCode(n.charCodeAt(0) - 1)}`).join(', ')}]`);

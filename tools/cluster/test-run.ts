@@ -32,13 +32,14 @@ export const CLUSTER_SUITES = [
   'integration/orphan-metric.test.js',
   'integration/controller/leader-election.test.js',
   'integration/controller/events.test.js',
+  'integration/protobuf.test.js',
   'cluster/',
 ];
 
 export const CONTROLLER_USER = 'system:serviceaccount:kube-system:pv-controller';
 
 /** Cluster tests that never run the controller: a run of only these has no audit to check. */
-const CONTROLLER_FREE = ['cluster/fidelity', 'cluster/deploy', 'cluster/bench-real'];
+const CONTROLLER_FREE = ['cluster/fidelity', 'cluster/deploy', 'cluster/bench-real', 'cluster/protobuf', 'integration/protobuf'];
 
 function runsController(files: string[]): boolean {
   const root = join(REPO_ROOT, 'dist', 'test');

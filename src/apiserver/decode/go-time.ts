@@ -152,7 +152,7 @@ export function parseGoTime(value: string, layout: typeof RFC3339 | typeof RFC33
 }
 
 /** YYYY-MM-DDThh:mm:ss in UTC; Go refuses to encode years outside 0-9999. */
-function isoSeconds(ms: number): string {
+export function isoSeconds(ms: number): string {
   const d = new Date(ms);
   const year = d.getUTCFullYear();
   if (year < 0 || year > 9999) throw new GoTimeError('Time.MarshalJSON: year outside of range [0,9999]');

@@ -58,13 +58,15 @@ test('malformed and non-object bodies get kube-apiserver\'s decode errors for th
   assert.equal(parseRequestBody(Buffer.alloc(0), { role: 'options' }), undefined);
 });
 
-test('create/update bodies are JSON or YAML by Content-Type; anything else is 415', () => {
+test('create/update bodies are JSON, YAML or protobuf by Content-Type; anything else is 415', () => {
   assert.equal(objectBodyFormat(undefined), 'json');
   assert.equal(objectBodyFormat('application/json; charset=utf-8'), 'json');
   assert.equal(objectBodyFormat('application/yaml'), 'yaml');
-  for (const type of ['text/plain', 'application/x-yaml', 'application/vnd.kubernetes.protobuf']) {
+  assert.equal(objectBodyFormat('application/vnd.kubernetes.protobuf'), 'protobuf');
+  for (const type of ['text/plain', 'application/x-yaml', 'application/vnd.kubernetes.protobuf-x']) {
     assert.deepEqual(failure(() => objectBodyFormat(type)), {
-      code: 415, message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+      code: 415,
+      message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
     });
   }
 });

@@ -8,6 +8,7 @@ import { dryRunCases } from './corpus-dryrun.js';
 import { errorCases } from './corpus-errors.js';
 import { kubectlCases } from './corpus-kubectl.js';
 import { patchCases } from './corpus-patch.js';
+import { protobufCases } from './corpus-protobuf.js';
 import { selectorCases } from './corpus-selectors.js';
 import { statusCases } from './corpus-status.js';
 import { surfaceCases } from './corpus-surface.js';
@@ -30,4 +31,5 @@ export const corpus: Case[] = [
   ...discoveryCases,
   ...kubectlCases,
   ...surfaceCases,
+  ...protobufCases,
 ];

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Agent, request } from 'node:https';
+import { decodeObject, encodeObject, PROTOBUF_MEDIA_TYPE } from '../../../src/apiserver/protobuf/envelope.js';
 import type { HttpMethod } from './case.js';
 
 export interface Target {
@@ -47,9 +48,19 @@ function warningsOf(res: IncomingMessage): string[] {
   return out;
 }
 
+/** A protobuf answer as JSON (our decoder, the same for both servers), or its bytes by presence. */
+function decodeProtobuf(raw: Buffer): unknown {
+  try {
+    return decodeObject(raw, { apiVersion: '', kind: '' }).value;
+  } catch {
+    return { bytes: 'some' };
+  }
+}
+
 /** JSON when it parses (kube-apiserver sends some JSON as text/plain), else text; binary only by presence. */
 function decodeBody(contentType: string, raw: Buffer): unknown {
   if (raw.length === 0) return '';
+  if (contentType === PROTOBUF_MEDIA_TYPE) return decodeProtobuf(raw);
   if (!/json|yaml|^text\/|^$/.test(contentType)) return { bytes: 'some' };
   const text = raw.toString('utf8');
   try {
@@ -57,6 +68,12 @@ function decodeBody(contentType: string, raw: Buffer): unknown {
   } catch {
     return text;
   }
+}
+
+/** An object body in JSON, or encoded by our protobuf encoder when the step sends protobuf. */
+function encodeBody(req: HttpRequest): string | Buffer {
+  if (req.contentType === PROTOBUF_MEDIA_TYPE) return encodeObject(req.body as Record<string, unknown>);
+  return JSON.stringify(req.body);
 }
 
 export class TargetClient {
@@ -71,7 +88,7 @@ export class TargetClient {
   }
 
   private open(req: HttpRequest, onResponse: (res: IncomingMessage) => void, onError: (err: Error) => void): () => void {
-    const payload = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+    const payload = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : encodeBody(req);
     const headers: Record<string, string> = {
       Authorization: `Bearer ${this.target.token}`,
       'User-Agent': USER_AGENT,

@@ -6,7 +6,7 @@ import type { KnownDifferences } from './verdict.js';
 
 /** Why a listed case differs; one reason may explain several cases. */
 const WHY = {
-  protobuf: 'protobuf request bodies are not decoded (kubectl sends them for create)',
+  protobufTable: 'a Table offered only in protobuf: kube-apiserver answers 406 (Tables are JSON only); ours falls back to the plain JSON list, as it does for any Accept it cannot serve',
   openApi: 'the OpenAPI documents are stubs without paths or schemas, so kubectl explain finds nothing',
   openApiIndexType: 'kube-apiserver serves the /openapi/v3 index as text/plain; ours as application/json',
   reviewReason: 'an allowed access review says why (the embedded server allows its one user everything); kube-apiserver allows system:masters without a reason',
@@ -40,7 +40,6 @@ const WHY = {
   strictPatch: 'an unknown field in a patch under Strict: kube-apiserver answers 422 Invalid on the patched object, ours 400',
   wrongJsonType: 'a field of the wrong JSON type: kube-apiserver rejects it while decoding (400), ours decodes and validates it (422)',
   decodeWording: "body decode errors: same status and reason, kube-apiserver's Go decoder wording",
-  requestMediaType: 'an unsupported request media type: kube-apiserver 415 UnsupportedMediaType, ours 400',
   notAcceptable: 'an Accept header nothing can serve: kube-apiserver 406 NotAcceptable, ours falls back to JSON',
   queryWording: "query parameter errors: same status and reason, kube-apiserver's wording",
   watchLeavesSelector: "an object that leaves a watch's selector: kube-apiserver's DELETED event carries the last state that matched, ours the new one",
@@ -98,7 +97,7 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     { name: 'storageVersionHash', path: /\.resources\.\d+\.storageVersionHash$/, reason: 'discovery carries no storageVersionHash (used by the storage version migrator, not by kubectl)' },
   ],
   cases: {
-    ...each(WHY.protobuf, ['kubectl-create-namespace', 'pv-create-protobuf-garbage']),
+    ...each(WHY.protobufTable, ['pv-protobuf-table-only']),
     ...each(WHY.openApi, ['openapi-v2-json', 'openapi-v2-protobuf', 'openapi-v3-core', 'openapi-v3-core-pvc-spec', 'openapi-v3-storage', 'openapi-v3-coordination', 'openapi-v3-events', 'kubectl-explain-pvc', 'kubectl-explain-field']),
     ...each(WHY.openApiIndexType, ['openapi-v3-index']),
     ...each(WHY.reviewReason, ['review-ssar-allowed']),
@@ -124,7 +123,7 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     ...each(WHY.eventsV1InvalidKind, ['eventv1-invalid-no-reporting-controller']),
     ...each(WHY.recycleWarning, ['pv-create-full-spec', 'pv-apply-force']),
     ...each(WHY.jsonPatchErrors, ['pv-json-patch-not-a-list']),
-    ...each(WHY.patchMediaType, ['pv-patch-plain-json']),
+    ...each(WHY.patchMediaType, ['pv-patch-plain-json', 'pv-protobuf-patch-body']),
     ...each(WHY.immutableDiff, ['pvc-update-immutable-spec', 'pv-update-immutable-source', 'kubectl-apply-force-conflicts']),
     ...each(WHY.storageClassParameters, ['sc-update-parameters-forbidden']),
     ...each(WHY.noNameDetails, ['pv-invalid-no-name']),
@@ -132,7 +131,6 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     ...each(WHY.strictPatch, ['pvc-merge-patch-unknown-strict']),
     ...each(WHY.wrongJsonType, ['pv-wrong-type-field']),
     ...each(WHY.decodeWording, ['pv-create-wrong-kind', 'pv-create-wrong-api-version']),
-    ...each(WHY.requestMediaType, ['pv-create-text-plain']),
     ...each(WHY.notAcceptable, ['pv-accept-xml']),
     ...each(WHY.queryWording, ['field-pv-phase', 'field-unsupported', 'list-continue-invalid']),
     ...each(WHY.watchLeavesSelector, ['watch-label-leaves-selection']),
