@@ -181,6 +181,7 @@ export class Registry {
     carrySystemMeta(next.metadata, prev.metadata);
     const causes = this.prepareAndValidateUpdate(s, next, prev, opts.subresource);
     this.throwIfInvalid(s, name, causes);
+    if (opts.subresource === undefined) s.admitUpdate?.(next, prev, this.admission);
     if (opts.subresource === undefined && !jsonEqual(specPart(next), specPart(prev))) {
       next.metadata.generation = (prev.metadata.generation ?? 1) + 1;
     }

@@ -9,6 +9,7 @@ import { persistentVolumeStrategy } from './persistentvolumes.js';
 import { podStrategy } from './pods.js';
 import { storageClassStrategy } from './storageclasses.js';
 import type { ResourceStrategy } from './strategy.js';
+import { volumeAttributesClassStrategy } from './volumeattributesclasses.js';
 
 export const strategies: ResourceStrategy[] = [
   namespaceStrategy,
@@ -20,6 +21,7 @@ export const strategies: ResourceStrategy[] = [
   storageClassStrategy,
   eventsV1Strategy,
   leaseStrategy,
+  volumeAttributesClassStrategy,
 ];
 
 export function findStrategy(group: string, version: string, plural: string): ResourceStrategy | undefined {
@@ -36,4 +38,5 @@ export {
   persistentVolumeStrategy,
   podStrategy,
   storageClassStrategy,
+  volumeAttributesClassStrategy,
 };
