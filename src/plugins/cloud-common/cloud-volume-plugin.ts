@@ -26,6 +26,7 @@ import {
   type ProvisionRequest,
   type VolumePlugin,
 } from '../plugin.js';
+import { type AttributeSupport, parseVolumeAttributes, type VolumeAttributes } from './attributes.js';
 import type { CheckedParameters, ZoneParameters } from './parameters.js';
 import { assertNoProblems, type CloudPluginOptions, type ResolvedCloudOptions, resolveCloudOptions, selectedNodeZone } from './options.js';
 import { type ErrorVerdict, withRetry } from './retry.js';
@@ -48,6 +49,8 @@ export interface CloudPluginIdentity<Parameters, Disk> {
   /** The class's parameters as this cloud reads them, and every problem with them. */
   parseParameters: (parameters: Record<string, string>) => CheckedParameters<Parameters>;
   disks: DiskStates<Disk>;
+  /** The VolumeAttributesClass parameters this cloud can apply, at birth and to a live disk (default: none). */
+  attributes?: AttributeSupport;
 }
 
 /** How a cloud's disk shows its progress while it is created. */
@@ -72,6 +75,7 @@ export abstract class CloudVolumePlugin<Parameters, Disk> implements VolumePlugi
   private readonly classify: (err: unknown) => ErrorVerdict;
   private readonly parseParameters: (parameters: Record<string, string>) => CheckedParameters<Parameters>;
   private readonly disks: DiskStates<Disk>;
+  private readonly attributeSupport: AttributeSupport;
 
   protected constructor(identity: CloudPluginIdentity<Parameters, Disk>, options: CloudPluginOptions) {
     this.name = identity.name;
@@ -80,6 +84,7 @@ export abstract class CloudVolumePlugin<Parameters, Disk> implements VolumePlugi
     this.classify = identity.classify;
     this.parseParameters = identity.parseParameters;
     this.disks = identity.disks;
+    this.attributeSupport = identity.attributes ?? {};
     this.options = resolveCloudOptions(options, identity.component);
   }
 
@@ -91,6 +96,17 @@ export abstract class CloudVolumePlugin<Parameters, Disk> implements VolumePlugi
 
   validateParameters(parameters: Record<string, string>): ParameterProblem[] {
     return this.parseParameters(parameters).problems;
+  }
+
+  validateAttributes(attributes: Record<string, string>): ParameterProblem[] {
+    return parseVolumeAttributes(attributes, this.attributeSupport, this.name).problems;
+  }
+
+  /** VolumeAttributesClass parameters as this cloud reads them; PluginError 'InvalidParameter' listing every problem. */
+  protected attributesOf(attributes: Record<string, string> | undefined): VolumeAttributes {
+    const { parsed, problems } = parseVolumeAttributes(attributes ?? {}, this.attributeSupport, this.name);
+    assertNoProblems(problems, 'VolumeAttributesClass');
+    return parsed;
   }
 
   /** The request's parameters; PluginError 'InvalidParameter' listing every problem. */
