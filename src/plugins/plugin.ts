@@ -145,6 +145,12 @@ export class PluginError extends Error {
 export interface VolumePlugin {
   /** The provisioner name a StorageClass uses, e.g. "kubernetes.io/host-path". */
   readonly name: string;
+  /**
+   * The CSI driver this in-tree plugin migrated to (csi-translation-lib), when it has one: a
+   * VolumeAttributesClass may name it, and a PV with a class carries a `csi` source of it
+   * (kube-apiserver allows volumeAttributesClassName only on CSI volumes).
+   */
+  readonly csiDriver?: string;
   /** Longest backing name the backend accepts (naming.ts shortens the prefix to fit). */
   readonly maxBackingNameLength: number;
   /** Problems with StorageClass parameters; [] when they are acceptable. */

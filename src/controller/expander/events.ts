@@ -13,5 +13,8 @@ export const msgModifying = (claim: string, vac: string): string => `external re
 export const msgModified = (claim: string, vac: string): string => `external resizer modified volume ${claim} with vac ${vac} successfully`;
 export const msgNoModify = (plugin: string): string =>
   `volume plugin ${plugin} cannot modify volumes: it has no modify capability`;
+/** kube-apiserver lets only CSI PVs name a VolumeAttributesClass (ValidatePersistentVolumeSpec). */
+export const msgInTreeVolume = (pv: string): string =>
+  `PersistentVolume ${pv} has an in-tree volume source; only a CSI volume can have a VolumeAttributesClass`;
 export const msgVacDriver = (vac: string, driver: string, plugin: string): string =>
   `VolumeAttributesClass ${vac} is for driver ${driver}, not for volume plugin ${plugin}`;

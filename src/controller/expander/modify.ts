@@ -15,17 +15,10 @@ import { EventReason } from '../runtime/event-reasons.js';
 import { measured } from '../runtime/operation-metrics.js';
 import type { OperationOutcome } from '../runtime/operations.js';
 import { markModifyFailed, markModifyFinished, markModifyStatus } from './claim-status.js';
-import { msgModified, msgModifying, msgNoModify, msgVacDriver } from './events.js';
+import { msgInTreeVolume, msgModified, msgModifying, msgNoModify, msgVacDriver } from './events.js';
 import type { ExpanderSession } from './session.js';
 
 export type ModifyStep = { kind: 'none' } | { kind: 'modify'; target: string };
-
-/** The CSI drivers the in-tree plugins migrate to (csi-translation-lib): a class may name either. */
-const CSI_DRIVER_OF: Readonly<Record<string, string>> = {
-  'kubernetes.io/aws-ebs': 'ebs.csi.aws.com',
-  'kubernetes.io/gce-pd': 'pd.csi.storage.gke.io',
-  'kubernetes.io/cinder': 'cinder.csi.openstack.org',
-};
 
 export function nextModifyStep(claim: PersistentVolumeClaim): ModifyStep {
   const target = claim.spec.volumeAttributesClassName ?? '';
@@ -75,10 +68,12 @@ async function recordTarget(s: ExpanderSession, claim: PersistentVolumeClaim, ta
 /** The plugin's modify capability, for a class meant for it; anything else fails for good. */
 function modifyWith(plugin: VolumePlugin, pv: PersistentVolume, vac: VolumeAttributesClass, signal: AbortSignal): Promise<void> {
   const name = vac.metadata.name ?? '';
-  if (vac.driverName !== plugin.name && vac.driverName !== CSI_DRIVER_OF[plugin.name]) {
+  // A class may name the in-tree plugin or the CSI driver it migrated to.
+  if (vac.driverName !== plugin.name && vac.driverName !== plugin.csiDriver) {
     return Promise.reject(new PluginError('InvalidParameter', msgVacDriver(name, vac.driverName, plugin.name), false));
   }
   if (!plugin.modify) return Promise.reject(new PluginError('NotSupported', msgNoModify(plugin.name), false));
+  if (pv.spec.csi === undefined) return Promise.reject(new PluginError('InvalidParameter', msgInTreeVolume(pv.metadata.name ?? ''), false));
   return plugin.modify({ pv, attributes: { ...(vac.parameters ?? {}) }, signal });
 }
 

@@ -59,6 +59,7 @@ const AWS_EBS: CloudPluginIdentity<EbsParameters, EbsVolume> = {
   parseParameters: parseEbsParameters,
   disks: { describeCall: 'DescribeVolumes', stateOf: (v) => v.state, ready: ['available', 'in-use'], failed: 'error', goneIsRetryable: false },
   attributes: { types: EBS_VOLUME_TYPES, iops: true, throughput: true },
+  csiDriver: 'ebs.csi.aws.com',
 };
 
 export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
@@ -80,11 +81,11 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
   }
 
   handles(pv: PersistentVolume): boolean {
-    return pv.spec.awsElasticBlockStore !== undefined;
+    return pv.spec.awsElasticBlockStore !== undefined || this.csiHandleOf(pv) !== undefined;
   }
 
   metricsFor(pv: PersistentVolume): MetricsProvider {
-    return new NilMetricsProvider(`aws-ebs volume "${pv.spec.awsElasticBlockStore?.volumeID ?? pv.metadata.name}"`);
+    return new NilMetricsProvider(`aws-ebs volume "${pv.spec.awsElasticBlockStore?.volumeID ?? this.csiHandleOf(pv) ?? pv.metadata.name}"`);
   }
 
   async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
@@ -106,7 +107,8 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
       req.signal,
     );
     const awsElasticBlockStore = withFsType({ volumeID: `aws://${ready.zone}/${ready.id}` }, parsed.fsType);
-    return provisionedDisk({ awsElasticBlockStore }, ready.sizeGiB, diskTopology([ready.zone], await this.regionOf(ready.zone)));
+    const source = this.sourceFor(req, { awsElasticBlockStore }, ready.id, parsed.fsType);
+    return provisionedDisk(source, ready.sizeGiB, diskTopology([ready.zone], await this.regionOf(ready.zone)));
   }
 
   /** One attempt: reuse this cluster's volume with the backing name, else create it. */
@@ -174,9 +176,8 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
   }
 
   async delete(req: DeleteRequest): Promise<void> {
-    const source = req.pv?.spec.awsElasticBlockStore;
-    const ids = source
-      ? [parseAwsVolumeId(source.volumeID)]
+    const ids = req.pv && this.handles(req.pv)
+      ? [this.volumeIdOf(req.pv)]
       : (await this.call('DescribeVolumes', (s) => this.ec2.withName(req.backingName, s), req.signal))
           .filter((volume) => isOwnedForBackingName(volume.tags, req.backingName))
           .map((volume) => volume.id);
@@ -199,9 +200,9 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
   }
 
   private volumeIdOf(pv: PersistentVolume): string {
-    const source = pv.spec.awsElasticBlockStore;
-    if (!source) throw new PluginError('NotSupported', `PV ${pv.metadata.name} has no awsElasticBlockStore source`, false);
-    return parseAwsVolumeId(source.volumeID);
+    const volumeID = pv.spec.awsElasticBlockStore?.volumeID ?? this.csiHandleOf(pv);
+    if (volumeID === undefined) throw new PluginError('NotSupported', `PV ${pv.metadata.name} has no EBS volume source`, false);
+    return parseAwsVolumeId(volumeID);
   }
 
   async listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {

@@ -43,6 +43,7 @@ const CINDER: CloudPluginIdentity<CinderParameters, CinderVolume> = {
   parseParameters: parseCinderParameters,
   disks: { describeCall: 'GET volume', stateOf: (v) => v.status, ready: ['available', 'in-use'], failed: 'error', goneIsRetryable: true },
   attributes: { types: 'any' },
+  csiDriver: 'cinder.csi.openstack.org',
 };
 
 /** What a volume shows while Cinder changes it, and when that went wrong. */
@@ -67,11 +68,11 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
   }
 
   handles(pv: PersistentVolume): boolean {
-    return pv.spec.cinder !== undefined;
+    return pv.spec.cinder !== undefined || this.csiHandleOf(pv) !== undefined;
   }
 
   metricsFor(pv: PersistentVolume): MetricsProvider {
-    return new NilMetricsProvider(`cinder volume "${pv.spec.cinder?.volumeID ?? pv.metadata.name}"`);
+    return new NilMetricsProvider(`cinder volume "${pv.spec.cinder?.volumeID ?? this.csiHandleOf(pv) ?? pv.metadata.name}"`);
   }
 
   async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
@@ -89,7 +90,7 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
     const { regionName } = await this.config();
     const cinder = withFsType({ volumeID: ready.id }, parsed.fsType);
     const topology = ready.availabilityZone ? diskTopology([ready.availabilityZone], regionName) : undefined;
-    return provisionedDisk({ cinder }, ready.sizeGiB, topology);
+    return provisionedDisk(this.sourceFor(req, { cinder }, ready.id, parsed.fsType), ready.sizeGiB, topology);
   }
 
   /** The availability zone, or undefined to let Cinder use its default (nothing constrains it). */
@@ -140,7 +141,7 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
   }
 
   async delete(req: DeleteRequest): Promise<void> {
-    const named = req.pv?.spec.cinder?.volumeID;
+    const named = req.pv?.spec.cinder?.volumeID ?? this.csiHandleOf(req.pv);
     const ids = named !== undefined ? [named] : (await this.call('list volumes', (s) => this.ownedForDelete(req.backingName, s), req.signal)).map((v) => v.id);
     for (const id of ids) {
       const volume = await this.call('GET volume', (s) => this.cinder.get(id, s), req.signal);
@@ -183,7 +184,7 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
   }
 
   private volumeIdOf(pv: PersistentVolume): string {
-    const id = pv.spec.cinder?.volumeID;
+    const id = pv.spec.cinder?.volumeID ?? this.csiHandleOf(pv);
     if (id === undefined) throw new PluginError('NotSupported', `PV ${pv.metadata.name} has no cinder source`, false);
     return id;
   }

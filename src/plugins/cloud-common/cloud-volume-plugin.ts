@@ -51,6 +51,8 @@ export interface CloudPluginIdentity<Parameters, Disk> {
   disks: DiskStates<Disk>;
   /** The VolumeAttributesClass parameters this cloud can apply, at birth and to a live disk (default: none). */
   attributes?: AttributeSupport;
+  /** The CSI driver the in-tree plugin migrated to. */
+  csiDriver?: string;
 }
 
 /** How a cloud's disk shows its progress while it is created. */
@@ -69,6 +71,7 @@ export interface DiskStates<Disk> {
 export abstract class CloudVolumePlugin<Parameters, Disk> implements VolumePlugin {
   readonly name: string;
   readonly maxBackingNameLength: number;
+  readonly csiDriver?: string;
   protected readonly options: ResolvedCloudOptions;
   /** What the cloud calls one disk (`EBS volume`). */
   protected readonly noun: string;
@@ -85,6 +88,7 @@ export abstract class CloudVolumePlugin<Parameters, Disk> implements VolumePlugi
     this.parseParameters = identity.parseParameters;
     this.disks = identity.disks;
     this.attributeSupport = identity.attributes ?? {};
+    if (identity.csiDriver !== undefined) this.csiDriver = identity.csiDriver;
     this.options = resolveCloudOptions(options, identity.component);
   }
 
@@ -107,6 +111,22 @@ export abstract class CloudVolumePlugin<Parameters, Disk> implements VolumePlugi
     const { parsed, problems } = parseVolumeAttributes(attributes ?? {}, this.attributeSupport, this.name);
     assertNoProblems(problems, 'VolumeAttributesClass');
     return parsed;
+  }
+
+  /**
+   * The PV source of a new disk: the in-tree one, or, for a claim with a VolumeAttributesClass,
+   * the `csi` source of the driver the plugin migrated to (the only kind of PV kube-apiserver lets
+   * name a class), with the same handle csi-translation-lib would give it.
+   */
+  protected sourceFor(req: ProvisionRequest, inTree: Partial<PersistentVolumeSpec>, handle: string, fsType?: string): Partial<PersistentVolumeSpec> {
+    if (req.attributes === undefined || this.csiDriver === undefined) return inTree;
+    return { csi: withFsType({ driver: this.csiDriver, volumeHandle: handle }, fsType) };
+  }
+
+  /** The volume handle of a PV's `csi` source of this plugin's driver. */
+  protected csiHandleOf(pv: PersistentVolume | undefined): string | undefined {
+    const csi = pv?.spec.csi;
+    return csi && this.csiDriver !== undefined && csi.driver === this.csiDriver && typeof csi.volumeHandle === 'string' ? csi.volumeHandle : undefined;
   }
 
   /** The request's parameters; PluginError 'InvalidParameter' listing every problem. */

@@ -54,6 +54,7 @@ const GCE_PD: CloudPluginIdentity<GceParameters, GceDisk> = {
   parseParameters: parseGceParameters,
   disks: { describeCall: 'disks.get', stateOf: (disk) => disk.status, ready: ['READY'], failed: 'FAILED', goneIsRetryable: true },
   attributes: { iops: true, throughput: true },
+  csiDriver: 'pd.csi.storage.gke.io',
 };
 
 export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
@@ -70,7 +71,7 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
   }
 
   handles(pv: PersistentVolume): boolean {
-    return pv.spec.gcePersistentDisk !== undefined;
+    return pv.spec.gcePersistentDisk !== undefined || this.csiHandleOf(pv) !== undefined;
   }
 
   metricsFor(pv: PersistentVolume): MetricsProvider {
@@ -98,7 +99,8 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
       req.signal,
     );
     const gcePersistentDisk = withFsType({ pdName: ready.name }, parsed.fsType);
-    return provisionedDisk({ gcePersistentDisk }, ready.sizeGb, diskTopology(ready.zones, regionOfZone(ready.zones[0] ?? '')));
+    const handle = `projects/${project}/${ready.location.scope}/${ready.location.name}/disks/${ready.name}`;
+    return provisionedDisk(this.sourceFor(req, { gcePersistentDisk }, handle, parsed.fsType), ready.sizeGb, diskTopology(ready.zones, regionOfZone(ready.zones[0] ?? '')));
   }
 
   /** The zone of a zonal disk, or the region (and its two zones) of a regional one. */
@@ -165,7 +167,7 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
 
   async delete(req: DeleteRequest): Promise<void> {
     const project = await this.where.projectId();
-    const disks = await this.targets.forDelete(project, req, req.signal);
+    const disks = await this.targets.forDelete(project, req, req.signal, this.csiHandleOf(req.pv));
     for (const disk of disks) {
       const outcome = await this.targets.deleteDisk(project, disk, req.signal, this.options.wait);
       this.logDeleted({ disk: disk.name, location: disk.location.name }, outcome);
@@ -203,7 +205,7 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
   }
 
   private diskRefOf(pv: PersistentVolume): DiskRef {
-    const ref = diskOfVolume(pv);
+    const ref = diskOfVolume(pv, this.csiHandleOf(pv));
     if (!ref) throw new PluginError('NotSupported', `PV ${pv.metadata.name} names no GCE disk with a zone (labels or node affinity)`, false);
     return ref;
   }

@@ -62,13 +62,17 @@ describe('aws-ebs expand and modify against the EC2 emulator', () => {
 
   it('provisions with the attributes class type, IOPS and throughput, and modifies a live volume to another class', async () => {
     const pv = await provisioned(plugin, 'pvc-ebs-vac', { type: 'gp3', iops: '4000', throughput: '250' });
-    const id = String(pv.spec.awsElasticBlockStore?.volumeID).split('/').pop();
+    assert.equal(pv.spec.csi?.driver, 'ebs.csi.aws.com', 'a volume with a class is a CSI volume of the migrated driver');
+    assert.ok(plugin.handles(pv));
+    const id = pv.spec.csi?.volumeHandle;
     const created = ec2.volumes().find((v) => v.id === id);
     assert.deepEqual([created?.type, created?.iops, created?.throughput], ['gp3', 4000, 250]);
     await plugin.modify?.({ pv, attributes: { type: 'io2', iops: '8000' } });
     const modified = ec2.volumes().find((v) => v.id === id);
     assert.deepEqual([modified?.type, modified?.iops, modified?.throughput], ['io2', 8000, 250]);
     assert.deepEqual(plugin.validateAttributes?.({ type: 'gp9', speed: 'x' }).map((p) => p.parameter), ['speed', 'type']);
+    await plugin.delete({ backingName: 'not-used-with-a-pv', pv });
+    assert.equal(ec2.volumes().some((v) => v.id === id), false, 'the CSI-sourced PV deletes its EBS volume');
   });
 });
 
@@ -99,7 +103,8 @@ describe('gce-pd expand and modify against the Compute emulator', () => {
 
   it('provisions with provisioned IOPS and throughput and updates them on a live disk', async () => {
     const pv = await provisioned(plugin, 'pvc-gce-vac', { iops: '5000', throughput: '200' });
-    const disk = () => gce.disks().find((d) => d.name === pv.spec.gcePersistentDisk?.pdName);
+    assert.match(String(pv.spec.csi?.volumeHandle), /^projects\/emulated-project\/zones\/us-central1-a\/disks\/kubernetes-dynamic-pvc-gce-vac$/);
+    const disk = () => gce.disks().find((d) => `projects/${gce.project}/zones/${d.location}/disks/${d.name}` === pv.spec.csi?.volumeHandle);
     assert.deepEqual([disk()?.provisionedIops, disk()?.provisionedThroughput], [5000, 200]);
     await plugin.modify?.({ pv, attributes: { iops: '7000' } });
     assert.deepEqual([disk()?.provisionedIops, disk()?.provisionedThroughput], [7000, 200]);
@@ -131,7 +136,8 @@ describe('cinder expand and modify against the OpenStack emulator', () => {
 
   it('provisions with the attributes class volume type and retypes a live volume', async () => {
     const pv = await provisioned(plugin, 'pvc-cinder-vac', { type: 'ssd' });
-    const volume = () => os.volumes().find((v) => v.id === pv.spec.cinder?.volumeID);
+    assert.equal(pv.spec.csi?.driver, 'cinder.csi.openstack.org');
+    const volume = () => os.volumes().find((v) => v.id === pv.spec.csi?.volumeHandle);
     assert.equal(volume()?.volumeType, 'ssd');
     await plugin.modify?.({ pv, attributes: { type: 'fast' } });
     assert.equal(volume()?.volumeType, 'fast');
