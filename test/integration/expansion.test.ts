@@ -133,3 +133,21 @@ test('host-path: a grown claim is ControllerResizeInfeasible with a message that
   assert.match(claim.status?.conditions?.find((c) => c.type === 'ControllerResizeError')?.message ?? '',
     /volume plugin kubernetes\.io\/host-path cannot expand volumes: it has no expand capability/);
 });
+
+test('expansions are timed in storage_operation_duration_seconds and failures counted in volume_operation_total_errors as expand_volume', async () => {
+  const s = await aws();
+  const controller = await s.cluster.restartController({ metricsBindAddress: '127.0.0.1:0' });
+  const scrape = async (): Promise<string> => (await fetch(`${controller.observability.server?.url ?? ''}/metrics`)).text();
+  await s.api.createClaim(cloudClaim('timed', 'grows', '1Gi'));
+  await boundClaim(s, 'timed');
+  s.emulator.modifications.failNext();
+  await requestStorage(s, 'timed', '5Gi');
+  await claimWhen(s, 'timed', 'to be infeasible', (c) => resizeStatusOf(c) === 'ControllerResizeInfeasible');
+  await requestStorage(s, 'timed', '2Gi');
+  await claimWhen(s, 'timed', 'to be grown', (c) => resizeStatusOf(c) === 'NodeResizePending');
+  const text = await scrape();
+  const plugin = 'volume_plugin="kubernetes.io/aws-ebs",operation_name="expand_volume"';
+  assert.match(text, new RegExp(`storage_operation_duration_seconds_count\\{${plugin},status="success"\\} 1\\n`));
+  assert.match(text, new RegExp(`storage_operation_duration_seconds_count\\{${plugin},status="fail-unknown"\\} 1\\n`));
+  assert.match(text, /volume_operation_total_errors\{plugin_name="kubernetes.io\/aws-ebs",operation_name="expand_volume"\} 1\n/);
+});
