@@ -32,6 +32,9 @@ export const CLUSTER_SUITES = [
   'integration/orphan-metric.test.js',
   'integration/controller/leader-election.test.js',
   'integration/controller/events.test.js',
+  'integration/expansion.test.js',
+  'integration/expansion-kill.test.js',
+  'integration/attributes-class.test.js',
   'cluster/',
 ];
 

@@ -7,6 +7,7 @@ import { dryRunCases } from './corpus-dryrun.js';
 import { errorCases } from './corpus-errors.js';
 import { kubectlCases } from './corpus-kubectl.js';
 import { patchCases } from './corpus-patch.js';
+import { resizeCases } from './corpus-resize.js';
 import { selectorCases } from './corpus-selectors.js';
 import { statusCases } from './corpus-status.js';
 import { tableCases } from './corpus-table.js';
@@ -18,6 +19,7 @@ export const corpus: Case[] = [
   ...patchCases,
   ...deleteCases,
   ...statusCases,
+  ...resizeCases,
   ...dryRunCases,
   ...validationCases,
   ...selectorCases,
