@@ -129,7 +129,8 @@ export function validateClaimUpdate(next: PersistentVolumeClaim, prev: Persisten
     if (oldStorage === undefined) delete nextSpec.resources.requests.storage;
     else nextSpec.resources.requests.storage = oldStorage;
   }
-  if (bound && nextSpec.volumeAttributesClassName !== undefined) {
+  // While Bound the class may change at all (to nil too: the removal rules below decide that).
+  if (bound) {
     if (prevSpec.volumeAttributesClassName === undefined) delete nextSpec.volumeAttributesClassName;
     else nextSpec.volumeAttributesClassName = prevSpec.volumeAttributesClassName;
   }
