@@ -236,6 +236,7 @@ export class Registry {
       : managedFieldsAfterWrite(s.info, prev, next, supplied, this.ownership(opts));
     const causes = this.prepareAndValidateUpdate(s, next, prev, opts.subresource);
     this.throwIfInvalid(s, name, causes);
+    if (opts.subresource === undefined) s.admitUpdate?.(next, prev, this.admission);
     setManagedFields(next, managedFields);
     if (opts.subresource === undefined && !jsonEqual(specPart(next), specPart(prev))) {
       next.metadata.generation = (prev.metadata.generation ?? 1) + 1;

@@ -4,7 +4,7 @@
  * protection/). Decision code depends only on these interfaces, so it is unit-tested with
  * in-memory fakes and runs unchanged against a real cluster.
  */
-import type { KubeObject, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../kube/types.js';
+import type { KubeObject, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../kube/types.js';
 import type { ObjectKeyString } from '../kube/object-key.js';
 import type { EventReason } from './runtime/event-reasons.js';
 
@@ -37,6 +37,8 @@ export interface ApiClient {
   getVolume(name: string): Promise<PersistentVolume | undefined>;
   getClaim(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
   getStorageClass(name: string): Promise<StorageClass | undefined>;
+  /** Live GET of a VolumeAttributesClass; absent: this client cannot read them (claims naming one wait). */
+  getVolumeAttributesClass?(name: string): Promise<VolumeAttributesClass | undefined>;
   createVolume(pv: PersistentVolume): Promise<PersistentVolume>;
   updateVolume(pv: PersistentVolume): Promise<PersistentVolume>;
   updateVolumeStatus(pv: PersistentVolume): Promise<PersistentVolume>;

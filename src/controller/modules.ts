@@ -3,6 +3,7 @@
  * after it decide on what it wrote. `--controllers` switches the ones CONTROLLER_NAMES lists.
  */
 import { binderModule } from './binder/module.js';
+import { expanderModule, type ExpanderModuleOptions } from './expander/module.js';
 import type { ControllerModule } from './runtime/module.js';
 import { provisionerModule, type ProvisionerModuleOptions } from './provisioner/module.js';
 import { reclaimerModule, type ReclaimerModuleOptions } from './reclaimer/module.js';
@@ -13,6 +14,7 @@ export interface ModuleOptions {
   provisioner?: ProvisionerModuleOptions;
   reclaimer?: ReclaimerModuleOptions;
   orphanMonitor?: { periodMs?: number };
+  expander?: ExpanderModuleOptions;
 }
 
 export function defaultModules(options: ModuleOptions = {}): ControllerModule[] {
@@ -21,6 +23,7 @@ export function defaultModules(options: ModuleOptions = {}): ControllerModule[] 
     provisionerModule(options.provisioner),
     reclaimerModule(options.reclaimer),
     ...protectionModules(),
+    expanderModule(options.expander),
     orphanMonitorModule(options.orphanMonitor),
   ];
 }

@@ -11,7 +11,7 @@
  */
 import { parseDuration } from './duration.js';
 
-export const CONTROLLER_NAMES = ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pv-protection'] as const;
+export const CONTROLLER_NAMES = ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pv-protection', 'expander'] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 export type LogFormat = 'json' | 'text';
 

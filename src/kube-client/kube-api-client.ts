@@ -16,7 +16,7 @@ import {
   type V1DeleteOptions,
 } from '@kubernetes/client-node';
 import { isNotFound } from '../kube/errors.js';
-import type { CoreEvent, KubeObject, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../kube/types.js';
+import type { CoreEvent, KubeObject, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../kube/types.js';
 import { toPlain } from './model-json.js';
 import { paths } from './paths.js';
 import type { KubeVerb } from './request-counters.js';
@@ -65,6 +65,10 @@ export class KubeApiClient {
 
   getStorageClass(name: string): Promise<StorageClass | undefined> {
     return this.getJson(`GET StorageClass ${name}`, paths.storageClass(name));
+  }
+
+  getVolumeAttributesClass(name: string): Promise<VolumeAttributesClass | undefined> {
+    return this.getJson(`GET VolumeAttributesClass ${name}`, paths.volumeAttributesClass(name));
   }
 
   async createVolume(pv: PersistentVolume): Promise<PersistentVolume> {

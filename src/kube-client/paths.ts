@@ -10,6 +10,7 @@ export const paths = {
     `/api/v1/namespaces/${seg(ns)}/persistentvolumeclaims/${seg(name)}`,
   storageClasses: (): string => '/apis/storage.k8s.io/v1/storageclasses',
   storageClass: (name: string): string => `/apis/storage.k8s.io/v1/storageclasses/${seg(name)}`,
+  volumeAttributesClass: (name: string): string => `/apis/storage.k8s.io/v1/volumeattributesclasses/${seg(name)}`,
   podsAll: (): string => '/api/v1/pods',
   pods: (ns: string): string => `/api/v1/namespaces/${seg(ns)}/pods`,
   events: (ns: string): string => `/api/v1/namespaces/${seg(ns)}/events`,

@@ -27,6 +27,8 @@ export const NO_PROVISIONER = 'kubernetes.io/no-provisioner';
 // Finalizers.
 export const FINALIZER_PV_PROTECTION = 'kubernetes.io/pv-protection';
 export const FINALIZER_PVC_PROTECTION = 'kubernetes.io/pvc-protection';
+/** StorageObjectInUseProtection puts it on every VolumeAttributesClass; kube-controller-manager's vac-protection removes it. */
+export const FINALIZER_VAC_PROTECTION = 'kubernetes.io/vac-protection';
 /** On provisioned PVs with policy Delete: the backing volume is deleted before the PV object goes. */
 export const FINALIZER_PV_CONTROLLER = 'kubernetes.io/pv-controller';
 export const FINALIZER_EXTERNAL_PROVISIONER = 'external-provisioner.volume.kubernetes.io/finalizer';

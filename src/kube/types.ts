@@ -194,7 +194,31 @@ export interface PersistentVolumeClaimStatus {
   capacity?: Record<string, string>;
   conditions?: PersistentVolumeClaimCondition[];
   allocatedResources?: Record<string, string>;
+  /** KEP-1790: where the resize of each resource stands (ControllerResizeInProgress, NodeResizePending, …). */
+  allocatedResourceStatuses?: Record<string, ClaimResourceStatus | string>;
+  currentVolumeAttributesClassName?: string;
+  /** KEP-3751: a modification to another VolumeAttributesClass that has not completed. */
+  modifyVolumeStatus?: ModifyVolumeStatus;
   [extra: string]: unknown;
+}
+
+export type ClaimResourceStatus =
+  | 'ControllerResizeInProgress'
+  | 'ControllerResizeInfeasible'
+  | 'NodeResizePending'
+  | 'NodeResizeInProgress'
+  | 'NodeResizeInfeasible';
+
+export interface ModifyVolumeStatus {
+  targetVolumeAttributesClassName?: string;
+  /** Pending | InProgress | Infeasible */
+  status: string;
+}
+
+/** storage.k8s.io/v1 VolumeAttributesClass: parameters a claim may ask of its volume after birth. */
+export interface VolumeAttributesClass extends KubeObject {
+  driverName: string;
+  parameters?: Record<string, string>;
 }
 
 export interface PersistentVolumeClaim extends KubeObject {

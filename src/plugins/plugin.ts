@@ -45,7 +45,37 @@ export interface ProvisionRequest {
   /** WaitForFirstConsumer: the node the scheduler chose. */
   selectedNode?: string;
   allowedTopologies?: TopologySelectorTerm[];
+  /**
+   * The parameters of the claim's VolumeAttributesClass (KEP-3751), already accepted by
+   * validateAttributes; absent when the claim names none.
+   */
+  attributes?: Record<string, string>;
   /** Aborted when the controller shuts down or the claim is being deleted. */
+  signal?: AbortSignal;
+}
+
+/** Grow the backing volume of a PV to at least `sizeBytes` (the expand capability). */
+export interface ExpandRequest {
+  pv: PersistentVolume;
+  sizeBytes: bigint;
+  signal?: AbortSignal;
+}
+
+export interface ExpandedVolume {
+  /** What the backend now holds, as a Quantity string (may be larger than asked). */
+  capacity: string;
+  /**
+   * The filesystem on the volume must still be grown on the node that mounts it (a block
+   * device formatted by the kubelet); false when the backend's answer is already usable.
+   */
+  nodeExpansionRequired: boolean;
+}
+
+/** Apply a VolumeAttributesClass's parameters to an existing volume (the modify capability). */
+export interface ModifyRequest {
+  pv: PersistentVolume;
+  /** The new class's parameters, already accepted by validateAttributes. */
+  attributes: Record<string, string>;
   signal?: AbortSignal;
 }
 
@@ -115,6 +145,12 @@ export class PluginError extends Error {
 export interface VolumePlugin {
   /** The provisioner name a StorageClass uses, e.g. "kubernetes.io/host-path". */
   readonly name: string;
+  /**
+   * The CSI driver this in-tree plugin migrated to (csi-translation-lib), when it has one: a
+   * VolumeAttributesClass may name it, and a PV with a class carries a `csi` source of it
+   * (kube-apiserver allows volumeAttributesClassName only on CSI volumes).
+   */
+  readonly csiDriver?: string;
   /** Longest backing name the backend accepts (naming.ts shortens the prefix to fit). */
   readonly maxBackingNameLength: number;
   /** Problems with StorageClass parameters; [] when they are acceptable. */
@@ -133,4 +169,14 @@ export interface VolumePlugin {
   listStrayFiles?(): Promise<StrayFile[]>;
   /** Removes the stray files no operation in progress can own; returns those removed (controller start, `orphans --delete`). */
   removeStrayFiles?(): Promise<StrayFile[]>;
+  /**
+   * The expand capability: grows the backing volume, idempotently (a volume already that large
+   * is success). Absent: claims of this plugin cannot grow (ControllerResizeInfeasible). A
+   * PluginError that is not retryable is final for that size (Infeasible); any other is retried.
+   */
+  expand?(req: ExpandRequest): Promise<ExpandedVolume>;
+  /** Problems with VolumeAttributesClass parameters; absent with `modify`: the plugin takes none. */
+  validateAttributes?(attributes: Record<string, string>): ParameterProblem[];
+  /** The modify capability: applies a VolumeAttributesClass to a volume, idempotently. */
+  modify?(req: ModifyRequest): Promise<void>;
 }

@@ -30,7 +30,7 @@ test('defaults match kube-controller-manager, with the seed\'s 10m sync period',
     resourceName: 'pv-controller',
     resourceNamespace: 'kube-system',
   });
-  assert.deepEqual(o.controllers, ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pv-protection']);
+  assert.deepEqual(o.controllers, ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pv-protection', 'expander']);
   assert.equal(o.logFormat, 'json');
   assert.equal(o.metricsBindAddress, '127.0.0.1:10258');
   assert.equal(o.volumeStatsAggPeriodMs, 60_000);
@@ -51,7 +51,7 @@ test('flags override defaults', () => {
 });
 
 test('--controllers takes *, names and -name like kube-controller-manager', () => {
-  assert.deepEqual(parseControllers('*,-reclaimer,-pv-protection'), ['binder', 'provisioner', 'pvc-protection']);
+  assert.deepEqual(parseControllers('*,-reclaimer,-pv-protection'), ['binder', 'provisioner', 'pvc-protection', 'expander']);
   assert.deepEqual(parseControllers('binder'), ['binder']);
   assert.throws(() => parseControllers('binder,attach'), /unknown controller "attach"/);
 });

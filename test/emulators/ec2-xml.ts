@@ -8,6 +8,8 @@ export interface Ec2Volume {
   sizeGiB: number;
   type: string;
   iops?: number;
+  /** MiB/s (gp3). */
+  throughput?: number;
   encrypted: boolean;
   kmsKeyId?: string;
   state: 'creating' | 'available' | 'in-use' | 'deleting' | 'deleted' | 'error';
@@ -66,6 +68,7 @@ export function volumeFields(volume: Ec2Volume): string {
     tagSet(volume.tags) +
     element('volumeType', volume.type) +
     element('iops', volume.iops) +
+    element('throughput', volume.throughput) +
     element('encrypted', volume.encrypted) +
     element('kmsKeyId', volume.kmsKeyId)
   );

@@ -1,6 +1,7 @@
 /**
  * A loopback EC2 Query API for EBS volumes: CreateVolume, DescribeVolumes (filters by tag, id,
- * zone, status; pagination), DeleteVolume, CreateTags, DescribeAvailabilityZones. The AWS SDK
+ * zone, status; pagination), DeleteVolume, CreateTags, DescribeAvailabilityZones, ModifyVolume
+ * and DescribeVolumesModifications (ec2-modifications.ts). The AWS SDK
  * talks to it unchanged (`endpoint` or AWS_ENDPOINT_URL_EC2). Volumes are inspectable from the
  * test; faults are injected per action through `faults`.
  */
@@ -13,6 +14,7 @@ import {
   errorXml,
   volumeFields,
 } from './ec2-xml.js';
+import { Ec2Modifications, ModificationError, modificationXml } from './ec2-modifications.js';
 import { dropConnection, type Exchange, FaultPlan, LoopbackServer } from './loopback.js';
 
 export type { Ec2Volume } from './ec2-xml.js';
@@ -59,6 +61,8 @@ class Ec2Error extends Error {
 
 export class Ec2Emulator {
   readonly faults = new FaultPlan();
+  /** Volume modifications (ModifyVolume): their history, and failures to inject. */
+  readonly modifications = new Ec2Modifications();
   readonly region: string;
   readonly zones: string[];
   private readonly accessKeyId: string;
@@ -164,6 +168,10 @@ export class Ec2Emulator {
         return actionResponse(action, requestId, '<return>true</return>');
       case 'DescribeAvailabilityZones':
         return describeZonesXml(requestId, this.region, this.zones);
+      case 'ModifyVolume':
+        return actionResponse(action, requestId, `<volumeModification>${modificationXml(this.modifyVolume(params))}</volumeModification>`);
+      case 'DescribeVolumesModifications':
+        return this.describeModifications(params, requestId);
       default:
         throw new Ec2Error(400, 'InvalidAction', `The action ${action} is not valid for this web service.`);
     }
@@ -182,11 +190,13 @@ export class Ec2Emulator {
     const tagSpec = indexed(params, 'TagSpecification').find((group) => group.get('ResourceType') === 'volume');
     const tags = tagSpec ? tagsOf(indexed(tagSpec, 'Tag')) : {};
     const iops = params.get('Iops');
+    const throughput = params.get('Throughput');
     const volume = this.addVolume({
       zone,
       sizeGiB: size,
       type: params.get('VolumeType') ?? 'gp2',
       iops: iops === undefined ? undefined : Number(iops),
+      throughput: throughput === undefined ? undefined : Number(throughput),
       encrypted: params.get('Encrypted') === 'true',
       kmsKeyId: params.get('KmsKeyId'),
       state: 'creating',
@@ -226,6 +236,34 @@ export class Ec2Emulator {
     const page = matching.slice(start, start + max);
     const next = start + max < matching.length ? String(start + max) : undefined;
     return describeVolumesXml(requestId, page, next);
+  }
+
+  private liveVolume(id: string): Ec2Volume {
+    const volume = this.store.get(id);
+    if (!volume || volume.state === 'deleted') throw new Ec2Error(400, 'InvalidVolume.NotFound', `The volume '${id}' does not exist.`);
+    return volume;
+  }
+
+  private modifyVolume(params: Params): ReturnType<Ec2Modifications['start']> {
+    const volume = this.liveVolume(params.get('VolumeId') ?? '');
+    try {
+      return this.modifications.start(volume, params);
+    } catch (err) {
+      if (err instanceof ModificationError) throw new Ec2Error(400, err.code, err.message);
+      throw err;
+    }
+  }
+
+  private describeModifications(params: Params, requestId: string): string {
+    const ids = indexed(params, 'VolumeId').map((group) => group.get('') ?? '');
+    try {
+      const mods = this.modifications.describe(ids, (id) => this.store.get(id));
+      const items = mods.map((mod) => `<item>${modificationXml(mod)}</item>`).join('');
+      return actionResponse('DescribeVolumesModifications', requestId, `<volumeModificationSet>${items}</volumeModificationSet>`);
+    } catch (err) {
+      if (err instanceof ModificationError) throw new Ec2Error(400, err.code, err.message);
+      throw err;
+    }
   }
 
   private deleteVolume(id: string, forceInUse: boolean): void {

@@ -15,6 +15,8 @@ export interface GceDiskRecord {
   users: string[];
   replicaZones?: string[];
   id: string;
+  provisionedIops?: number;
+  provisionedThroughput?: number;
 }
 
 export function diskJson(disk: GceDiskRecord, project: string): Record<string, unknown> {
@@ -34,6 +36,8 @@ export function diskJson(disk: GceDiskRecord, project: string): Record<string, u
   if (disk.description !== undefined) json.description = disk.description;
   if (disk.users.length > 0) json.users = disk.users.map((user) => `https://www.googleapis.com/compute/v1/${user}`);
   if (disk.replicaZones) json.replicaZones = disk.replicaZones.map((zone) => `${base}/zones/${zone}`);
+  if (disk.provisionedIops !== undefined) json.provisionedIops = String(disk.provisionedIops);
+  if (disk.provisionedThroughput !== undefined) json.provisionedThroughput = String(disk.provisionedThroughput);
   return json;
 }
 

@@ -1,6 +1,6 @@
 /**
  * A loopback Compute Engine v1 API for persistent disks: zonal and regional disks (insert, get,
- * list with a filter, delete), aggregated list, zone/region operations that finish after a few
+ * list with a filter, delete, resize, update of the provisioned IOPS/throughput), aggregated list, zone/region operations that finish after a few
  * polls, and an OAuth2 token endpoint (refresh-token grant) so a real google-auth-library client
  * can authenticate against it. Disks are inspectable; faults are injected per action.
  */
@@ -46,6 +46,9 @@ export class GceEmulator {
   readonly refreshToken = 'emulator-refresh-token-secret';
   /** The error code the next insert's operation ends with (e.g. QUOTA_EXCEEDED); one-shot. */
   nextInsertError: { code: string; message: string } | undefined;
+  /** The errors the next resize / update operations end with, in order (the disk is left unchanged). */
+  readonly resizeErrors: { code: string; message: string }[] = [];
+  readonly updateErrors: { code: string; message: string }[] = [];
   /** Status a disk reaches when its insert completes (set FAILED to fail creations). */
   statusAfterCreate: 'READY' | 'FAILED' = 'READY';
   private readonly operationPolls: number;
@@ -177,6 +180,11 @@ export class GceEmulator {
         return this.insert(scope, location, JSON.parse(exchange.body.toString('utf8')) as Record<string, unknown>);
       case 'disks.delete':
         return this.remove(scope, location, name, forceInUse);
+      case 'disks.resize':
+        return this.resize(scope, location, name, JSON.parse(exchange.body.toString('utf8')) as Record<string, unknown>);
+      case 'disks.update':
+        return this.update(scope, location, name, JSON.parse(exchange.body.toString('utf8')) as Record<string, unknown>,
+          exchange.url.searchParams.get('updateMask') ?? '');
       default:
         return this.pollOperation(scope, location, name);
     }
@@ -218,6 +226,8 @@ export class GceEmulator {
       description: typeof body.description === 'string' ? body.description : undefined,
       labels: (body.labels ?? {}) as Record<string, string>,
       status: 'CREATING',
+      ...(body.provisionedIops === undefined ? {} : { provisionedIops: Number(body.provisionedIops) }),
+      ...(body.provisionedThroughput === undefined ? {} : { provisionedThroughput: Number(body.provisionedThroughput) }),
     });
     const error = this.nextInsertError;
     this.nextInsertError = undefined;
@@ -239,6 +249,33 @@ export class GceEmulator {
     }
     disk.status = 'DELETING';
     return this.operationJson(this.operation(scope, location, () => this.store.delete(key)));
+  }
+
+  /** disks.resize: the size may only grow, as Compute Engine refuses a smaller one (400). */
+  private resize(scope: 'zones' | 'regions', location: string, name: string, body: Record<string, unknown>): unknown {
+    const disk = this.getDisk(scope, location, name);
+    const sizeGb = Number(body.sizeGb);
+    if (!Number.isInteger(sizeGb) || sizeGb <= disk.sizeGb) {
+      throw new GceHttpError(400, 'invalid', `Invalid value for field 'sizeGb': '${String(body.sizeGb)}'. New disk size '${String(body.sizeGb)}' GB must be larger than existing size '${disk.sizeGb}' GB.`);
+    }
+    const error = this.resizeErrors.shift();
+    return this.operationJson(this.operation(scope, location, () => {
+      if (!error) disk.sizeGb = sizeGb;
+    }, error));
+  }
+
+  /** disks.update of the fields its updateMask names (provisionedIops, provisionedThroughput). */
+  private update(scope: 'zones' | 'regions', location: string, name: string, body: Record<string, unknown>, mask: string): unknown {
+    const disk = this.getDisk(scope, location, name);
+    const fields = mask.split(',').filter(Boolean);
+    const unknown = fields.filter((field) => field !== 'provisionedIops' && field !== 'provisionedThroughput');
+    if (fields.length === 0 || unknown.length > 0) throw new GceHttpError(400, 'invalid', `Invalid value for field 'updateMask': '${mask}'`);
+    const error = this.updateErrors.shift();
+    return this.operationJson(this.operation(scope, location, () => {
+      if (error) return;
+      if (fields.includes('provisionedIops')) disk.provisionedIops = Number(body.provisionedIops);
+      if (fields.includes('provisionedThroughput')) disk.provisionedThroughput = Number(body.provisionedThroughput);
+    }, error));
   }
 
   private operation(scope: 'zones' | 'regions', location: string, complete: () => void, error?: OperationRecord['error']): OperationRecord {
@@ -279,6 +316,9 @@ function actionOf(method: string, parts: string[]): string | undefined {
   if (parts[2] === 'operations' && parts.length === 4 && method === 'GET') return 'operations.get';
   if (parts[2] !== 'disks') return undefined;
   if (parts.length === 3) return method === 'POST' ? 'disks.insert' : method === 'GET' ? 'disks.list' : undefined;
-  if (parts.length === 4) return method === 'DELETE' ? 'disks.delete' : method === 'GET' ? 'disks.get' : undefined;
+  if (parts.length === 4) {
+    return method === 'DELETE' ? 'disks.delete' : method === 'GET' ? 'disks.get' : method === 'PATCH' ? 'disks.update' : undefined;
+  }
+  if (parts.length === 5 && parts[4] === 'resize' && method === 'POST') return 'disks.resize';
   return undefined;
 }

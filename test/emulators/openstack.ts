@@ -1,9 +1,11 @@
 /**
  * A loopback OpenStack: Keystone v3 (`POST /identity/v3/auth/tokens`, password or application
  * credential, X-Subject-Token and a catalog whose volumev3 endpoint points here) and Cinder v3
- * volumes (create, list/detail with name and metadata filters, get, delete). Volumes are
- * inspectable; faults are injected per action ('auth', 'volumes.create', 'volumes.list',
- * 'volumes.get', 'volumes.delete').
+ * volumes (create, list/detail with name and metadata filters, get, delete, the os-extend and
+ * os-retype actions). Volumes are inspectable; faults are injected per action ('auth',
+ * 'volumes.create', 'volumes.list', 'volumes.get', 'volumes.delete', 'volumes.action'), and
+ * `failNextExtend` / `failNextRetype` make the next change end badly (error_extending; a retype
+ * that leaves the type as it was, as Cinder's scheduler does when no backend takes it).
  */
 import { randomUUID } from 'node:crypto';
 import { dropConnection, type Exchange, FaultPlan, LoopbackServer, pathSegments, sendJson } from './loopback.js';
@@ -50,6 +52,13 @@ export class OpenStackEmulator {
   throttleStatus: 413 | 429 = 413;
   /** Status a volume reaches after `creatingPolls` GETs (set 'error' to fail creations). */
   statusAfterCreate: 'available' | 'error' = 'available';
+  /** The volume types os-retype accepts. */
+  readonly volumeTypes = new Set(['__DEFAULT__', 'standard', 'ssd', 'fast']);
+  private extendFailures = 0;
+  private retypeFailures = 0;
+  private readonly changes = new Map<string, { pollsLeft: number; complete: () => void }>();
+  /** Every os-extend / os-retype accepted, in order. */
+  readonly actions: { volumeId: string; action: 'os-extend' | 'os-retype'; value: string | number }[] = [];
   private readonly creatingPolls: number;
   private readonly store = new Map<string, CinderVolumeRecord>();
   private readonly pollsLeft = new Map<string, number>();
@@ -152,6 +161,14 @@ export class OpenStackEmulator {
     };
   }
 
+  failNextExtend(times = 1): void {
+    this.extendFailures += times;
+  }
+
+  failNextRetype(times = 1): void {
+    this.retypeFailures += times;
+  }
+
   private volumeAction(action: string, exchange: Exchange, forceInUse: boolean): { status: number; body: unknown; headers?: Record<string, string> } {
     const token = exchange.req.headers['x-auth-token'];
     if (typeof token !== 'string' || !this.tokens.has(token)) throw new OsError(401, 'error', 'The request you have made requires authentication.');
@@ -163,6 +180,9 @@ export class OpenStackEmulator {
         return { status: 200, body: { volumes: this.list(exchange.url.searchParams).map(volumeJson) } };
       case 'volumes.get':
         return { status: 200, body: { volume: volumeJson(this.advance(this.find(id))) } };
+      case 'volumes.action':
+        this.act(this.find(id), JSON.parse(exchange.body.toString('utf8')) as Record<string, Record<string, unknown>>);
+        return { status: 202, body: undefined };
       default:
         this.remove(this.find(id), forceInUse);
         return { status: 202, body: undefined };
@@ -193,7 +213,52 @@ export class OpenStackEmulator {
     return volume;
   }
 
+  /** os-extend (an available volume, to a larger size) and os-retype (to a known type). */
+  private act(volume: CinderVolumeRecord, body: Record<string, Record<string, unknown>>): void {
+    if (volume.status !== 'available') throw new OsError(400, 'badRequest', `Invalid volume: Volume status must be available, but current status is: ${volume.status}.`);
+    const extend = body['os-extend'];
+    const retype = body['os-retype'];
+    if (extend) {
+      const size = Number(extend.new_size);
+      if (!Number.isInteger(size) || size <= volume.size) {
+        throw new OsError(400, 'badRequest', `Invalid input received: New size for extend must be greater than current size. (current: ${volume.size}, extended: ${String(extend.new_size)}).`);
+      }
+      const fails = this.extendFailures > 0 && this.extendFailures-- > 0;
+      this.actions.push({ volumeId: volume.id, action: 'os-extend', value: size });
+      return this.change(volume, 'extending', () => {
+        if (fails) volume.status = 'error_extending';
+        else volume.size = size;
+      });
+    }
+    if (retype) {
+      const type = String(retype.new_type ?? '');
+      if (!this.volumeTypes.has(type)) throw new OsError(404, 'itemNotFound', `Volume type with name ${type} could not be found.`);
+      const fails = this.retypeFailures > 0 && this.retypeFailures-- > 0;
+      this.actions.push({ volumeId: volume.id, action: 'os-retype', value: type });
+      return this.change(volume, 'retyping', () => {
+        if (!fails) volume.volumeType = type;
+      });
+    }
+    throw new OsError(400, 'badRequest', 'There is no such action');
+  }
+
+  private change(volume: CinderVolumeRecord, status: string, complete: () => void): void {
+    volume.status = status;
+    this.changes.set(volume.id, {
+      pollsLeft: this.creatingPolls,
+      complete: () => {
+        volume.status = 'available';
+        complete();
+      },
+    });
+  }
+
   private advance(volume: CinderVolumeRecord): CinderVolumeRecord {
+    const change = this.changes.get(volume.id);
+    if (change && change.pollsLeft-- <= 0) {
+      this.changes.delete(volume.id);
+      change.complete();
+    }
     if (volume.status !== 'creating') return volume;
     const left = this.pollsLeft.get(volume.id) ?? 0;
     if (left <= 0) volume.status = this.statusAfterCreate;
@@ -245,5 +310,6 @@ function actionOf(method: string, path: string, projectId: string): string | und
   if (parts.length === 2 && parts[1] === 'detail' && method === 'GET') return 'volumes.list';
   if (parts.length === 2 && method === 'GET') return 'volumes.get';
   if (parts.length === 2 && method === 'DELETE') return 'volumes.delete';
+  if (parts.length === 3 && parts[2] === 'action' && method === 'POST') return 'volumes.action';
   return undefined;
 }

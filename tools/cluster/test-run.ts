@@ -33,6 +33,9 @@ export const CLUSTER_SUITES = [
   'integration/controller/leader-election.test.js',
   'integration/controller/events.test.js',
   'integration/protobuf.test.js',
+  'integration/expansion.test.js',
+  'integration/expansion-kill.test.js',
+  'integration/attributes-class.test.js',
   'cluster/',
 ];
 

@@ -8,6 +8,7 @@ import { isDNS1123Label, isDNS1123Subdomain } from '../../kube/name-validation.j
 import { Quantity } from '../../kube/quantity.js';
 import type { PersistentVolumeClaim, PersistentVolumeClaimSpec, StatusCause } from '../../kube/types.js';
 import { hasAnnotation } from '../../kube/volume-helpers.js';
+import { validateAttributesClassRemoval } from './claim-resize.js';
 import { diffText, jsonEqual } from './common.js';
 import { forbidden, immutable, invalid, invalidEach, notSupported, required } from './field-errors.js';
 import {
@@ -128,7 +129,8 @@ export function validateClaimUpdate(next: PersistentVolumeClaim, prev: Persisten
     if (oldStorage === undefined) delete nextSpec.resources.requests.storage;
     else nextSpec.resources.requests.storage = oldStorage;
   }
-  if (bound && nextSpec.volumeAttributesClassName !== undefined) {
+  // While Bound the class may change at all (to nil too: the removal rules below decide that).
+  if (bound) {
     if (prevSpec.volumeAttributesClassName === undefined) delete nextSpec.volumeAttributesClassName;
     else nextSpec.volumeAttributesClassName = prevSpec.volumeAttributesClassName;
   }
@@ -139,9 +141,12 @@ export function validateClaimUpdate(next: PersistentVolumeClaim, prev: Persisten
   }
   const newSize = quantityOf(next.spec.resources?.requests?.storage);
   const oldSize = quantityOf(prev.spec.resources?.requests?.storage);
-  if (newSize.cmp(oldSize) < 0) {
-    causes.push(forbidden('spec.resources.requests.storage', 'field can not be less than previous value'));
+  // RecoverVolumeExpansionFailure (GA): a claim may come back down after a failed expansion, but
+  // never to or below the capacity it has.
+  if (newSize.cmp(oldSize) < 0 && newSize.cmp(quantityOf(prev.status?.capacity?.storage)) <= 0) {
+    causes.push(forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
   }
   if ((next.spec.volumeMode ?? null) !== (prev.spec.volumeMode ?? null)) causes.push(immutable('volumeMode', next.spec.volumeMode));
+  causes.push(...validateAttributesClassRemoval(next, prev));
   return causes;
 }

@@ -10,6 +10,7 @@ import { podStrategy } from './pods.js';
 import { serviceStrategy } from './services.js';
 import { storageClassStrategy } from './storageclasses.js';
 import type { ResourceStrategy } from './strategy.js';
+import { volumeAttributesClassStrategy } from './volumeattributesclasses.js';
 
 export const strategies: ResourceStrategy[] = [
   namespaceStrategy,
@@ -22,6 +23,7 @@ export const strategies: ResourceStrategy[] = [
   storageClassStrategy,
   eventsV1Strategy,
   leaseStrategy,
+  volumeAttributesClassStrategy,
 ];
 
 export function findStrategy(group: string, version: string, plural: string): ResourceStrategy | undefined {
@@ -39,4 +41,5 @@ export {
   podStrategy,
   serviceStrategy,
   storageClassStrategy,
+  volumeAttributesClassStrategy,
 };

@@ -5,6 +5,7 @@
 import { FINALIZER_PVC_PROTECTION } from '../../kube/annotations.js';
 import type { KubeObject, PersistentVolumeClaim, StatusCause, StorageClass } from '../../kube/types.js';
 import { accessModesKey, defaultStorageClass, storageClassOfClaim } from '../../kube/volume-helpers.js';
+import { admitClaimResize, validateAllocatedResources } from './claim-resize.js';
 import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
 import { ensureFinalizer, keepStored, resourceInfo } from './common.js';
 import { required } from './field-errors.js';
@@ -50,6 +51,7 @@ function validatePVCStatus(next: PersistentVolumeClaim, prev: PersistentVolumeCl
   for (const [name, value] of Object.entries(next.status?.capacity ?? {})) {
     causes.push(...validateNonNegativeQuantity(value, `status.capacity[${name}]`));
   }
+  causes.push(...validateAllocatedResources(next));
   return causes;
 }
 
@@ -82,6 +84,10 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
     const pvc = asPVC(next);
     const old = asPVC(prev);
     return [...validateObjectMetaUpdate(pvc.metadata, old.metadata), ...validatePVC(pvc), ...validateClaimUpdate(pvc, old)];
+  },
+
+  admitUpdate(next, prev, ctx) {
+    admitClaimResize(asPVC(next), asPVC(prev), ctx);
   },
 
   prepareForStatusUpdate(next, prev) {

@@ -18,13 +18,15 @@ const MAX_PARAMETERS_SIZE = 256 * 1024;
 
 const asSC = (obj: KubeObject): StorageClass => obj as StorageClass;
 
-function validateProvisioner(provisioner: unknown): StatusCause[] {
-  if (typeof provisioner !== 'string' || provisioner.length === 0) return [required('provisioner')];
+/** validateProvisioner: a StorageClass's provisioner, a VolumeAttributesClass's driverName. */
+export function validateProvisioner(provisioner: unknown, field = 'provisioner'): StatusCause[] {
+  if (typeof provisioner !== 'string' || provisioner.length === 0) return [required(field)];
   const lower = provisioner.toLowerCase();
-  return invalidEach('provisioner', lower, isQualifiedName(lower));
+  return invalidEach(field, lower, isQualifiedName(lower));
 }
 
-function validateParameters(params: Record<string, string> | undefined): StatusCause[] {
+/** validateParameters (StorageClass, VolumeAttributesClass): at most 512 entries of 256 KiB in all, no empty key. */
+export function validateParameters(params: Record<string, string> | undefined): StatusCause[] {
   const entries = Object.entries(params ?? {});
   if (entries.length > MAX_PARAMETERS) return [tooLong('parameters', MAX_PARAMETERS)];
   const causes: StatusCause[] = [];

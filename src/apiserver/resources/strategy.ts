@@ -58,6 +58,12 @@ export interface ResourceStrategy {
    */
   prepareForUpdate(next: KubeObject, prev: KubeObject): void;
   validateUpdate(next: KubeObject, prev: KubeObject): StatusCause[];
+  /**
+   * Validating admission of an update to the main resource, run once validation has passed (as
+   * kube-apiserver runs its validating admission plugins after the strategy). Throws an ApiError
+   * to reject (PersistentVolumeClaimResize: 403).
+   */
+  admitUpdate?(next: KubeObject, prev: KubeObject, ctx: AdmissionContext): void;
   /** PrepareForUpdate on /status: only status may change; reset spec and metadata parts. */
   prepareForStatusUpdate?(next: KubeObject, prev: KubeObject, now: string): void;
   validateStatusUpdate?(next: KubeObject, prev: KubeObject): StatusCause[];

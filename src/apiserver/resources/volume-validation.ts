@@ -40,7 +40,7 @@ export function validatePositiveQuantity(value: unknown, field: string): StatusC
 export function validateNonNegativeQuantity(value: unknown, field: string): StatusCause[] {
   try {
     const q = Quantity.parse(String(value));
-    return q.sign() >= 0 ? [] : [invalid(field, q.toBytes().toString(), 'must be a valid resource quantity')];
+    return q.sign() >= 0 ? [] : [invalid(field, q.toBytes(), 'must be a valid resource quantity')];
   } catch {
     return [invalid(field, value, 'must be a valid resource quantity')];
   }

@@ -133,6 +133,13 @@ export async function updateClaimStatus(
       dirty = true;
     }
     // Capacity only when the claim becomes Bound: a later difference may be a deliberate resize.
+    // The current attributes class too: after binding only the resizer changes it (a modification).
+    if (phaseChanges && phase === 'Bound' && claim.status?.phase === 'Pending' &&
+      status.currentVolumeAttributesClassName !== pv.spec.volumeAttributesClassName) {
+      if (pv.spec.volumeAttributesClassName === undefined) delete status.currentVolumeAttributesClassName;
+      else status.currentVolumeAttributesClassName = pv.spec.volumeAttributesClassName;
+      dirty = true;
+    }
     if (phaseChanges) {
       const capacity = boundCapacity(pv);
       const have = status.capacity?.storage;

@@ -17,7 +17,7 @@
  */
 import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '../../kube/annotations.js';
 import { isConflict } from '../../kube/errors.js';
-import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim, StorageClass, VolumeAttributesClass } from '../../kube/types.js';
 import { hasAnnotation, storageClassOfClaim } from '../../kube/volume-helpers.js';
 import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../plugins/plugin.js';
 import { keyOf } from '../../kube/object-key.js';
@@ -99,7 +99,8 @@ class ProvisionOperation {
     if (cls.volumeBindingMode === 'WaitForFirstConsumer' && !claim.metadata.annotations?.[ANN_SELECTED_NODE]) {
       return this.cleanUp(claim, 'waiting for a node to be selected');
     }
-    const plan = planProvision({ claim, storageClass: cls, plugin, clusterName: this.d.clusterName });
+    const attributesClass = await this.attributesClass(claim);
+    const plan = planProvision({ claim, storageClass: cls, plugin, clusterName: this.d.clusterName, attributesClass });
     if (!plan.ok) {
       this.d.ctx.events.event(claim, 'Warning', EventReason.ProvisioningFailed, plan.message);
       this.d.log.info({ claim: this.key, why: plan.message }, 'provisioning refused');
@@ -113,6 +114,12 @@ class ProvisionOperation {
     const name = storageClassOfClaim(claim) ?? '';
     if (name === '') return undefined;
     return this.d.ctx.classes.get(name) ?? (await this.d.ctx.api.getStorageClass(name));
+  }
+
+  /** The VolumeAttributesClass the claim names, read live (the controller keeps no cache of them). */
+  private async attributesClass(claim: PersistentVolumeClaim): Promise<VolumeAttributesClass | undefined> {
+    const name = claim.spec.volumeAttributesClassName ?? '';
+    return name === '' ? undefined : await this.d.ctx.api.getVolumeAttributesClass?.(name);
   }
 
   /** The class is gone or names a provisioner we do not run: not ours to provision (the binder routes it). */

@@ -24,7 +24,7 @@ import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import { annotatedProvisioner, hasProvisioningFinalizer } from './claim-intent.js';
 import type { ProvisionerDeps } from './deps.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
-import { OperationRunner, type StartResult } from '../runtime/operations.js';
+import { claimOperationRunner, type OperationRunner, type StartResult } from '../runtime/operations.js';
 import { runProvisionOperation } from './operation.js';
 
 export const DEFAULT_CLUSTER_NAME = 'kubernetes';
@@ -80,17 +80,8 @@ export class Provisioner {
       ...(options.metrics ? { metrics: options.metrics } : {}),
     };
     this.standalone = options.standalone === true;
-    this.runner = new OperationRunner({
-      name: 'provisioner',
-      concurrency: options.concurrency ?? 16,
-      backoff: {
-        initialMs: options.initialBackoffMs ?? 500,
-        maxMs: options.maxBackoffMs ?? 120_000,
-        onExpired: (key) => options.ctx.enqueueClaim(key),
-      },
-      // After the key stops counting as running: the binder skips claims whose operation runs.
-      onSucceeded: (key) => options.ctx.enqueueClaim(key),
-    });
+    // Woken after success once the key stops counting as running: the binder skips claims whose operation runs.
+    this.runner = claimOperationRunner('provisioner', (key) => options.ctx.enqueueClaim(key), options);
   }
 
   /** Whether this process provisions for the StorageClass provisioner `name`. */

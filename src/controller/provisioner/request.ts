@@ -4,7 +4,7 @@
  * plugin creates anything, so a bad class costs one event and no cleanup.
  */
 import { ANN_SELECTED_NODE } from '../../kube/annotations.js';
-import type { PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
+import type { PersistentVolumeClaim, StorageClass, VolumeAttributesClass } from '../../kube/types.js';
 import { claimRequestBytes } from '../../kube/volume-helpers.js';
 import { backingName } from '../../plugins/naming.js';
 import type { ProvisionRequest, VolumePlugin } from '../../plugins/plugin.js';
@@ -33,6 +33,8 @@ export interface PlanInput {
   storageClass: StorageClass;
   plugin: VolumePlugin;
   clusterName: string;
+  /** The VolumeAttributesClass the claim names, read live; undefined when it names none or it does not exist. */
+  attributesClass?: VolumeAttributesClass;
 }
 
 function refused(message: string): ProvisionPlan {
@@ -40,7 +42,7 @@ function refused(message: string): ProvisionPlan {
 }
 
 /** Checks a claim can be provisioned by `plugin` with this class and builds the request. */
-export function planProvision({ claim, storageClass, plugin, clusterName }: PlanInput): ProvisionPlan {
+export function planProvision({ claim, storageClass, plugin, clusterName, attributesClass }: PlanInput): ProvisionPlan {
   const className = storageClass.metadata.name ?? '';
   if (claim.spec.dataSource || claim.spec.dataSourceRef) return refused(msgNotCsi(plugin.name));
   const parameters = { ...(storageClass.parameters ?? {}) };
@@ -83,8 +85,32 @@ export function planProvision({ claim, storageClass, plugin, clusterName }: Plan
     parameters,
     mountOptions: [...(storageClass.mountOptions ?? [])],
   };
+  const attributes = attributesFor(claim, plugin, attributesClass);
+  if (typeof attributes === 'string') return refused(msgProvisionFailed(className, attributes));
+  if (attributes) request.attributes = attributes;
   const selectedNode = claim.metadata.annotations?.[ANN_SELECTED_NODE];
   if (selectedNode) request.selectedNode = selectedNode;
   if (storageClass.allowedTopologies) request.allowedTopologies = structuredClone(storageClass.allowedTopologies);
   return { ok: true, request };
+}
+
+/**
+ * The parameters of the claim's VolumeAttributesClass for the plugin (KEP-3751: the provisioner
+ * passes them as mutable parameters), or why the claim cannot be provisioned with it.
+ */
+function attributesFor(
+  claim: PersistentVolumeClaim,
+  plugin: VolumePlugin,
+  vac: VolumeAttributesClass | undefined,
+): Record<string, string> | string | undefined {
+  const name = claim.spec.volumeAttributesClassName ?? '';
+  if (name === '') return undefined;
+  if (!vac) return `VolumeAttributesClass "${name}" not found`;
+  const parameters = { ...(vac.parameters ?? {}) };
+  if (!plugin.validateAttributes) return `volume plugin ${plugin.name} takes no VolumeAttributesClass parameters`;
+  const problems = plugin.validateAttributes(parameters);
+  if (problems.length > 0) {
+    return `VolumeAttributesClass "${name}": ${problems.map((p) => `invalid parameter "${p.parameter}": ${p.message}`).join('; ')}`;
+  }
+  return parameters;
 }

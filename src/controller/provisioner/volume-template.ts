@@ -45,5 +45,8 @@ export function provisionedVolume({ claim, storageClass, plugin, request, provis
   if (provisioned.labels && Object.keys(provisioned.labels).length > 0) pv.metadata.labels = { ...provisioned.labels };
   if (request.mountOptions.length > 0) pv.spec.mountOptions = [...request.mountOptions];
   if (provisioned.nodeAffinity) pv.spec.nodeAffinity = structuredClone(provisioned.nodeAffinity);
+  if (request.attributes !== undefined && claim.spec.volumeAttributesClassName) {
+    pv.spec.volumeAttributesClassName = claim.spec.volumeAttributesClassName;
+  }
   return pv;
 }

@@ -2,7 +2,8 @@
  * Every Event reason this controller emits, each defined once, in upstream's words: the binder's,
  * provisioner's and reclaimer's reasons are those of kube-controller-manager's
  * `pkg/controller/volume/events` (ClaimLost, ClaimMisbound and VolumeUnknownReclaimPolicy are
- * literals in its `pv_controller.go`); `Provisioning` is external-provisioner's. Only
+ * literals in its `pv_controller.go`); `Provisioning` is external-provisioner's; the expansion and
+ * modification reasons are external-resizer's (it defines them for upstream's resizers). Only
  * ProvisioningCleanedUp is this controller's own: it deletes the backing volume of a claim that
  * no longer wants it, which upstream leaves to a PV it never creates. The messages live beside the
  * code that emits them (binder/events.ts, provisioner/events.ts, reclaimer/events.ts).
@@ -29,6 +30,16 @@ export const EventReason = {
   VolumeFailedRecycle: 'VolumeFailedRecycle',
   VolumeRecycled: 'VolumeRecycled',
   VolumeUnknownReclaimPolicy: 'VolumeUnknownReclaimPolicy',
+  // expanding: external-resizer's pkg/util/events.go; ExternalExpanding is kube-controller-manager's
+  Resizing: 'Resizing',
+  VolumeResizeFailed: 'VolumeResizeFailed',
+  VolumeResizeSuccessful: 'VolumeResizeSuccessful',
+  FileSystemResizeRequired: 'FileSystemResizeRequired',
+  ExternalExpanding: 'ExternalExpanding',
+  // modifying (VolumeAttributesClass): external-resizer's modify controller
+  VolumeModify: 'VolumeModify',
+  VolumeModifySuccessful: 'VolumeModifySuccessful',
+  VolumeModifyFailed: 'VolumeModifyFailed',
 } as const;
 
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];

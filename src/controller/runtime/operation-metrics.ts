@@ -6,7 +6,11 @@
  */
 import type { OperationObserver } from '../../metrics/prometheus.js';
 
-export type VolumeOperation = 'provision' | 'delete' | 'recycle';
+/**
+ * `expand_volume` is the in-tree expand controller's operation name; kube-controller-manager
+ * modifies no volume, so `modify_volume` follows its naming.
+ */
+export type VolumeOperation = 'provision' | 'delete' | 'recycle' | 'expand_volume' | 'modify_volume';
 
 export async function measured<T>(
   metrics: OperationObserver | undefined,

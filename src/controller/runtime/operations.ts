@@ -165,3 +165,24 @@ export class OperationRunner {
     this.backoffs.set(key, backoff);
   }
 }
+
+/** How a claim operation runner is sized; the defaults are upstream's (16 at a time, 500 ms doubling to 2 min). */
+export interface ClaimRunnerLimits {
+  concurrency?: number;
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/**
+ * A runner of operations keyed by claim: a claim whose operation failed is synced again when its
+ * backoff ends, and one whose operation succeeded once the key no longer counts as running (so
+ * whoever is woken sees `isRunning(key) === false`).
+ */
+export function claimOperationRunner(name: string, enqueueClaim: (key: string) => void, limits: ClaimRunnerLimits = {}): OperationRunner {
+  return new OperationRunner({
+    name,
+    concurrency: limits.concurrency ?? 16,
+    backoff: { initialMs: limits.initialBackoffMs ?? 500, maxMs: limits.maxBackoffMs ?? 120_000, onExpired: enqueueClaim },
+    onSucceeded: enqueueClaim,
+  });
+}

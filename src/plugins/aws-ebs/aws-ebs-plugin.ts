@@ -12,12 +12,15 @@ import { NilMetricsProvider } from '../../metrics/nil.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
 import { type CloudPluginIdentity, CloudVolumePlugin, provisionedDisk, withFsType } from '../cloud-common/cloud-volume-plugin.js';
 import type { CloudPluginOptions } from '../cloud-common/options.js';
-import { roundUpToGiB } from '../cloud-common/size.js';
+import type { VolumeAttributes } from '../cloud-common/attributes.js';
+import { gibCapacity, roundUpToGiB } from '../cloud-common/size.js';
 import { backingVolumeOf, clusterTagKey, isOwnedByCluster, isOwnedForBackingName, missingTags, type Tags, volumeTags } from '../cloud-common/tags.js';
 import { diskTopology } from '../cloud-common/topology.js';
-import { type BackingVolume, type DeleteRequest, PluginError, type ProvisionedVolume, type ProvisionRequest } from '../plugin.js';
+import type { BackingVolume, DeleteRequest, ExpandedVolume, ExpandRequest, ModifyRequest, ProvisionedVolume, ProvisionRequest } from '../plugin.js';
+import { PluginError } from '../plugin.js';
 import { classifyEc2Error, type EbsVolume, Ec2Volumes } from './ec2-volumes.js';
-import { AWS_EBS_PLUGIN_NAME, type EbsParameters, parseEbsParameters, totalIops } from './parameters.js';
+import { AWS_EBS_PLUGIN_NAME, EBS_VOLUME_TYPES, type EbsParameters, parseEbsParameters, totalIops } from './parameters.js';
+import { EbsModifier } from './modify.js';
 
 /** AWS tag values may have 255 characters; the Name tag carries the backing name. */
 export const AWS_EBS_MAX_NAME_LENGTH = 255;
@@ -55,10 +58,13 @@ const AWS_EBS: CloudPluginIdentity<EbsParameters, EbsVolume> = {
   classify: classifyEc2Error,
   parseParameters: parseEbsParameters,
   disks: { describeCall: 'DescribeVolumes', stateOf: (v) => v.state, ready: ['available', 'in-use'], failed: 'error', goneIsRetryable: false },
+  attributes: { types: EBS_VOLUME_TYPES, iops: true, throughput: true },
+  csiDriver: 'ebs.csi.aws.com',
 };
 
 export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
   private readonly ec2: Ec2Volumes;
+  private readonly modifier: EbsModifier;
 
   constructor(options: AwsEbsPluginOptions = {}) {
     super(AWS_EBS, options);
@@ -71,25 +77,27 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
         maxAttempts: 1,
       });
     this.ec2 = new Ec2Volumes(client);
+    this.modifier = new EbsModifier(this.ec2, (what, op, signal) => this.call(what, op, signal), this.options.wait);
   }
 
   handles(pv: PersistentVolume): boolean {
-    return pv.spec.awsElasticBlockStore !== undefined;
+    return pv.spec.awsElasticBlockStore !== undefined || this.csiHandleOf(pv) !== undefined;
   }
 
   metricsFor(pv: PersistentVolume): MetricsProvider {
-    return new NilMetricsProvider(`aws-ebs volume "${pv.spec.awsElasticBlockStore?.volumeID ?? pv.metadata.name}"`);
+    return new NilMetricsProvider(`aws-ebs volume "${pv.spec.awsElasticBlockStore?.volumeID ?? this.csiHandleOf(pv) ?? pv.metadata.name}"`);
   }
 
   async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
     const parsed = this.parametersOf(req);
+    const attributes = this.attributesOf(req.attributes);
     const [zone] = await this.zonesForDisk(req, parsed, 1, () =>
       this.call('DescribeAvailabilityZones', (s) => this.ec2.availableZones(s), req.signal),
     );
     const sizeGiB = roundUpToGiB(req.requestBytes);
     const volume = await this.call(
       'find or create EBS volume',
-      (signal) => this.findOrCreate(req, parsed, zone, sizeGiB, signal),
+      (signal) => this.findOrCreate(req, { ...parsed, ...attributesAsParameters(attributes, parsed, sizeGiB) }, zone, sizeGiB, signal),
       req.signal,
     );
     const ready = await this.waitUntilReady(
@@ -99,13 +107,14 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
       req.signal,
     );
     const awsElasticBlockStore = withFsType({ volumeID: `aws://${ready.zone}/${ready.id}` }, parsed.fsType);
-    return provisionedDisk({ awsElasticBlockStore }, ready.sizeGiB, diskTopology([ready.zone], await this.regionOf(ready.zone)));
+    const source = this.sourceFor(req, { awsElasticBlockStore }, ready.id, parsed.fsType);
+    return provisionedDisk(source, ready.sizeGiB, diskTopology([ready.zone], await this.regionOf(ready.zone)));
   }
 
   /** One attempt: reuse this cluster's volume with the backing name, else create it. */
   private async findOrCreate(
     req: ProvisionRequest,
-    parsed: EbsParameters,
+    parsed: EbsParameters & { iops?: number; throughput?: number },
     zone: string,
     sizeGiB: number,
     signal: AbortSignal,
@@ -126,7 +135,8 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
         zone,
         sizeGiB,
         type: parsed.type,
-        iops: totalIops(parsed.type, sizeGiB, parsed.iopsPerGB),
+        iops: parsed.iops ?? totalIops(parsed.type, sizeGiB, parsed.iopsPerGB),
+        throughput: parsed.throughput,
         encrypted: parsed.encrypted,
         kmsKeyId: parsed.kmsKeyId,
         tags,
@@ -166,9 +176,8 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
   }
 
   async delete(req: DeleteRequest): Promise<void> {
-    const source = req.pv?.spec.awsElasticBlockStore;
-    const ids = source
-      ? [parseAwsVolumeId(source.volumeID)]
+    const ids = req.pv && this.handles(req.pv)
+      ? [this.volumeIdOf(req.pv)]
       : (await this.call('DescribeVolumes', (s) => this.ec2.withName(req.backingName, s), req.signal))
           .filter((volume) => isOwnedForBackingName(volume.tags, req.backingName))
           .map((volume) => volume.id);
@@ -178,9 +187,38 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
     }
   }
 
+  /** ModifyVolume to the new size, then wait until EC2 says the volume has it (optimizing or completed). */
+  async expand(req: ExpandRequest): Promise<ExpandedVolume> {
+    const volumeId = this.volumeIdOf(req.pv);
+    const sizeGiB = await this.modifier.grow(volumeId, roundUpToGiB(req.sizeBytes), req.signal);
+    return { capacity: gibCapacity(sizeGiB), nodeExpansionRequired: req.pv.spec.volumeMode !== 'Block' };
+  }
+
+  /** ModifyVolume to the class's type, IOPS and throughput; nothing to do when the volume has them. */
+  async modify(req: ModifyRequest): Promise<void> {
+    await this.modifier.reshape(this.volumeIdOf(req.pv), this.attributesOf(req.attributes), req.signal);
+  }
+
+  private volumeIdOf(pv: PersistentVolume): string {
+    const volumeID = pv.spec.awsElasticBlockStore?.volumeID ?? this.csiHandleOf(pv);
+    if (volumeID === undefined) throw new PluginError('NotSupported', `PV ${pv.metadata.name} has no EBS volume source`, false);
+    return parseAwsVolumeId(volumeID);
+  }
+
   async listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {
     const filters = [{ Name: `tag:${clusterTagKey(clusterName)}`, Values: [TAG_CLUSTER_OWNED] }];
     const volumes = await this.call('DescribeVolumes', (s) => this.ec2.list(filters, s));
     return volumes.map((volume) => backingVolumeOf(volume.id, volume.tags[TAG_AWS_NAME] ?? volume.id, volume.tags));
   }
+}
+
+/** A VolumeAttributesClass overrides the StorageClass's type and gives the IOPS and throughput outright. */
+function attributesAsParameters(
+  attributes: VolumeAttributes,
+  parsed: EbsParameters,
+  sizeGiB: number,
+): { type: string; iops?: number; throughput?: number } {
+  const type = attributes.type ?? parsed.type;
+  const iops = attributes.iops ?? totalIops(type, sizeGiB, parsed.iopsPerGB);
+  return { type, ...(iops === undefined ? {} : { iops }), ...(attributes.throughput === undefined ? {} : { throughput: attributes.throughput }) };
 }

@@ -9,7 +9,9 @@ import {
   DeleteVolumeCommand,
   DescribeAvailabilityZonesCommand,
   DescribeVolumesCommand,
+  DescribeVolumesModificationsCommand,
   type EC2Client,
+  ModifyVolumeCommand,
   type Filter,
   type Tag,
   type Volume,
@@ -29,6 +31,23 @@ export interface EbsVolume {
   type: string;
   tags: Tags;
   attached: boolean;
+  iops?: number;
+  throughput?: number;
+}
+
+/** What ModifyVolume changes; absent fields stay as they are. */
+export interface EbsModification {
+  sizeGiB?: number;
+  type?: string;
+  iops?: number;
+  throughput?: number;
+}
+
+/** The latest modification of a volume: modifying → optimizing → completed, or failed. */
+export interface EbsModificationState {
+  state: string;
+  targetSizeGiB?: number;
+  statusMessage?: string;
 }
 
 export interface CreateEbsVolume {
@@ -36,6 +55,8 @@ export interface CreateEbsVolume {
   sizeGiB: number;
   type: string;
   iops?: number;
+  /** MiB/s (gp3). */
+  throughput?: number;
   encrypted: boolean;
   kmsKeyId?: string;
   tags: Tags;
@@ -97,6 +118,8 @@ function toEbsVolume(volume: Volume): EbsVolume {
     type: volume.VolumeType ?? '',
     tags: tagsOf(volume.Tags),
     attached: (volume.Attachments ?? []).some((a) => a.State === 'attached' || a.State === 'attaching'),
+    ...(volume.Iops === undefined ? {} : { iops: volume.Iops }),
+    ...(volume.Throughput === undefined ? {} : { throughput: volume.Throughput }),
   };
 }
 
@@ -150,6 +173,7 @@ export class Ec2Volumes {
         Size: input.sizeGiB,
         VolumeType: input.type as VolumeType,
         Iops: input.iops,
+        Throughput: input.throughput,
         Encrypted: input.encrypted,
         KmsKeyId: input.kmsKeyId,
         ClientToken: input.clientToken,
@@ -181,6 +205,33 @@ export class Ec2Volumes {
     });
   }
 
+  /** Starts a modification (size, type, IOPS, throughput); EC2 applies it while the volume stays usable. */
+  async modify(volumeId: string, change: EbsModification, signal: AbortSignal): Promise<EbsModificationState> {
+    const out = await this.client.send(
+      new ModifyVolumeCommand({
+        VolumeId: volumeId,
+        Size: change.sizeGiB,
+        VolumeType: change.type as VolumeType | undefined,
+        Iops: change.iops,
+        Throughput: change.throughput,
+      }),
+      { abortSignal: signal },
+    );
+    return modificationOf(out.VolumeModification);
+  }
+
+  /** The volume's latest modification; undefined when it was never modified. */
+  async modification(volumeId: string, signal: AbortSignal): Promise<EbsModificationState | undefined> {
+    try {
+      const out = await this.client.send(new DescribeVolumesModificationsCommand({ VolumeIds: [volumeId] }), { abortSignal: signal });
+      const latest = out.VolumesModifications?.at(-1);
+      return latest === undefined ? undefined : modificationOf(latest);
+    } catch (err) {
+      if (ec2ErrorCode(err) === 'InvalidVolumeModification.NotFound') return undefined;
+      throw err;
+    }
+  }
+
   async availableZones(signal: AbortSignal): Promise<string[]> {
     const out = await this.client.send(
       new DescribeAvailabilityZonesCommand({ Filters: [{ Name: 'state', Values: ['available'] }] }),
@@ -188,4 +239,12 @@ export class Ec2Volumes {
     );
     return (out.AvailabilityZones ?? []).map((zone) => zone.ZoneName ?? '').filter((zone) => zone !== '');
   }
+}
+
+function modificationOf(m: { ModificationState?: string; TargetSize?: number; StatusMessage?: string } | undefined): EbsModificationState {
+  return {
+    state: m?.ModificationState ?? 'unknown',
+    ...(m?.TargetSize === undefined ? {} : { targetSizeGiB: m.TargetSize }),
+    ...(m?.StatusMessage === undefined ? {} : { statusMessage: m.StatusMessage }),
+  };
 }

@@ -106,6 +106,18 @@ export class CinderClient {
     }
   }
 
+  /** os-extend: starts growing an available volume to `sizeGiB` (202; the volume goes `extending`). */
+  async extend(id: string, sizeGiB: number, signal: AbortSignal): Promise<void> {
+    await this.call('POST', `/volumes/${encodeURIComponent(id)}/action`, signal, { 'os-extend': { new_size: sizeGiB } });
+  }
+
+  /** os-retype: starts changing the volume type, never migrating the data (202; the volume goes `retyping`). */
+  async retype(id: string, volumeType: string, signal: AbortSignal): Promise<void> {
+    await this.call('POST', `/volumes/${encodeURIComponent(id)}/action`, signal, {
+      'os-retype': { new_type: volumeType, migration_policy: 'never' },
+    });
+  }
+
   /** Deletes a volume; gone is 'absent'; attached / in-use is PluginError 'InUse' (retryable). */
   async delete(id: string, signal: AbortSignal): Promise<'deleted' | 'absent'> {
     try {

@@ -10,11 +10,13 @@ import { NilMetricsProvider } from '../../metrics/nil.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
 import { type CloudPluginIdentity, CloudVolumePlugin, provisionedDisk, withFsType } from '../cloud-common/cloud-volume-plugin.js';
 import { type CloudPluginOptions, selectedNodeZone } from '../cloud-common/options.js';
-import { roundUpToGiB } from '../cloud-common/size.js';
+import { gibCapacity, roundUpToGiB } from '../cloud-common/size.js';
 import { backingVolumeOf, clusterTagKey, isOwnedByCluster, isOwnedForBackingName, volumeTags } from '../cloud-common/tags.js';
 import { diskTopology } from '../cloud-common/topology.js';
+import { waitFor } from '../cloud-common/wait.js';
 import { selectZonesForVolume } from '../cloud-common/zones.js';
-import { type BackingVolume, type DeleteRequest, PluginError, type ProvisionedVolume, type ProvisionRequest } from '../plugin.js';
+import type { BackingVolume, DeleteRequest, ExpandedVolume, ExpandRequest, ModifyRequest, ProvisionedVolume, ProvisionRequest } from '../plugin.js';
+import { PluginError } from '../plugin.js';
 import { CinderClient, type CinderVolume, classifyCinderError } from './cinder-client.js';
 import { KeystoneClient } from './keystone.js';
 import { loadOpenStackConfig, type OpenStackAuthConfig } from './os-config.js';
@@ -40,7 +42,13 @@ const CINDER: CloudPluginIdentity<CinderParameters, CinderVolume> = {
   classify: classifyCinderError,
   parseParameters: parseCinderParameters,
   disks: { describeCall: 'GET volume', stateOf: (v) => v.status, ready: ['available', 'in-use'], failed: 'error', goneIsRetryable: true },
+  attributes: { types: 'any' },
+  csiDriver: 'cinder.csi.openstack.org',
 };
+
+/** What a volume shows while Cinder changes it, and when that went wrong. */
+const CHANGING_STATUSES = ['extending', 'retyping'];
+const CHANGE_FAILED_STATUSES = ['error_extending', 'error'];
 
 export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolume> {
   private readonly cinder: CinderClient;
@@ -60,15 +68,17 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
   }
 
   handles(pv: PersistentVolume): boolean {
-    return pv.spec.cinder !== undefined;
+    return pv.spec.cinder !== undefined || this.csiHandleOf(pv) !== undefined;
   }
 
   metricsFor(pv: PersistentVolume): MetricsProvider {
-    return new NilMetricsProvider(`cinder volume "${pv.spec.cinder?.volumeID ?? pv.metadata.name}"`);
+    return new NilMetricsProvider(`cinder volume "${pv.spec.cinder?.volumeID ?? this.csiHandleOf(pv) ?? pv.metadata.name}"`);
   }
 
   async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
-    const parsed = this.parametersOf(req);
+    const parsed = { ...this.parametersOf(req) };
+    const volumeType = this.attributesOf(req.attributes).type;
+    if (volumeType !== undefined) parsed.volumeType = volumeType;
     const zone = await this.chooseZone(req, parsed);
     const found = await this.call('find or create Cinder volume', (s) => this.findOrCreate(req, parsed, zone, s), req.signal);
     const ready = await this.waitUntilReady(
@@ -80,7 +90,7 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
     const { regionName } = await this.config();
     const cinder = withFsType({ volumeID: ready.id }, parsed.fsType);
     const topology = ready.availabilityZone ? diskTopology([ready.availabilityZone], regionName) : undefined;
-    return provisionedDisk({ cinder }, ready.sizeGiB, topology);
+    return provisionedDisk(this.sourceFor(req, { cinder }, ready.id, parsed.fsType), ready.sizeGiB, topology);
   }
 
   /** The availability zone, or undefined to let Cinder use its default (nothing constrains it). */
@@ -131,7 +141,7 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
   }
 
   async delete(req: DeleteRequest): Promise<void> {
-    const named = req.pv?.spec.cinder?.volumeID;
+    const named = req.pv?.spec.cinder?.volumeID ?? this.csiHandleOf(req.pv);
     const ids = named !== undefined ? [named] : (await this.call('list volumes', (s) => this.ownedForDelete(req.backingName, s), req.signal)).map((v) => v.id);
     for (const id of ids) {
       const volume = await this.call('GET volume', (s) => this.cinder.get(id, s), req.signal);
@@ -147,6 +157,51 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
   private async ownedForDelete(name: string, signal: AbortSignal): Promise<CinderVolume[]> {
     const listed = await this.cinder.list({ name }, signal);
     return listed.filter((v) => v.name === name && isOwnedForBackingName(v.metadata, name));
+  }
+
+  /** os-extend to the new size, then wait until the volume is back to available with it. */
+  async expand(req: ExpandRequest): Promise<ExpandedVolume> {
+    const id = this.volumeIdOf(req.pv);
+    const sizeGiB = roundUpToGiB(req.sizeBytes);
+    let volume = await this.settled(id, req.signal);
+    if (volume.sizeGiB < sizeGiB) {
+      await this.call('os-extend', (s) => this.cinder.extend(id, sizeGiB, s), req.signal);
+      volume = await this.settled(id, req.signal);
+    }
+    if (volume.sizeGiB < sizeGiB) throw new PluginError('Backend', `Cinder volume ${id} is ${volume.sizeGiB} GiB after os-extend to ${sizeGiB} GiB`, true);
+    return { capacity: gibCapacity(volume.sizeGiB), nodeExpansionRequired: req.pv.spec.volumeMode !== 'Block' };
+  }
+
+  /** os-retype to the class's volume type; nothing to do when the volume has it. */
+  async modify(req: ModifyRequest): Promise<void> {
+    const id = this.volumeIdOf(req.pv);
+    const { type } = this.attributesOf(req.attributes);
+    const volume = await this.settled(id, req.signal);
+    if (type === undefined || volume.volumeType === type) return;
+    await this.call('os-retype', (s) => this.cinder.retype(id, type, s), req.signal);
+    const now = await this.settled(id, req.signal);
+    if (now.volumeType !== type) throw new PluginError('Backend', `Cinder volume ${id} is of type ${now.volumeType ?? 'none'} after os-retype to ${type}`, true);
+  }
+
+  private volumeIdOf(pv: PersistentVolume): string {
+    const id = pv.spec.cinder?.volumeID ?? this.csiHandleOf(pv);
+    if (id === undefined) throw new PluginError('NotSupported', `PV ${pv.metadata.name} has no cinder source`, false);
+    return id;
+  }
+
+  /** The volume once Cinder is no longer extending or retyping it; a change that failed is final. */
+  private settled(id: string, signal?: AbortSignal): Promise<CinderVolume> {
+    return waitFor(
+      async () => {
+        const volume = await this.call('GET volume', (s) => this.cinder.get(id, s), signal);
+        if (volume === undefined) throw new PluginError('Backend', `Cinder volume ${id} does not exist`, false);
+        if (CHANGE_FAILED_STATUSES.includes(volume.status)) {
+          throw new PluginError('Backend', `Cinder volume ${id} went to status "${volume.status}"`, false);
+        }
+        return CHANGING_STATUSES.includes(volume.status) ? undefined : volume;
+      },
+      { ...this.options.wait, what: `Cinder volume ${id} to finish changing`, signal },
+    );
   }
 
   async listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {

@@ -26,6 +26,7 @@ import {
   type ProvisionRequest,
   type VolumePlugin,
 } from '../plugin.js';
+import { type AttributeSupport, parseVolumeAttributes, type VolumeAttributes } from './attributes.js';
 import type { CheckedParameters, ZoneParameters } from './parameters.js';
 import { assertNoProblems, type CloudPluginOptions, type ResolvedCloudOptions, resolveCloudOptions, selectedNodeZone } from './options.js';
 import { type ErrorVerdict, withRetry } from './retry.js';
@@ -48,6 +49,10 @@ export interface CloudPluginIdentity<Parameters, Disk> {
   /** The class's parameters as this cloud reads them, and every problem with them. */
   parseParameters: (parameters: Record<string, string>) => CheckedParameters<Parameters>;
   disks: DiskStates<Disk>;
+  /** The VolumeAttributesClass parameters this cloud can apply, at birth and to a live disk (default: none). */
+  attributes?: AttributeSupport;
+  /** The CSI driver the in-tree plugin migrated to. */
+  csiDriver?: string;
 }
 
 /** How a cloud's disk shows its progress while it is created. */
@@ -66,12 +71,14 @@ export interface DiskStates<Disk> {
 export abstract class CloudVolumePlugin<Parameters, Disk> implements VolumePlugin {
   readonly name: string;
   readonly maxBackingNameLength: number;
+  readonly csiDriver?: string;
   protected readonly options: ResolvedCloudOptions;
   /** What the cloud calls one disk (`EBS volume`). */
   protected readonly noun: string;
   private readonly classify: (err: unknown) => ErrorVerdict;
   private readonly parseParameters: (parameters: Record<string, string>) => CheckedParameters<Parameters>;
   private readonly disks: DiskStates<Disk>;
+  private readonly attributeSupport: AttributeSupport;
 
   protected constructor(identity: CloudPluginIdentity<Parameters, Disk>, options: CloudPluginOptions) {
     this.name = identity.name;
@@ -80,6 +87,8 @@ export abstract class CloudVolumePlugin<Parameters, Disk> implements VolumePlugi
     this.classify = identity.classify;
     this.parseParameters = identity.parseParameters;
     this.disks = identity.disks;
+    this.attributeSupport = identity.attributes ?? {};
+    if (identity.csiDriver !== undefined) this.csiDriver = identity.csiDriver;
     this.options = resolveCloudOptions(options, identity.component);
   }
 
@@ -91,6 +100,33 @@ export abstract class CloudVolumePlugin<Parameters, Disk> implements VolumePlugi
 
   validateParameters(parameters: Record<string, string>): ParameterProblem[] {
     return this.parseParameters(parameters).problems;
+  }
+
+  validateAttributes(attributes: Record<string, string>): ParameterProblem[] {
+    return parseVolumeAttributes(attributes, this.attributeSupport, this.name).problems;
+  }
+
+  /** VolumeAttributesClass parameters as this cloud reads them; PluginError 'InvalidParameter' listing every problem. */
+  protected attributesOf(attributes: Record<string, string> | undefined): VolumeAttributes {
+    const { parsed, problems } = parseVolumeAttributes(attributes ?? {}, this.attributeSupport, this.name);
+    assertNoProblems(problems, 'VolumeAttributesClass');
+    return parsed;
+  }
+
+  /**
+   * The PV source of a new disk: the in-tree one, or, for a claim with a VolumeAttributesClass,
+   * the `csi` source of the driver the plugin migrated to (the only kind of PV kube-apiserver lets
+   * name a class), with the same handle csi-translation-lib would give it.
+   */
+  protected sourceFor(req: ProvisionRequest, inTree: Partial<PersistentVolumeSpec>, handle: string, fsType?: string): Partial<PersistentVolumeSpec> {
+    if (req.attributes === undefined || this.csiDriver === undefined) return inTree;
+    return { csi: withFsType({ driver: this.csiDriver, volumeHandle: handle }, fsType) };
+  }
+
+  /** The volume handle of a PV's `csi` source of this plugin's driver. */
+  protected csiHandleOf(pv: PersistentVolume | undefined): string | undefined {
+    const csi = pv?.spec.csi;
+    return csi && this.csiDriver !== undefined && csi.driver === this.csiDriver && typeof csi.volumeHandle === 'string' ? csi.volumeHandle : undefined;
   }
 
   /** The request's parameters; PluginError 'InvalidParameter' listing every problem. */

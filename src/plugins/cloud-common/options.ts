@@ -72,8 +72,8 @@ export async function selectedNodeZone(
 }
 
 /** Throws PluginError 'InvalidParameter' listing every problem, or returns nothing. */
-export function assertNoProblems(problems: { parameter: string; message: string }[]): void {
+export function assertNoProblems(problems: { parameter: string; message: string }[], kind = 'StorageClass'): void {
   if (problems.length === 0) return;
   const text = problems.map((problem) => `${problem.parameter}: ${problem.message}`).join('; ');
-  throw new PluginError('InvalidParameter', `invalid StorageClass parameters: ${text}`, false);
+  throw new PluginError('InvalidParameter', `invalid ${kind} parameters: ${text}`, false);
 }

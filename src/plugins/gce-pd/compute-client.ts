@@ -32,6 +32,15 @@ export interface GceDisk {
   users: string[];
   /** The zones the disk lives in (its zone, or a regional disk's replica zones). */
   zones: string[];
+  provisionedIops?: number;
+  /** MiB/s. */
+  provisionedThroughput?: number;
+}
+
+/** The performance a disk is provisioned with (hyperdisk, pd-extreme). */
+export interface GcePerformance {
+  provisionedIops?: number;
+  provisionedThroughput?: number;
 }
 
 export interface GceOperation {
@@ -50,6 +59,7 @@ export interface NewGceDisk {
   labels: Record<string, string>;
   /** Regional disks only: the two zones. */
   replicaZones?: string[];
+  performance?: GcePerformance;
 }
 
 const THROTTLE_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded']);
@@ -92,7 +102,17 @@ function toDisk(raw: unknown): GceDisk {
     labels,
     users: Array.isArray(disk.users) ? disk.users.map((user) => String(user)) : [],
     zones: zone ? [location.name] : replicaZones,
+    ...(disk.provisionedIops === undefined ? {} : { provisionedIops: Number(disk.provisionedIops) }),
+    ...(disk.provisionedThroughput === undefined ? {} : { provisionedThroughput: Number(disk.provisionedThroughput) }),
   };
+}
+
+/** The performance fields as the API takes them (int64 as strings). */
+function performanceBody(performance: GcePerformance | undefined): Record<string, string> {
+  const body: Record<string, string> = {};
+  if (performance?.provisionedIops !== undefined) body.provisionedIops = String(performance.provisionedIops);
+  if (performance?.provisionedThroughput !== undefined) body.provisionedThroughput = String(performance.provisionedThroughput);
+  return body;
 }
 
 function toOperation(raw: unknown, location: GceLocation): GceOperation {
@@ -150,6 +170,7 @@ export class ComputeClient {
       type: `projects/${project}/${typePath}`,
       description: disk.description,
       labels: disk.labels,
+      ...performanceBody(disk.performance),
     };
     if (disk.replicaZones) body.replicaZones = disk.replicaZones.map((zone) => `projects/${project}/zones/${zone}`);
     const path = `${this.base(project, location)}/disks?requestId=${encodeURIComponent(requestId)}`;
@@ -171,6 +192,20 @@ export class ComputeClient {
       }
       throw err;
     }
+  }
+
+  /** disks.resize: starts growing a disk to `sizeGb`. */
+  async resizeDisk(project: string, location: GceLocation, name: string, sizeGb: number, signal: AbortSignal): Promise<GceOperation> {
+    const path = `${this.base(project, location)}/disks/${encodeURIComponent(name)}/resize`;
+    return toOperation(await this.call('POST', path, signal, { sizeGb: String(sizeGb) }), location);
+  }
+
+  /** disks.update: starts changing the provisioned IOPS / throughput of a disk. */
+  async updateDisk(project: string, location: GceLocation, name: string, performance: GcePerformance, signal: AbortSignal): Promise<GceOperation> {
+    const body = performanceBody(performance);
+    const query = new URLSearchParams({ updateMask: Object.keys(body).join(',') });
+    const path = `${this.base(project, location)}/disks/${encodeURIComponent(name)}?${query}`;
+    return toOperation(await this.call('PATCH', path, signal, { name, ...body }), location);
   }
 
   async getOperation(project: string, op: GceOperation, signal: AbortSignal): Promise<GceOperation> {

@@ -2,6 +2,7 @@
  * The GCE plugin's long-running parts: waiting for zone/region operations, deleting a disk
  * (with "attached" reported as InUse), and finding which disks a delete request means.
  */
+import type { PersistentVolume } from '../../kube/types.js';
 import type { WaitPolicy } from '../cloud-common/options.js';
 import { isOwnedForBackingName } from '../cloud-common/tags.js';
 import { zonesOfVolume } from '../cloud-common/topology.js';
@@ -74,15 +75,28 @@ export class GceDiskTargets {
    * node affinity record. Without (a claim deleted mid-provision): disks of the backing name
    * anywhere in the project that carry the tag of the cluster the name was made for.
    */
-  async forDelete(project: string, req: DeleteRequest, signal: AbortSignal | undefined): Promise<DiskRef[]> {
-    const name = req.pv?.spec.gcePersistentDisk?.pdName ?? req.backingName;
-    const zones = zonesOfVolume(req.pv);
-    if (req.pv !== undefined && zones.length === 1) return [{ name, location: { scope: 'zones', name: zones[0] } }];
-    if (req.pv !== undefined && zones.length > 1) {
-      return [{ name, location: { scope: 'regions', name: regionOfZone(zones[0]) } }];
-    }
+  async forDelete(project: string, req: DeleteRequest, signal: AbortSignal | undefined, csiHandle?: string): Promise<DiskRef[]> {
+    const name = req.pv?.spec.gcePersistentDisk?.pdName ?? csiHandle?.split('/').pop() ?? req.backingName;
+    const recorded = req.pv === undefined ? undefined : diskOfVolume(req.pv, csiHandle);
+    if (recorded) return [recorded];
     const found = await this.call('disks.aggregatedList', (s) => this.compute.aggregatedDisks(project, `name = "${name}"`, s), signal);
     const named = found.filter((disk) => disk.name === name);
     return named.filter((disk) => isOwnedForBackingName(tagsOfDescription(disk.description), name));
   }
+}
+
+/**
+ * The disk a PV names: a CSI handle `projects/<p>/<zones|regions>/<where>/disks/<name>` says where
+ * it is; an in-tree source is in the zone (or, with two zones, the region) its labels or node
+ * affinity record.
+ */
+export function diskOfVolume(pv: PersistentVolume, csiHandle?: string): DiskRef | undefined {
+  const handle = /^projects\/[^/]+\/(zones|regions)\/([^/]+)\/disks\/([^/]+)$/.exec(csiHandle ?? '');
+  if (handle) return { name: handle[3], location: { scope: handle[1] as 'zones' | 'regions', name: handle[2] } };
+  const name = pv.spec.gcePersistentDisk?.pdName;
+  const zones = zonesOfVolume(pv);
+  if (name === undefined || zones.length === 0) return undefined;
+  return zones.length === 1
+    ? { name, location: { scope: 'zones', name: zones[0] } }
+    : { name, location: { scope: 'regions', name: regionOfZone(zones[0]) } };
 }

@@ -13,12 +13,23 @@ import type { MetricsProvider } from '../../metrics/provider.js';
 import { type CloudPluginIdentity, CloudVolumePlugin, provisionedDisk, withFsType } from '../cloud-common/cloud-volume-plugin.js';
 import { CloudHttpError } from '../cloud-common/http.js';
 import type { CloudPluginOptions } from '../cloud-common/options.js';
-import { roundUpToGiB } from '../cloud-common/size.js';
+import type { VolumeAttributes } from '../cloud-common/attributes.js';
+import { gibCapacity, roundUpToGiB } from '../cloud-common/size.js';
 import { backingVolumeOf, clusterTagKey, isOwnedByCluster, volumeTags } from '../cloud-common/tags.js';
 import { diskTopology } from '../cloud-common/topology.js';
-import { type BackingVolume, type DeleteRequest, PluginError, type ProvisionedVolume, type ProvisionRequest } from '../plugin.js';
-import { classifyGceError, ComputeClient, DEFAULT_COMPUTE_ENDPOINT, type GceAuth, type GceDisk, type GceLocation, type GceOperation } from './compute-client.js';
-import { GceDiskTargets } from './disk-targets.js';
+import type { BackingVolume, DeleteRequest, ExpandedVolume, ExpandRequest, ModifyRequest, ProvisionedVolume, ProvisionRequest } from '../plugin.js';
+import { PluginError } from '../plugin.js';
+import {
+  classifyGceError,
+  ComputeClient,
+  DEFAULT_COMPUTE_ENDPOINT,
+  type GceAuth,
+  type GceDisk,
+  type GceLocation,
+  type GceOperation,
+  type GcePerformance,
+} from './compute-client.js';
+import { diskOfVolume, type DiskRef, GceDiskTargets } from './disk-targets.js';
 import { defaultGceAuth, GceLocationResolver, type GceLocationOptions } from './gce-config.js';
 import { descriptionForTags, labelKeyOf, labelsForTags, tagsOfDescription } from './labels.js';
 import { GCE_PD_PLUGIN_NAME, type GceParameters, parseGceParameters, regionOfZone } from './parameters.js';
@@ -42,6 +53,8 @@ const GCE_PD: CloudPluginIdentity<GceParameters, GceDisk> = {
   classify: classifyGceError,
   parseParameters: parseGceParameters,
   disks: { describeCall: 'disks.get', stateOf: (disk) => disk.status, ready: ['READY'], failed: 'FAILED', goneIsRetryable: true },
+  attributes: { iops: true, throughput: true },
+  csiDriver: 'pd.csi.storage.gke.io',
 };
 
 export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
@@ -58,7 +71,7 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
   }
 
   handles(pv: PersistentVolume): boolean {
-    return pv.spec.gcePersistentDisk !== undefined;
+    return pv.spec.gcePersistentDisk !== undefined || this.csiHandleOf(pv) !== undefined;
   }
 
   metricsFor(pv: PersistentVolume): MetricsProvider {
@@ -67,6 +80,7 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
 
   async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
     const parsed = this.parametersOf(req);
+    const attributes = this.attributesOf(req.attributes);
     if (!DISK_NAME.test(req.backingName)) {
       throw new PluginError('Backend', `"${req.backingName}" is not a valid GCE disk name`, false);
     }
@@ -74,7 +88,7 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
     const location = await this.chooseLocation(req, parsed);
     const found = await this.call(
       'find or create GCE disk',
-      (signal) => this.findOrCreate(req, parsed, project, location, signal),
+      (signal) => this.findOrCreate(req, { ...parsed, performance: performanceOf(attributes) }, project, location, signal),
       req.signal,
     );
     if ('operation' in found) await this.targets.waitForOperation(project, found.operation, req.signal, this.options.wait);
@@ -85,7 +99,8 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
       req.signal,
     );
     const gcePersistentDisk = withFsType({ pdName: ready.name }, parsed.fsType);
-    return provisionedDisk({ gcePersistentDisk }, ready.sizeGb, diskTopology(ready.zones, regionOfZone(ready.zones[0] ?? '')));
+    const handle = `projects/${project}/${ready.location.scope}/${ready.location.name}/disks/${ready.name}`;
+    return provisionedDisk(this.sourceFor(req, { gcePersistentDisk }, handle, parsed.fsType), ready.sizeGb, diskTopology(ready.zones, regionOfZone(ready.zones[0] ?? '')));
   }
 
   /** The zone of a zonal disk, or the region (and its two zones) of a regional one. */
@@ -105,7 +120,7 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
   /** One attempt: reuse this cluster's disk of that name, else start inserting it. */
   private async findOrCreate(
     req: ProvisionRequest,
-    parsed: GceParameters,
+    parsed: GceParameters & { performance: GcePerformance },
     project: string,
     location: GceLocation & { zones: string[] },
     signal: AbortSignal,
@@ -120,6 +135,7 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
       description: descriptionForTags(tags),
       labels: labelsForTags(tags),
       replicaZones: location.scope === 'regions' ? location.zones : undefined,
+      performance: parsed.performance,
     };
     try {
       const operation = await this.compute.insertDisk(project, location, newDisk, randomUUID(), signal);
@@ -151,11 +167,53 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
 
   async delete(req: DeleteRequest): Promise<void> {
     const project = await this.where.projectId();
-    const disks = await this.targets.forDelete(project, req, req.signal);
+    const disks = await this.targets.forDelete(project, req, req.signal, this.csiHandleOf(req.pv));
     for (const disk of disks) {
       const outcome = await this.targets.deleteDisk(project, disk, req.signal, this.options.wait);
       this.logDeleted({ disk: disk.name, location: disk.location.name }, outcome);
     }
+  }
+
+  /** disks.resize to the new size and wait for its operation; a disk already that large is left alone. */
+  async expand(req: ExpandRequest): Promise<ExpandedVolume> {
+    const project = await this.where.projectId();
+    const ref = this.diskRefOf(req.pv);
+    const sizeGb = roundUpToGiB(req.sizeBytes);
+    const disk = await this.currentDisk(project, ref, req.signal);
+    if (disk.sizeGb < sizeGb) {
+      const op = await this.call('disks.resize', (s) => this.compute.resizeDisk(project, ref.location, ref.name, sizeGb, s), req.signal);
+      await this.targets.waitForOperation(project, op, req.signal, this.options.wait);
+    }
+    const now = disk.sizeGb < sizeGb ? await this.currentDisk(project, ref, req.signal) : disk;
+    return { capacity: gibCapacity(now.sizeGb), nodeExpansionRequired: req.pv.spec.volumeMode !== 'Block' };
+  }
+
+  /** disks.update of the provisioned IOPS and throughput the class asks; nothing to do when the disk has them. */
+  async modify(req: ModifyRequest): Promise<void> {
+    const project = await this.where.projectId();
+    const ref = this.diskRefOf(req.pv);
+    const wanted = performanceOf(this.attributesOf(req.attributes));
+    const disk = await this.currentDisk(project, ref, req.signal);
+    const change: GcePerformance = {};
+    if (wanted.provisionedIops !== undefined && wanted.provisionedIops !== disk.provisionedIops) change.provisionedIops = wanted.provisionedIops;
+    if (wanted.provisionedThroughput !== undefined && wanted.provisionedThroughput !== disk.provisionedThroughput) {
+      change.provisionedThroughput = wanted.provisionedThroughput;
+    }
+    if (Object.keys(change).length === 0) return;
+    const op = await this.call('disks.update', (s) => this.compute.updateDisk(project, ref.location, ref.name, change, s), req.signal);
+    await this.targets.waitForOperation(project, op, req.signal, this.options.wait);
+  }
+
+  private diskRefOf(pv: PersistentVolume): DiskRef {
+    const ref = diskOfVolume(pv, this.csiHandleOf(pv));
+    if (!ref) throw new PluginError('NotSupported', `PV ${pv.metadata.name} names no GCE disk with a zone (labels or node affinity)`, false);
+    return ref;
+  }
+
+  private async currentDisk(project: string, ref: DiskRef, signal?: AbortSignal): Promise<GceDisk> {
+    const disk = await this.call('disks.get', (s) => this.compute.getDisk(project, ref.location, ref.name, s), signal);
+    if (!disk) throw new PluginError('Backend', `GCE disk ${ref.name} does not exist in ${ref.location.name}`, false);
+    return disk;
   }
 
   async listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {
@@ -168,4 +226,11 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
         backingVolumeOf(`${disk.location.scope}/${disk.location.name}/disks/${disk.name}`, disk.name, tagsOfDescription(disk.description)),
       );
   }
+}
+
+function performanceOf(attributes: VolumeAttributes): GcePerformance {
+  const performance: GcePerformance = {};
+  if (attributes.iops !== undefined) performance.provisionedIops = attributes.iops;
+  if (attributes.throughput !== undefined) performance.provisionedThroughput = attributes.throughput;
+  return performance;
 }

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ApiError } from '../../../src/kube/errors.js';
 import type { KubeObject, PersistentVolumeClaim, StorageClass } from '../../../src/kube/types.js';
 import { persistentVolumeClaimStrategy as pvc } from '../../../src/apiserver/resources/persistentvolumeclaims.js';
 import { assertCause, create, emptyAdmission, statusUpdate, update, withChanges, type RuleCase } from './helpers.js';
@@ -113,13 +114,70 @@ test('annotations, labels and finalizers stay mutable; status is ignored on the 
   assert.equal((obj as PersistentVolumeClaim).status?.phase, 'Pending');
 });
 
-test('storage may grow only while Bound and never shrink', () => {
+test('storage may grow only while Bound, and come back down only to above status.capacity (KEP-1790)', () => {
   const pending = storedClaim();
   assertCause(update(pvc, withChanges(pending, { 'spec.resources.requests.storage': '2Gi' }), pending).causes, 'spec', 'FieldValueForbidden');
-  const bound = storedClaim({ 'status.phase': 'Bound', 'spec.volumeName': 'pv1' });
+  const bound = storedClaim({ 'status.phase': 'Bound', 'status.capacity': { storage: '1Gi' }, 'spec.volumeName': 'pv1' });
   assert.deepEqual(update(pvc, withChanges(bound, { 'spec.resources.requests.storage': '2Gi' }), bound).causes, []);
   assertCause(update(pvc, withChanges(bound, { 'spec.resources.requests.storage': '512Mi' }), bound).causes,
-    'spec.resources.requests.storage', 'FieldValueForbidden', 'Forbidden: field can not be less than previous value');
+    'spec.resources.requests.storage', 'FieldValueForbidden', 'Forbidden: field can not be less than status.capacity');
+  const grown = storedClaim({ 'status.phase': 'Bound', 'status.capacity': { storage: '1Gi' }, 'spec.volumeName': 'pv1',
+    'spec.resources.requests.storage': '4Gi' });
+  assert.deepEqual(update(pvc, withChanges(grown, { 'spec.resources.requests.storage': '1536Mi' }), grown).causes, []);
+  assertCause(update(pvc, withChanges(grown, { 'spec.resources.requests.storage': '1Gi' }), grown).causes,
+    'spec.resources.requests.storage', 'FieldValueForbidden', 'Forbidden: field can not be less than status.capacity');
+});
+
+test('PersistentVolumeClaimResize admission: growth needs a class that allows expansion, refused with 403 as kube-apiserver', () => {
+  const ctx = emptyAdmission({ 'storage.k8s.io/storageclasses': [
+    { metadata: { name: 'grows' }, provisioner: 'p', allowVolumeExpansion: true } as StorageClass,
+    { metadata: { name: 'fixed' }, provisioner: 'p' } as StorageClass,
+  ] });
+  const at = (cls: string | undefined): PersistentVolumeClaim => storedClaim({ 'status.phase': 'Bound', 'status.capacity': { storage: '1Gi' },
+    'spec.volumeName': 'pv1', 'spec.storageClassName': cls }) as PersistentVolumeClaim;
+  const grow = (prev: PersistentVolumeClaim): PersistentVolumeClaim =>
+    withChanges(prev, { 'spec.resources.requests.storage': '2Gi' }) as PersistentVolumeClaim;
+  assert.doesNotThrow(() => pvc.admitUpdate?.(grow(at('grows')), at('grows'), ctx));
+  for (const cls of ['fixed', '', undefined, 'missing']) {
+    assert.throws(() => pvc.admitUpdate?.(grow(at(cls)), at(cls), ctx), (err: ApiError) => {
+      assert.equal(err.code, 403);
+      assert.deepEqual(err.toStatus(), {
+        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Forbidden', code: 403,
+        message: 'persistentvolumeclaims "c1" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
+        details: { name: 'c1', kind: 'persistentvolumeclaims' },
+      });
+      return true;
+    }, String(cls));
+  }
+  const shrink = withChanges(at('fixed'), { 'spec.resources.requests.storage': '1Gi' }) as PersistentVolumeClaim;
+  assert.doesNotThrow(() => pvc.admitUpdate?.(shrink, at('fixed'), ctx));
+});
+
+test('status: allocatedResources and allocatedResourceStatuses are checked as kube-apiserver checks them', () => {
+  const prev = storedClaim({ 'status.phase': 'Bound' });
+  const good = withChanges(prev, { 'status.allocatedResources': { storage: '2Gi' },
+    'status.allocatedResourceStatuses': { storage: 'ControllerResizeInProgress' } });
+  assert.deepEqual(statusUpdate(pvc, good, prev).causes, []);
+  const bad = withChanges(prev, { 'status.allocatedResources': { storage: '-1Gi' },
+    'status.allocatedResourceStatuses': { storage: 'Bogus', foo: 'ControllerResizeInProgress' } });
+  const causes = statusUpdate(pvc, bad, prev).causes;
+  assertCause(causes, 'status.allocatedResources[storage]', 'FieldValueInvalid', 'Invalid value: -1073741824: must be a valid resource quantity');
+  const statuses = causes.filter((c) => c.field === 'status.allocatedResourceStatuses').map((c) => c.message).sort();
+  assert.deepEqual(statuses, [
+    'Unsupported value: "foo": supported values: "storage"',
+    'Unsupported value: "storage": supported values: "ControllerResizeInProgress", "ControllerResizeInfeasible", "NodeResizeInProgress", "NodeResizeInfeasible", "NodeResizePending"',
+  ]);
+});
+
+test('volumeAttributesClassName may change while Bound, but not to nil or "" once a class was applied', () => {
+  const applied = storedClaim({ 'status.phase': 'Bound', 'spec.volumeName': 'pv1', 'spec.volumeAttributesClassName': 'gold',
+    'status.currentVolumeAttributesClassName': 'gold' });
+  assert.deepEqual(update(pvc, withChanges(applied, { 'spec.volumeAttributesClassName': 'silver' }), applied).causes, []);
+  const toNil = update(pvc, withChanges(applied, { 'spec.volumeAttributesClassName': undefined }), applied).causes;
+  assert.deepEqual(toNil.map((c) => c.field), ['spec.volumeAttributesClassName'], 'only the removal rule, not spec immutability');
+  assertCause(toNil, 'spec.volumeAttributesClassName', 'FieldValueForbidden', 'Forbidden: update to nil is forbidden when status.currentVolumeAttributesClassName is not nil');
+  assertCause(update(pvc, withChanges(applied, { 'spec.volumeAttributesClassName': '' }), applied).causes,
+    'spec.volumeAttributesClassName', 'FieldValueForbidden', 'Forbidden: update to empty string is forbidden when status.currentVolumeAttributesClassName is not nil');
 });
 
 test('storage class: nil may become a value, a set class is immutable, the beta annotation is immutable', () => {

@@ -25,6 +25,7 @@ const discovery: Case[] = [
   resources('discovery-core-nodes', '/api/v1', ['nodes', 'nodes/status']),
   resources('discovery-core-pods', '/api/v1', ['pods', 'pods/status']),
   resources('discovery-storage-v1', '/apis/storage.k8s.io/v1', ['storageclasses']),
+  resources('discovery-storage-v1-vac', '/apis/storage.k8s.io/v1', ['volumeattributesclasses']),
   resources('discovery-events-v1', '/apis/events.k8s.io/v1', ['events']),
   resources('discovery-coordination-v1', '/apis/coordination.k8s.io/v1', ['leases']),
   defineCase('discovery-group-storage', DISCOVERY, '/apis/storage.k8s.io', get('/apis/storage.k8s.io')),

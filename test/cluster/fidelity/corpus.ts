@@ -9,6 +9,7 @@ import { errorCases } from './corpus-errors.js';
 import { kubectlCases } from './corpus-kubectl.js';
 import { patchCases } from './corpus-patch.js';
 import { protobufCases } from './corpus-protobuf.js';
+import { resizeCases } from './corpus-resize.js';
 import { selectorCases } from './corpus-selectors.js';
 import { statusCases } from './corpus-status.js';
 import { surfaceCases } from './corpus-surface.js';
@@ -22,6 +23,7 @@ export const corpus: Case[] = [
   ...applyCases,
   ...deleteCases,
   ...statusCases,
+  ...resizeCases,
   ...dryRunCases,
   ...validationCases,
   ...selectorCases,

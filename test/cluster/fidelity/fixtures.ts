@@ -195,7 +195,22 @@ export const POD: Kind = {
   status: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
 };
 
-export const ALL_KINDS = [PV, PVC, SC, NAMESPACE, EVENT, EVENT_V1, LEASE, NODE, POD];
+export const VAC: Kind = {
+  resource: 'VolumeAttributesClass',
+  collection: '/apis/storage.k8s.io/v1/volumeattributesclasses',
+  sample: (name) => ({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'VolumeAttributesClass',
+    metadata: { name, labels },
+    driverName: 'example.com/fidelity',
+    parameters: { iops: '3000' },
+  }),
+  // Only metadata of a VolumeAttributesClass may change.
+  edit: { metadata: { labels: { tier: 'gold' }, annotations: { note: 'edited' } } },
+  jsonEdit: [{ op: 'add', path: '/metadata/annotations', value: { note: 'edited' } }, { op: 'add', path: '/metadata/labels/tier', value: 'gold' }],
+};
+
+export const ALL_KINDS = [PV, PVC, SC, NAMESPACE, EVENT, EVENT_V1, LEASE, NODE, POD, VAC];
 
 /** "a PersistentVolume", "an Event": the resource with its article, for case titles. */
 export function a(kind: Kind): string {
@@ -220,6 +235,7 @@ export function tag(kind: Kind): string {
     Lease: 'lease',
     Node: 'node',
     Pod: 'pod',
+    VolumeAttributesClass: 'vac',
   };
   return tags[kind.resource];
 }

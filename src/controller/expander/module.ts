@@ -1,0 +1,38 @@
+/**
+ * The expander as a controller module (`--controllers expander`, kube-controller-manager's
+ * expand controller and external-resizer's resize and modify controllers in one): it syncs every
+ * claim after the binder and changes the volumes of bound claims that ask for more storage or
+ * another VolumeAttributesClass.
+ */
+import type { PersistentVolumeClaim } from '../../kube/types.js';
+import type { ControllerContext } from '../context.js';
+import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
+import { Expander, type ExpanderOptions } from './expander.js';
+
+export const EXPANDER_MODULE_NAME = 'expander';
+
+export interface ExpanderModuleOptions extends Partial<Pick<ExpanderOptions, 'concurrency' | 'initialBackoffMs' | 'maxBackoffMs'>> {
+  /** Called with each Expander built (tests reach `idle()` through it). */
+  onCreated?(expander: Expander): void;
+}
+
+export function expanderModule(options: ExpanderModuleOptions = {}): ControllerModule {
+  const { onCreated, ...rest } = options;
+  return {
+    name: EXPANDER_MODULE_NAME,
+    create(ctx: ControllerContext, env: ModuleEnv): ModuleInstance {
+      const expander = new Expander({
+        ...rest,
+        ctx,
+        plugins: env.plugins,
+        logger: env.logger,
+        ...(env.metrics ? { metrics: env.metrics } : {}),
+      });
+      onCreated?.(expander);
+      return {
+        syncClaim: (claim: PersistentVolumeClaim) => expander.syncClaim(claim),
+        stop: () => expander.stop(),
+      };
+    },
+  };
+}
