@@ -132,7 +132,7 @@ function planDelete(reg: Registry, s: ResourceStrategy, prev: KubeObject, opts: 
     if (meta.deletionTimestamp !== undefined) return { object: prev };
     const next: KubeObject = {
       ...prev,
-      metadata: { ...meta, deletionTimestamp: reg.timestamp(), deletionGracePeriodSeconds: 0 },
+      metadata: { ...meta, deletionTimestamp: reg.timestamp(), deletionGracePeriodSeconds: 0, ...generationBump(meta) },
     };
     if (opts.dryRun) return { object: next };
     const { change, durable } = reg.storage.write({ type: 'update', key, object: next });
@@ -142,6 +142,11 @@ function planDelete(reg: Registry, s: ResourceStrategy, prev: KubeObject, opts: 
   const { change, durable } = reg.storage.write({ type: 'delete', key });
   const contents = isNamespace(s) ? planNamespaceContentsDelete(reg, meta.name ?? '') : [];
   return { object: change.object, durable: Promise.all([durable, ...contents]) };
+}
+
+/** markAsDeleting counts the start of deletion as a change of a generation that is set. */
+function generationBump(meta: KubeObject['metadata']): { generation?: number } {
+  return typeof meta.generation === 'number' && meta.generation > 0 ? { generation: meta.generation + 1 } : {};
 }
 
 function isNamespace(s: ResourceStrategy): boolean {

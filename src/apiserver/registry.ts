@@ -107,7 +107,7 @@ export class Registry {
         { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' },
       ]);
     }
-    resetMetaForCreate(meta, randomUUID(), this.timestamp());
+    resetMetaForCreate(meta, randomUUID(), this.timestamp(), s.tracksGeneration === true);
     s.defaults(object);
     s.prepareForCreate(object, this.admission);
     this.throwIfInvalid(s, meta.name, s.validateCreate(object));
@@ -181,7 +181,7 @@ export class Registry {
     carrySystemMeta(next.metadata, prev.metadata);
     const causes = this.prepareAndValidateUpdate(s, next, prev, opts.subresource);
     this.throwIfInvalid(s, name, causes);
-    if (opts.subresource === undefined && !jsonEqual(specPart(next), specPart(prev))) {
+    if (s.tracksGeneration === true && opts.subresource === undefined && !jsonEqual(specPart(next), specPart(prev))) {
       next.metadata.generation = (prev.metadata.generation ?? 1) + 1;
     }
     if (jsonEqual(next, prev)) return prev;

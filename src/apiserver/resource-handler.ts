@@ -15,7 +15,7 @@ import { pathNotFound } from './errors.js';
 import { warningHeaders } from './field-validation.js';
 import { readBody, sendJson, sendRawJson, type ResponseHeaders } from './http-io.js';
 import { memoizedJson } from './json-memo.js';
-import { listOptionsFrom } from './list.js';
+import { listOptionsFrom, withoutItemTypeMeta } from './list.js';
 import { requirePatchContentType } from './patch/index.js';
 import { parseListQuery, parseWriteQuery, queryBool, type WriteOptionsKind } from './query-params.js';
 import type { Registry, WriteOptions } from './registry.js';
@@ -95,7 +95,7 @@ function respondObject(r: ResourceRequest, code: number, obj: KubeObject | Objec
     sendJson(r.res, code, buildTable(r.strategy, objects, { version: form.version, includeObject }, meta, new Date()), headers);
     return;
   }
-  if (Array.isArray((obj as ObjectList).items)) sendJson(r.res, code, obj, headers);
+  if (Array.isArray((obj as ObjectList).items)) sendJson(r.res, code, withoutItemTypeMeta(obj as ObjectList), headers);
   else sendRawJson(r.res, code, memoizedJson(obj), headers);
 }
 

@@ -135,7 +135,7 @@ export interface EventVersion {
 export function eventStrategy(v: EventVersion): ResourceStrategy {
   return {
     info: resourceInfo({ group: v.group, version: 'v1', plural: 'events', kind: 'Event', namespaced: true,
-      shortNames: ['ev'], hasStatus: false }),
+      shortNames: ['ev'], hasStatus: false, storedAs: { group: '', version: 'v1' } }),
     defaults(obj) {
       v.fillDefaults?.(obj);
     },

@@ -56,8 +56,17 @@ function validateEventV1(obj: KubeObject): StatusCause[] {
   return [...legacy, ...validateObjectMeta(ev.metadata, true, nameIsDNSSubdomain), ...strictCauses(ev)];
 }
 
+/** The deprecated core/v1 fields have no omitempty on events.k8s.io/v1, so they always serialise. */
+function fillDeprecatedFields(obj: KubeObject): void {
+  const ev = obj as EventV1;
+  if (typeof ev.deprecatedSource !== 'object' || ev.deprecatedSource === null) ev.deprecatedSource = {};
+  if (ev.deprecatedFirstTimestamp === undefined) ev.deprecatedFirstTimestamp = null;
+  if (ev.deprecatedLastTimestamp === undefined) ev.deprecatedLastTimestamp = null;
+}
+
 export const eventsV1Strategy: ResourceStrategy = eventStrategy({
   group: 'events.k8s.io',
+  fillDefaults: fillDeprecatedFields,
   validate: validateEventV1,
 
   fields(obj) {

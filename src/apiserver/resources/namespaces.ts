@@ -2,7 +2,7 @@
 import { FINALIZER_NAMESPACE_KUBERNETES, LABEL_NAMESPACE_NAME } from '../../kube/annotations.js';
 import { isQualifiedName } from '../../kube/name-validation.js';
 import type { KubeObject, Namespace, StatusCause } from '../../kube/types.js';
-import { keepStored, resourceInfo } from './common.js';
+import { keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
 import { invalid, invalidEach } from './field-errors.js';
 import { nameIsDNSLabel, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
@@ -39,6 +39,7 @@ export const namespaceStrategy: ResourceStrategy = {
     if (ns.metadata.name) ns.metadata.labels = { ...(ns.metadata.labels ?? {}), [LABEL_NAMESPACE_NAME]: ns.metadata.name };
     if (typeof ns.status !== 'object' || ns.status === null) ns.status = {};
     if (!ns.status.phase) ns.status.phase = 'Active';
+    nullUnsetConditionTimes(ns.status, ['lastTransitionTime']);
   },
 
   prepareForCreate(obj) {

@@ -6,7 +6,7 @@ import { FINALIZER_PVC_PROTECTION } from '../../kube/annotations.js';
 import type { KubeObject, PersistentVolumeClaim, StatusCause, StorageClass } from '../../kube/types.js';
 import { accessModesKey, defaultStorageClass, storageClassOfClaim } from '../../kube/volume-helpers.js';
 import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
-import { ensureFinalizer, keepStored, resourceInfo } from './common.js';
+import { ensureFinalizer, keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
 import { required } from './field-errors.js';
 import { nameIsDNSSubdomain, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
@@ -62,6 +62,7 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
     if (pvc.spec.volumeMode === undefined || pvc.spec.volumeMode === null) pvc.spec.volumeMode = 'Filesystem';
     if (typeof pvc.status !== 'object' || pvc.status === null) pvc.status = {};
     if (!pvc.status.phase) pvc.status.phase = 'Pending';
+    nullUnsetConditionTimes(pvc.status, ['lastProbeTime', 'lastTransitionTime']);
   },
 
   prepareForCreate(obj, ctx) {

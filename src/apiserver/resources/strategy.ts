@@ -21,6 +21,8 @@ export interface ResourceInfo {
   /** Whether a `/status` subresource exists. */
   hasStatus: boolean;
   categories?: string[];
+  /** The group and version objects are stored in, where it is another one (events.k8s.io Events are core/v1). */
+  storedAs?: { group: string; version: string };
 }
 
 /** Extra fields a fieldSelector may name for this resource, mapped to their value. */
@@ -43,6 +45,12 @@ export interface AdmissionContext {
 
 export interface ResourceStrategy {
   info: ResourceInfo;
+  /**
+   * Whether metadata.generation counts spec changes (1 on create, +1 per spec change), as the
+   * strategies of kube-apiserver that call for it do (of ours: Pods). Elsewhere generation is
+   * what the client sent, carried over on update.
+   */
+  tracksGeneration?: boolean;
   /** Fill in defaults (reclaim policy, volumeMode, phase, binding mode, ...). Mutates `obj`. */
   defaults(obj: KubeObject): void;
   /**

@@ -23,9 +23,6 @@ const WHY = {
   preconditionMessage: 'a failed delete precondition: kube-apiserver names the Kind ("on PersistentVolume") in message and details.kind and words it otherwise; ours names the plural',
   statusKeepsMetadata: 'a /status write drops metadata changes; kube-apiserver keeps label and annotation changes made through /status',
   createOnUpdate: 'a PUT to a missing Lease or Event creates it on kube-apiserver (their strategies allow create on update); ours answers 404',
-  nodeWithoutSpec: 'a Node created without spec has none in ours; kube-apiserver always has one (here with the not-ready taint), so a JSON patch adding /spec/unschedulable succeeds there',
-  podValidation: 'Pod validation is minimal: containers, restartPolicy and what a Pod update may change are not checked',
-  nodeValidation: 'Node taints are not validated',
   eventsV1Immutable: 'an events.k8s.io update may change fields kube-apiserver keeps immutable (note, reason, regarding, ...)',
   eventsV1InvalidKind: 'kube-apiserver validates an events.k8s.io Event as the core kind: its message says "Event" and details carry no group',
   recycleWarning: 'no deprecation warning for the Recycle reclaim policy',
@@ -46,8 +43,6 @@ const WHY = {
   compactedWatch: 'a watch from compacted history: kube-apiserver (events have no watch cache) says "The resourceVersion for the provided watch is too old.", ours the watch-cache wording',
   tableObjectNull: 'Table rows with includeObject=None: kube-apiserver writes object: null, ours leaves it out',
   partialMetadata: 'PartialObjectMetadataList is not served; ours answers the full list',
-  printedGeneration: 'metadata.generation shows in the printed object (see the field-wide gap)',
-  printedNodeTaint: 'the not-ready taint kube-apiserver adds on Node create shows in describe (see the Node field-wide gap)',
 };
 
 function each(reason: string, ids: string[]): Record<string, string> {
@@ -77,13 +72,6 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
       path: /\.(eventTime|reportingComponent|reportingInstance|deprecatedSource|deprecatedFirstTimestamp|deprecatedLastTimestamp)$/,
       reason: 'Events: kube-apiserver serialises the empty fields of the other Event version (core: eventTime null, reportingComponent and reportingInstance ""; events.k8s.io: deprecatedSource {}, the deprecated timestamps null); ours leaves them out',
     },
-    {
-      name: 'null condition times',
-      path: /\.conditions\.\d+\.(lastProbeTime|lastTransitionTime|lastHeartbeatTime)$/,
-      realValue: null,
-      reason: 'kube-apiserver writes the unset times of a condition as null; ours leaves them out',
-    },
-    { name: 'storageVersionHash', path: /\.resources\.\d+\.storageVersionHash$/, reason: 'discovery carries no storageVersionHash (used by the storage version migrator, not by kubectl)' },
   ],
   cases: {
     ...each(WHY.serverSideApply, ['pvc-apply-create', 'pv-apply-update', 'kubectl-apply-server-side', 'kubectl-apply-server-side-again']),
@@ -103,15 +91,12 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     ...each(WHY.preconditionMessage, ['pv-delete-precondition-uid', 'pv-delete-precondition-rv']),
     ...each(WHY.statusKeepsMetadata, ['pv-status-ignores-spec', 'pvc-status-ignores-spec', 'ns-status-ignores-spec']),
     ...each(WHY.createOnUpdate, ['lease-put-create', 'event-put-create']),
-    ...each(WHY.nodeWithoutSpec, ['node-json-patch']),
-    ...each(WHY.podValidation, ['pod-merge-replaces-containers', 'pod-invalid-no-containers', 'pod-invalid-restart-policy', 'pod-update-immutable-spec']),
-    ...each(WHY.nodeValidation, ['node-invalid-taint-effect']),
     ...each(WHY.eventsV1Immutable, ['eventv1-update-immutable-note']),
     ...each(WHY.eventsV1InvalidKind, ['eventv1-invalid-no-reporting-controller']),
     ...each(WHY.recycleWarning, ['pv-create-full-spec']),
     ...each(WHY.jsonPatchErrors, ['pv-json-patch-not-a-list']),
     ...each(WHY.patchMediaType, ['pv-patch-plain-json']),
-    ...each(WHY.immutableDiff, ['pvc-update-immutable-spec', 'pv-update-immutable-source']),
+    ...each(WHY.immutableDiff, ['pvc-update-immutable-spec', 'pv-update-immutable-source', 'pod-update-immutable-spec', 'pod-merge-replaces-containers']),
     ...each(WHY.storageClassParameters, ['sc-update-parameters-forbidden']),
     ...each(WHY.noNameDetails, ['pv-invalid-no-name']),
     ...each(WHY.duplicateFields, ['pv-duplicate-field-strict', 'pv-duplicate-field-warn']),
@@ -126,7 +111,5 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     ...each(WHY.compactedWatch, ['watch-events-expired']),
     ...each(WHY.tableObjectNull, ['pv-table-include-none']),
     ...each(WHY.partialMetadata, ['pv-partial-metadata']),
-    ...each(WHY.printedGeneration, ['kubectl-diff-changed', 'kubectl-get-yaml', 'kubectl-get-json-list']),
-    ...each(WHY.printedNodeTaint, ['kubectl-describe-node']),
   },
 };
