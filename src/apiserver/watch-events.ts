@@ -21,7 +21,8 @@ export function formKey(form: WatchForm): string {
 
 /**
  * The event a watcher with `sel` sees for `change`: objects entering the selection are ADDED,
- * objects leaving it are DELETED (with their new state), like the watch cache does.
+ * objects leaving it are DELETED (with their last state that matched: see `eventObject`), like the
+ * watch cache does.
  */
 export function eventTypeFor(
   change: Pick<Change, 'type' | 'object' | 'prev'>,
@@ -36,6 +37,16 @@ export function eventTypeFor(
   if (now) return 'ADDED';
   if (was) return 'DELETED';
   return undefined;
+}
+
+/**
+ * The object an event carries: the change's object, except for a DELETED that an update out of
+ * the selection caused, which carries the previous state at the change's resourceVersion (what
+ * the watcher last matched, as kube-apiserver's cacheWatcher sends it).
+ */
+function eventObject(change: Change, type: EventType): KubeObject {
+  if (type !== 'DELETED' || change.type !== 'MODIFIED' || !change.prev) return change.object;
+  return { ...change.prev, metadata: { ...change.prev.metadata, resourceVersion: change.object.metadata.resourceVersion } };
 }
 
 export function eventLine(type: string, objectJson: string): string {
@@ -79,10 +90,12 @@ export class ChangeSerializer {
     const lineKey = `${type} ${key}`;
     let line = this.lines.get(lineKey);
     if (line === undefined) {
-      let json = this.objectJson.get(key);
+      const object = eventObject(this.change, type);
+      const jsonKey = object === this.change.object ? key : `${key} prev`;
+      let json = this.objectJson.get(jsonKey);
       if (json === undefined) {
-        json = objectJsonFor(this.s, this.change.object, form, this.now);
-        this.objectJson.set(key, json);
+        json = objectJsonFor(this.s, object, form, this.now);
+        this.objectJson.set(jsonKey, json);
       }
       line = Buffer.from(eventLine(type, json));
       this.lines.set(lineKey, line);

@@ -4,7 +4,7 @@ import { isQualifiedName } from '../../kube/name-validation.js';
 import type { KubeObject, Namespace, StatusCause } from '../../kube/types.js';
 import { keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
 import { invalid, invalidEach } from './field-errors.js';
-import { nameIsDNSLabel, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { nameIsDNSLabel, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
 
@@ -64,7 +64,6 @@ export const namespaceStrategy: ResourceStrategy = {
 
   prepareForStatusUpdate(next, prev) {
     keepStored(next, prev, 'spec');
-    resetObjectMetaForStatus(next, prev);
   },
 
   validateStatusUpdate(next, prev) {

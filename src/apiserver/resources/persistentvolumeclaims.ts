@@ -8,7 +8,7 @@ import { accessModesKey, defaultStorageClass, storageClassOfClaim } from '../../
 import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
 import { ensureFinalizer, keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
 import { required } from './field-errors.js';
-import { nameIsDNSSubdomain, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
 import type { AdmissionContext, ResourceStrategy } from './strategy.js';
 import { validateNonNegativeQuantity } from './volume-validation.js';
@@ -87,7 +87,6 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
 
   prepareForStatusUpdate(next, prev) {
     keepStored(next, prev, 'spec');
-    resetObjectMetaForStatus(next, prev);
   },
 
   validateStatusUpdate(next, prev) {

@@ -7,7 +7,7 @@ import type { KubeObject, PersistentVolume, PersistentVolumeSpec, StatusCause } 
 import { accessModesKey, hasAnnotation, storageClassOfVolume } from '../../kube/volume-helpers.js';
 import { diffText, ensureFinalizer, keepStored, jsonEqual, resourceInfo, rfc3339Now } from './common.js';
 import { forbidden, immutable, notSupported, required } from './field-errors.js';
-import { nameIsDNSSubdomain, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
 import {
@@ -165,7 +165,6 @@ export const persistentVolumeStrategy: ResourceStrategy = {
 
   prepareForStatusUpdate(next, prev, now) {
     keepStored(next, prev, 'spec');
-    resetObjectMetaForStatus(next, prev);
     stampPhaseTransition(asPV(next), asPV(prev), now);
   },
 
