@@ -3,11 +3,12 @@
  * collection form, and namespace deletion taking its contents along.
  */
 import { BadRequestError } from '../kube/errors.js';
-import type { KubeObject, ObjectList } from '../kube/types.js';
+import type { KubeObject, ObjectList, Status } from '../kube/types.js';
 import { apiVersionOf, preconditionFailed } from './object-decode.js';
 import { isPlainObject } from './object-utils.js';
 import type { Registry } from './registry.js';
 import type { ResourceStrategy } from './resources/strategy.js';
+import type { ObjectKey } from './storage/storage.js';
 import { parseDeleteQuery, validateDeleteOptions, type DeleteOptionValues } from './query-params.js';
 import { selectionMatches, type Selection } from './selection.js';
 
@@ -20,6 +21,8 @@ export interface DeleteOptions {
 interface PlannedDelete {
   /** What the response carries: the object as it was removed, or with deletionTimestamp set. */
   object: KubeObject;
+  /** Whether the object is gone (else finalizers hold it). */
+  removed: boolean;
   durable?: Promise<unknown>;
 }
 
@@ -128,20 +131,39 @@ function planDelete(reg: Registry, s: ResourceStrategy, prev: KubeObject, opts: 
   checkPreconditions(s, prev, opts.preconditions);
   const meta = prev.metadata;
   const key = reg.keyOf(s, meta.namespace ?? '', meta.name ?? '');
+  if (s.holdsDeletion?.(prev) === true) return planTermination(reg, key, prev, opts);
   if ((meta.finalizers ?? []).length > 0) {
-    if (meta.deletionTimestamp !== undefined) return { object: prev };
+    if (meta.deletionTimestamp !== undefined) return { object: prev, removed: false };
     const next: KubeObject = {
       ...prev,
       metadata: { ...meta, deletionTimestamp: reg.timestamp(), deletionGracePeriodSeconds: 0, ...generationBump(meta) },
     };
-    if (opts.dryRun) return { object: next };
+    if (opts.dryRun) return { object: next, removed: false };
     const { change, durable } = reg.storage.write({ type: 'update', key, object: next });
-    return { object: change.object, durable };
+    return { object: change.object, removed: false, durable };
   }
-  if (opts.dryRun) return { object: prev };
+  if (opts.dryRun) return { object: prev, removed: true };
   const { change, durable } = reg.storage.write({ type: 'delete', key });
   const contents = isNamespace(s) ? planNamespaceContentsDelete(reg, meta.name ?? '') : [];
-  return { object: change.object, durable: Promise.all([durable, ...contents]) };
+  return { object: change.object, removed: true, durable: Promise.all([durable, ...contents]) };
+}
+
+/**
+ * The namespace registry's delete while spec.finalizers hold it: deletionTimestamp and phase
+ * Terminating (no grace period), after which its finalizers' owner, the namespace controller,
+ * empties and finalizes it.
+ */
+function planTermination(reg: Registry, key: ObjectKey, prev: KubeObject, opts: DeleteOptions): PlannedDelete {
+  if (prev.metadata.deletionTimestamp !== undefined) return { object: prev, removed: false };
+  const status = typeof prev.status === 'object' && prev.status !== null ? prev.status : {};
+  const next: KubeObject = {
+    ...prev,
+    metadata: { ...prev.metadata, deletionTimestamp: reg.timestamp() },
+    status: { ...status, phase: 'Terminating' },
+  };
+  if (opts.dryRun) return { object: next, removed: false };
+  const { change, durable } = reg.storage.write({ type: 'update', key, object: next });
+  return { object: change.object, removed: false, durable };
 }
 
 /** markAsDeleting counts the start of deletion as a change of a generation that is set. */
@@ -166,15 +188,27 @@ function planNamespaceContentsDelete(reg: Registry, namespace: string): Promise<
   return pending;
 }
 
+/**
+ * finalizeDelete's answer for an object that is gone: a Success Status naming it (details.kind is
+ * the resource, as upstream sets it), for the registries that do not return the deleted object.
+ */
+function deletedStatus(s: ResourceStrategy, obj: KubeObject): Status {
+  const details: NonNullable<Status['details']> = { name: obj.metadata.name ?? '' };
+  if (s.info.group) details.group = s.info.group;
+  details.kind = s.info.plural;
+  if (obj.metadata.uid) details.uid = obj.metadata.uid;
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as Status;
+}
+
 export async function deleteObject(
   reg: Registry,
   s: ResourceStrategy,
   prev: KubeObject,
   opts: DeleteOptions,
-): Promise<KubeObject> {
+): Promise<KubeObject | Status> {
   const planned = planDelete(reg, s, prev, opts);
   await planned.durable;
-  return planned.object;
+  return planned.removed && s.deleteAnswersStatus === true ? deletedStatus(s, planned.object) : planned.object;
 }
 
 export async function deleteCollection(

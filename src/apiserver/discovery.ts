@@ -96,6 +96,9 @@ export function apiResourceList(
     if (i.shortNames.length > 0) entry.shortNames = i.shortNames;
     if (i.categories && i.categories.length > 0) entry.categories = i.categories;
     resources.push(entry);
+    if (s.prepareForFinalizeUpdate) {
+      resources.push({ name: `${i.plural}/finalize`, singularName: '', namespaced: i.namespaced, kind: i.kind, verbs: ['update'] });
+    }
     if (i.hasStatus) {
       resources.push({ name: `${i.plural}/status`, singularName: '', namespaced: i.namespaced, kind: i.kind, verbs: ['get', 'patch', 'update'] });
     }

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AlreadyExistsError, ApiError, ConflictError, NotFoundError } from '../kube/errors.js';
-import type { KubeObject, ObjectList, StatusCause } from '../kube/types.js';
+import type { KubeObject, ObjectList, Status, StatusCause } from '../kube/types.js';
 import { applyPatch, parsePatchBody } from './patch/index.js';
 import { decodePatchResult } from './patch/patch-result.js';
 import { QualifiedInvalidError } from './errors.js';
@@ -42,6 +42,8 @@ export interface WriteOutcome {
   object: KubeObject;
   /** Field-validation warnings to return in `Warning` headers. */
   warnings: string[];
+  /** An update that created the object (201), where the strategy allows create on update. */
+  created?: boolean;
 }
 
 export interface RegistryOptions {
@@ -49,6 +51,18 @@ export interface RegistryOptions {
   strategies: ResourceStrategy[];
   /** Clock for timestamps (tests pin it). */
   now?: () => Date;
+}
+
+/** NamespaceLifecycle's refusal, an admission Forbidden naming the resource as admission.NewForbidden does. */
+function namespaceTerminating(s: ResourceStrategy, namespace: string, name: string): ApiError {
+  const resource = s.info.group ? `${s.info.plural}.${s.info.group}` : s.info.plural;
+  const subject = name ? `${resource} "${name}"` : resource;
+  return new ApiError(403, 'Forbidden', `${subject} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
+    ...(name ? { name } : {}),
+    ...(s.info.group ? { group: s.info.group } : {}),
+    kind: s.info.plural,
+    causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
+  });
 }
 
 export class Registry {
@@ -98,8 +112,18 @@ export class Registry {
 
   async create(s: ResourceStrategy, namespace: string, body: unknown, opts: WriteOptions = {}): Promise<WriteOutcome> {
     const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
+    return await this.createDecoded(s, namespace, object, warnings, opts);
+  }
+
+  private async createDecoded(
+    s: ResourceStrategy,
+    namespace: string,
+    object: KubeObject,
+    warnings: string[],
+    opts: WriteOptions,
+  ): Promise<WriteOutcome> {
     // NamespaceLifecycle admission runs before the strategy names and validates the object.
-    this.requireNamespace(s, namespace);
+    this.requireNamespace(s, namespace, object.metadata.name ?? '');
     const meta = object.metadata;
     if (!meta.name && meta.generateName) meta.name = generatedName(meta.generateName);
     if (!meta.name) {
@@ -128,6 +152,12 @@ export class Registry {
   ): Promise<WriteOutcome> {
     const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
     requireNameMatchesUrl(object.metadata, name);
+    if (s.allowCreateOnUpdate === true && opts.subresource === undefined) {
+      requireObjectKey(s.info, namespace, name);
+      if (!this.storage.get(this.keyOf(s, namespace, name))) {
+        return { ...(await this.createDecoded(s, namespace, object, warnings, opts)), created: true };
+      }
+    }
     s.defaults(object);
     return { object: await this.commitUpdate(s, namespace, object, opts), warnings };
   }
@@ -152,7 +182,7 @@ export class Registry {
     return { object: result, warnings };
   }
 
-  async delete(s: ResourceStrategy, namespace: string, name: string, options: DeleteOptions): Promise<KubeObject> {
+  async delete(s: ResourceStrategy, namespace: string, name: string, options: DeleteOptions): Promise<KubeObject | Status> {
     return await deleteObject(this, s, this.get(s, namespace, name), options);
   }
 
@@ -186,7 +216,8 @@ export class Registry {
     }
     if (jsonEqual(next, prev)) return prev;
     const key = this.keyOf(s, namespace, name);
-    const finishDeletion = next.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0;
+    const finishDeletion = next.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0 &&
+      s.holdsDeletion?.(next) !== true;
     if (opts.dryRun) return next;
     if (finishDeletion) {
       const { change, durable } = this.storage.write({ type: 'delete', key });
@@ -204,6 +235,10 @@ export class Registry {
     prev: KubeObject,
     subresource: string | undefined,
   ): StatusCause[] {
+    if (subresource === 'finalize') {
+      s.prepareForFinalizeUpdate?.(next, prev);
+      return [...finalizerAdditionCauses(next.metadata, prev.metadata), ...(s.validateFinalizeUpdate?.(next, prev) ?? [])];
+    }
     if (subresource === 'status') {
       s.prepareForStatusUpdate?.(next, prev, this.timestamp());
       next.metadata = { ...next.metadata };
@@ -219,7 +254,7 @@ export class Registry {
   }
 
   /** NamespaceLifecycle: a namespaced object needs its namespace to exist. */
-  private requireNamespace(s: ResourceStrategy, namespace: string): void {
+  private requireNamespace(s: ResourceStrategy, namespace: string, name: string): void {
     // Like NamespaceLifecycle, nothing to look up without a namespace (validation refuses that).
     if (!s.info.namespaced || namespace === '') return;
     requireLookupableNamespace(namespace);
@@ -227,8 +262,6 @@ export class Registry {
     if (!this.strategyFor('', 'v1', 'namespaces')) return;
     const ns = this.storage.get(nsKey);
     if (!ns) throw new NotFoundError({ kind: 'namespaces', name: namespace });
-    if (ns.metadata.deletionTimestamp !== undefined) {
-      throw new ApiError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`);
-    }
+    if (ns.metadata.deletionTimestamp !== undefined) throw namespaceTerminating(s, namespace, name);
   }
 }

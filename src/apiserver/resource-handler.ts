@@ -62,7 +62,11 @@ export function verbOf(method: string, route: ResourcePath, params: URLSearchPar
 export function checkRoute(s: ResourceStrategy, route: ResourcePath, verb: Verb | undefined): Verb {
   const { namespaced, verbs, hasStatus } = s.info;
   if (!namespaced && route.namespace !== undefined) throw pathNotFound();
-  if (route.subresource !== undefined && (route.subresource !== 'status' || !hasStatus)) throw pathNotFound();
+  const finalizable = s.prepareForFinalizeUpdate !== undefined;
+  if (route.subresource !== undefined && !((route.subresource === 'status' && hasStatus) || (route.subresource === 'finalize' && finalizable))) {
+    throw pathNotFound();
+  }
+  if (route.subresource === 'finalize' && verb !== 'update') throw new MethodNotAllowedError();
   if (verb === undefined) throw new MethodNotAllowedError();
   if (namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
     throw route.name !== undefined ? pathNotFound() : new MethodNotAllowedError();
@@ -192,7 +196,7 @@ export async function serveResource(r: ResourceRequest, verb: Verb, registry: Re
     case 'update': {
       const { body, opts } = await readWrite(r, 'UpdateOptions');
       const out = await registry.update(s, ns, name, body, opts);
-      return respondObject(r, 200, out.object, out.warnings);
+      return respondObject(r, out.created === true ? 201 : 200, out.object, out.warnings);
     }
     case 'patch': {
       const { body, opts } = await readWrite(r, 'PatchOptions');
@@ -201,7 +205,7 @@ export async function serveResource(r: ResourceRequest, verb: Verb, registry: Re
     }
     case 'delete': {
       const opts = parseDeleteOptions((await readWrite(r, undefined)).body, params);
-      return respondObject(r, 200, await registry.delete(s, ns, name, opts));
+      return respondObject(r, 200, (await registry.delete(s, ns, name, opts)) as KubeObject);
     }
     case 'deletecollection': {
       const q = parseListQuery(params);

@@ -11,6 +11,7 @@ import { pino, type Logger } from 'pino';
 import { loadOrCreateToken } from './auth.js';
 import { storedObjectRepair } from './decode/stored-objects.js';
 import { writeKubeconfig } from './kubeconfig.js';
+import { NamespaceFinalizer } from './namespace-finalizer.js';
 import { Registry } from './registry.js';
 import { createRequestHandler } from './request-handler.js';
 import type { ResourceStrategy } from './resources/strategy.js';
@@ -34,6 +35,11 @@ export interface ApiServerOptions {
   retainChanges?: number;
   /** Resources served (default: all built-in strategies). */
   strategies?: ResourceStrategy[];
+  /**
+   * Whether deleted namespaces are emptied and finalized, as kube-controller-manager's namespace
+   * controller does (default true). Off, they stay Terminating, as on a kube-apiserver alone.
+   */
+  namespaceController?: boolean;
 }
 
 export interface RunningApiServer {
@@ -108,6 +114,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const storage = await openConfiguredStorage(opts, strategies, log);
   const registry = new Registry({ storage, strategies });
   await bootstrapNamespaces(registry);
+  const namespaceFinalizer = opts.namespaceController === false ? undefined : new NamespaceFinalizer(registry, log);
+  namespaceFinalizer?.start();
   const hub = new WatchHub(storage, {
     log,
     bookmarkIntervalMs: opts.bookmarkIntervalMs,
@@ -128,6 +136,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   log.info({ url, kubeconfig: kubeconfigPath, storage: opts.storage ?? 'memory' }, 'API server listening');
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
+    namespaceFinalizer?.stop();
     stopping ??= stopServer(server, hub, storage, log);
     return stopping;
   };

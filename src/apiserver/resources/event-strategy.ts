@@ -136,6 +136,8 @@ export function eventStrategy(v: EventVersion): ResourceStrategy {
   return {
     info: resourceInfo({ group: v.group, version: 'v1', plural: 'events', kind: 'Event', namespaced: true,
       shortNames: ['ev'], hasStatus: false, storedAs: { group: '', version: 'v1' } }),
+    deleteAnswersStatus: true,
+    allowCreateOnUpdate: true,
     defaults(obj) {
       v.fillDefaults?.(obj);
     },

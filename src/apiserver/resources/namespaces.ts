@@ -13,15 +13,17 @@ const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
 const asNamespace = (obj: KubeObject): Namespace => obj as Namespace;
 
 /** validateFinalizerName for spec.finalizers: qualified, and unprefixed only if standard. */
-function validateSpecFinalizers(ns: Namespace): StatusCause[] {
+function validateSpecFinalizers(ns: Namespace, indexed = false): StatusCause[] {
   const causes: StatusCause[] = [];
-  for (const f of ns.spec?.finalizers ?? []) {
+  (ns.spec?.finalizers ?? []).forEach((f, i) => {
+    // ValidateNamespaceFinalizeUpdate names each entry; create and update validation the list.
+    const field = indexed ? `spec.finalizers[${i}]` : 'spec.finalizers';
     const errs = isQualifiedName(String(f));
-    if (errs.length) causes.push(...invalidEach('spec.finalizers', f, errs));
+    if (errs.length) causes.push(...invalidEach(field, f, errs));
     else if (!String(f).includes('/') && !STANDARD_FINALIZERS.includes(f)) {
-      causes.push(invalid('spec.finalizers', f, 'name is neither a standard finalizer name nor is it fully qualified'));
+      causes.push(invalid(field, f, 'name is neither a standard finalizer name nor is it fully qualified'));
     }
-  }
+  });
   return causes;
 }
 
@@ -68,6 +70,18 @@ export const namespaceStrategy: ResourceStrategy = {
 
   validateStatusUpdate(next, prev) {
     return validateObjectMetaUpdate(next.metadata, prev.metadata);
+  },
+
+  prepareForFinalizeUpdate(next, prev) {
+    keepStored(next, prev, 'status');
+  },
+
+  validateFinalizeUpdate(next, prev) {
+    return [...validateObjectMetaUpdate(next.metadata, prev.metadata), ...validateSpecFinalizers(asNamespace(next), true)];
+  },
+
+  holdsDeletion(obj) {
+    return (asNamespace(obj).spec?.finalizers ?? []).length > 0;
   },
 
   fields(obj) {

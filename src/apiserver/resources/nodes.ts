@@ -89,6 +89,7 @@ function address(node: Node, type: string): string {
 export const nodeStrategy: ResourceStrategy = {
   info: resourceInfo({ group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'],
     hasStatus: true }),
+  deleteAnswersStatus: true,
 
   defaults(obj) {
     fillNodeStatus(asNode(obj));

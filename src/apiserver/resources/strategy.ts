@@ -51,6 +51,13 @@ export interface ResourceStrategy {
    * what the client sent, carried over on update.
    */
   tracksGeneration?: boolean;
+  /**
+   * Whether a delete that removes the object answers a Success Status rather than the object
+   * (kube-apiserver's stores without ReturnDeletedObject: Events, Leases, Nodes).
+   */
+  deleteAnswersStatus?: boolean;
+  /** Whether a PUT to a missing object creates it (AllowCreateOnUpdate: Events, Leases). */
+  allowCreateOnUpdate?: boolean;
   /** Fill in defaults (reclaim policy, volumeMode, phase, binding mode, ...). Mutates `obj`. */
   defaults(obj: KubeObject): void;
   /**
@@ -69,6 +76,11 @@ export interface ResourceStrategy {
   /** PrepareForUpdate on /status: only status may change; reset spec and metadata parts. */
   prepareForStatusUpdate?(next: KubeObject, prev: KubeObject, now: string): void;
   validateStatusUpdate?(next: KubeObject, prev: KubeObject): StatusCause[];
+  /** PrepareForUpdate on /finalize (Namespaces): only spec.finalizers and metadata may change. */
+  prepareForFinalizeUpdate?(next: KubeObject, prev: KubeObject): void;
+  validateFinalizeUpdate?(next: KubeObject, prev: KubeObject): StatusCause[];
+  /** Finalizers outside metadata that keep a deleted object (a Namespace's spec.finalizers). */
+  holdsDeletion?(obj: KubeObject): boolean;
   /** Field values a fieldSelector may name (besides metadata.name / metadata.namespace). */
   fields(obj: KubeObject): FieldSet;
   /** Columns for `as=Table` (NAME first, AGE last, like kubectl shows). */
