@@ -2,7 +2,7 @@
  * DELETE semantics: preconditions, finalizers (set deletionTimestamp and wait for them), the
  * collection form, and namespace deletion taking its contents along.
  */
-import { BadRequestError } from '../kube/errors.js';
+import { BadRequestError, ConflictError } from '../kube/errors.js';
 import type { KubeObject, ObjectList, Status } from '../kube/types.js';
 import { apiVersionOf, preconditionFailed } from './object-decode.js';
 import { isPlainObject } from './object-utils.js';
@@ -111,18 +111,28 @@ export function parseDeleteOptions(body: unknown, params: URLSearchParams): Dele
   return opts;
 }
 
+/**
+ * A delete precondition that does not hold. The namespace registry checks them itself (with the
+ * update wording, naming the resource); every other store leaves them to the storage layer,
+ * whose conflict names the Kind.
+ */
+function deletePreconditionFailed(s: ResourceStrategy, obj: KubeObject, what: 'UID' | 'ResourceVersion', want: string, have: string): ConflictError {
+  if (isNamespace(s)) return preconditionFailed(s.info, obj, `${what} in precondition: ${want}, ${what} in object meta: ${have}`);
+  const name = obj.metadata.name ?? '';
+  const kind = s.info.group ? `${s.info.kind}.${s.info.group}` : s.info.kind;
+  const why = what === 'UID' ? 'deleted and then recreated' : 'modified';
+  return new ConflictError(
+    { kind: s.info.kind, ...(s.info.group ? { group: s.info.group } : {}), name },
+    `Operation cannot be fulfilled on ${kind} "${name}": the ${what} in the precondition (${want}) does not match the ${what} in record (${have}). The object might have been ${why}`,
+  );
+}
+
 function checkPreconditions(s: ResourceStrategy, obj: KubeObject, pre: DeleteOptions['preconditions']): void {
   if (!pre) return;
   const meta = obj.metadata;
-  if (pre.uid && pre.uid !== meta.uid) {
-    throw preconditionFailed(s.info, obj, `UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
-  }
+  if (pre.uid && pre.uid !== meta.uid) throw deletePreconditionFailed(s, obj, 'UID', pre.uid, meta.uid ?? '');
   if (pre.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-    throw preconditionFailed(
-      s.info,
-      obj,
-      `ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
-    );
+    throw deletePreconditionFailed(s, obj, 'ResourceVersion', pre.resourceVersion, meta.resourceVersion ?? '');
   }
 }
 
@@ -225,6 +235,7 @@ export async function deleteCollection(
     kind: s.info.listKind,
     apiVersion: apiVersionOf(s.info),
     metadata: { resourceVersion: String(reg.storage.currentRV()) },
-    items: planned.map((p) => p.object),
+    // As they were before the delete, which is what kube-apiserver's DeleteCollection lists.
+    items: victims,
   };
 }

@@ -138,12 +138,14 @@ export function preconditionFailed(info: ResourceInfo, obj: KubeObject, detail: 
 export function finalizerAdditionCauses(next: ObjectMeta, prev: ObjectMeta): StatusCause[] {
   if (prev.deletionTimestamp === undefined) return [];
   const before = new Set(prev.finalizers ?? []);
-  const added = (next.finalizers ?? []).some((f) => !before.has(f));
-  if (!added) return [];
+  const added = (next.finalizers ?? []).filter((f) => !before.has(f));
+  if (added.length === 0) return [];
+  // Go's %#v of the []string of new finalizers.
+  const list = `[]string{${added.map((f) => JSON.stringify(f)).join(', ')}}`;
   return [
     {
       reason: 'FieldValueForbidden',
-      message: 'Forbidden: no new finalizers can be added if the object is being deleted',
+      message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${list}`,
       field: 'metadata.finalizers',
     },
   ];

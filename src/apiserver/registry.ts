@@ -127,7 +127,7 @@ export class Registry {
     const meta = object.metadata;
     if (!meta.name && meta.generateName) meta.name = generatedName(meta.generateName);
     if (!meta.name) {
-      throw new QualifiedInvalidError({ kind: s.info.kind, group: s.info.group, name: '' }, [
+      throw new QualifiedInvalidError({ kind: s.info.kind, group: s.info.group }, [
         { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' },
       ]);
     }
@@ -137,10 +137,11 @@ export class Registry {
     this.throwIfInvalid(s, meta.name, s.validateCreate(object));
     const key = this.keyOf(s, namespace, meta.name);
     if (this.storage.get(key)) throw new AlreadyExistsError(identityOf(s.info, meta.name));
-    if (opts.dryRun) return { object, warnings };
+    const allWarnings = [...warnings, ...(s.warnings?.(object) ?? [])];
+    if (opts.dryRun) return { object, warnings: allWarnings };
     const { change, durable } = this.storage.write({ type: 'create', key, object });
     await durable;
-    return { object: change.object, warnings };
+    return { object: change.object, warnings: allWarnings };
   }
 
   async update(
@@ -159,7 +160,8 @@ export class Registry {
       }
     }
     s.defaults(object);
-    return { object: await this.commitUpdate(s, namespace, object, opts), warnings };
+    const committed = await this.commitUpdate(s, namespace, object, opts);
+    return { object: committed, warnings: [...warnings, ...this.updateWarnings(s, committed, opts)] };
   }
 
   async patch(
@@ -179,7 +181,7 @@ export class Registry {
     requireNameMatchesUrl(object.metadata, name);
     s.defaults(object);
     const result = await this.commitUpdate(s, namespace, object, opts);
-    return { object: result, warnings };
+    return { object: result, warnings: [...warnings, ...this.updateWarnings(s, result, opts)] };
   }
 
   async delete(s: ResourceStrategy, namespace: string, name: string, options: DeleteOptions): Promise<KubeObject | Status> {
@@ -249,8 +251,15 @@ export class Registry {
     return [...finalizerAdditionCauses(next.metadata, prev.metadata), ...s.validateUpdate(next, prev)];
   }
 
+  /** A strategy's warnings about an update of the main resource (subresources have strategies of their own). */
+  private updateWarnings(s: ResourceStrategy, obj: KubeObject, opts: WriteOptions): string[] {
+    return opts.subresource === undefined ? (s.warnings?.(obj) ?? []) : [];
+  }
+
+  /** 422 naming the kind objects are validated as: the stored one (an events.k8s.io Event is a core Event). */
   private throwIfInvalid(s: ResourceStrategy, name: string, causes: StatusCause[]): void {
-    if (causes.length > 0) throw new QualifiedInvalidError({ kind: s.info.kind, group: s.info.group, name }, causes);
+    const group = s.info.storedAs?.group ?? s.info.group;
+    if (causes.length > 0) throw new QualifiedInvalidError({ kind: s.info.kind, group, name }, causes);
   }
 
   /** NamespaceLifecycle: a namespaced object needs its namespace to exist. */

@@ -197,7 +197,8 @@ test('delete preconditions on uid and resourceVersion are 409 Conflict when they
   const { reg } = await setup();
   const { object } = await reg.create(widgets, '', widget('w1'));
   const err = await rejects(reg.delete(widgets, '', 'w1', { preconditions: { uid: 'other' } }), 409, 'Conflict');
-  assert.match(err.message, /Precondition failed: UID in precondition: other, UID in object meta: /);
+  assert.match(err.message, /^Operation cannot be fulfilled on Widget\.example\.com "w1": the UID in the precondition \(other\) does not match the UID in record \(.+\)\. The object might have been deleted and then recreated$/);
+  assert.equal(err.toStatus().details?.kind, 'Widget', 'the storage layer names the Kind, not the resource');
   await rejects(reg.delete(widgets, '', 'w1', { preconditions: { resourceVersion: '1' + object.metadata.resourceVersion } }), 409, 'Conflict');
   const gone = await reg.delete(widgets, '', 'w1', { preconditions: { uid: object.metadata.uid } });
   assert.equal(gone.metadata.name, 'w1');

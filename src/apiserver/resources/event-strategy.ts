@@ -127,6 +127,8 @@ export interface EventVersion {
   /** Defaulting (decoding, MicroTimes included, happened before). */
   fillDefaults?(obj: KubeObject): void;
   validate(obj: KubeObject): StatusCause[];
+  /** The whole update validation where it is not `validate` plus the metadata rules (events.k8s.io). */
+  validateUpdate?(next: KubeObject, prev: KubeObject): StatusCause[];
   fields(obj: KubeObject): FieldSet;
   rowParts(obj: KubeObject): EventRowParts;
 }
@@ -137,6 +139,7 @@ export function eventStrategy(v: EventVersion): ResourceStrategy {
     info: resourceInfo({ group: v.group, version: 'v1', plural: 'events', kind: 'Event', namespaced: true,
       shortNames: ['ev'], hasStatus: false, storedAs: { group: '', version: 'v1' } }),
     deleteAnswersStatus: true,
+    noWatchCache: true,
     allowCreateOnUpdate: true,
     defaults(obj) {
       v.fillDefaults?.(obj);
@@ -144,7 +147,8 @@ export function eventStrategy(v: EventVersion): ResourceStrategy {
     prepareForCreate() {},
     validateCreate: v.validate,
     prepareForUpdate() {},
-    validateUpdate: (next, prev) => [...v.validate(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata)],
+    validateUpdate: (next, prev) =>
+      v.validateUpdate ? v.validateUpdate(next, prev) : [...v.validate(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata)],
     fields: v.fields,
     tableColumns: EVENT_COLUMNS,
     tableRow: (obj, now) => eventRow(v.rowParts(obj), obj.metadata.name ?? '', now),

@@ -9,6 +9,7 @@ import { diffText, ensureFinalizer, keepStored, jsonEqual, resourceInfo, rfc3339
 import { forbidden, immutable, notSupported, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
+import { persistentVolumeWarnings } from './pv-warnings.js';
 import type { ResourceStrategy } from './strategy.js';
 import {
   hostPathRootRecycle,
@@ -137,6 +138,7 @@ function stampPhaseTransition(next: PersistentVolume, prev: PersistentVolume, no
 export const persistentVolumeStrategy: ResourceStrategy = {
   info: resourceInfo({ group: '', version: 'v1', plural: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false,
     shortNames: ['pv'], hasStatus: true }),
+  warnings: persistentVolumeWarnings,
 
   defaults(obj) {
     const pv = asPV(obj);

@@ -56,6 +56,13 @@ export interface ResourceStrategy {
    * (kube-apiserver's stores without ReturnDeletedObject: Events, Leases, Nodes).
    */
   deleteAnswersStatus?: boolean;
+  /**
+   * kube-apiserver serves this resource's watches from etcd, without a watch cache (Events), so
+   * a watch from compacted history is refused in etcd's words.
+   */
+  noWatchCache?: boolean;
+  /** WarningsOnCreate / WarningsOnUpdate: what a write that is accepted is warned about. */
+  warnings?(obj: KubeObject): string[];
   /** Whether a PUT to a missing object creates it (AllowCreateOnUpdate: Events, Leases). */
   allowCreateOnUpdate?: boolean;
   /** Fill in defaults (reclaim policy, volumeMode, phase, binding mode, ...). Mutates `obj`. */
