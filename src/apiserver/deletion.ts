@@ -16,6 +16,7 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
   propagationPolicy?: string;
+  gracePeriodSeconds?: number;
 }
 
 interface PlannedDelete {
@@ -108,6 +109,7 @@ export function parseDeleteOptions(body: unknown, params: URLSearchParams): Dele
   const opts: DeleteOptions = { dryRun: values.dryRun.length > 0 };
   if (values.preconditions) opts.preconditions = values.preconditions;
   if (values.propagationPolicy !== undefined) opts.propagationPolicy = values.propagationPolicy;
+  if (values.gracePeriodSeconds !== undefined) opts.gracePeriodSeconds = Number(values.gracePeriodSeconds);
   return opts;
 }
 
@@ -142,6 +144,7 @@ function planDelete(reg: Registry, s: ResourceStrategy, prev: KubeObject, opts: 
   const meta = prev.metadata;
   const key = reg.keyOf(s, meta.namespace ?? '', meta.name ?? '');
   if (s.holdsDeletion?.(prev) === true) return planTermination(reg, key, prev, opts);
+  if (s.gracePeriodSeconds) return planGracefulDelete(reg, s, key, prev, opts);
   if ((meta.finalizers ?? []).length > 0) {
     if (meta.deletionTimestamp !== undefined) return { object: prev, removed: false };
     const next: KubeObject = {
@@ -174,6 +177,35 @@ function planTermination(reg: Registry, key: ObjectKey, prev: KubeObject, opts: 
   if (opts.dryRun) return { object: next, removed: false };
   const { change, durable } = reg.storage.write({ type: 'update', key, object: next });
   return { object: change.object, removed: false, durable };
+}
+
+/**
+ * A graceful delete (BeforeDelete with the strategy's grace period): deletionTimestamp is now
+ * plus the period and generation counts it; with no period left and no finalizers the object
+ * goes at once, its last state (with the deletion marks) being the answer. A later delete may
+ * only shorten the period to zero, which removes it.
+ */
+function planGracefulDelete(reg: Registry, s: ResourceStrategy, key: ObjectKey, prev: KubeObject, opts: DeleteOptions): PlannedDelete {
+  const meta = prev.metadata;
+  const period = s.gracePeriodSeconds!(prev, opts.gracePeriodSeconds);
+  const held = (meta.finalizers ?? []).length > 0;
+  let current = prev;
+  if (meta.deletionTimestamp === undefined) {
+    const marks = { deletionTimestamp: reg.timestamp(period), deletionGracePeriodSeconds: period, ...generationBump(meta) };
+    current = { ...prev, metadata: { ...meta, ...marks } };
+    if (opts.dryRun) return { object: current, removed: !held && period === 0 };
+  } else if (period !== 0 || held || opts.dryRun) {
+    return { object: prev, removed: false };
+  }
+  const pending: Promise<unknown>[] = [];
+  if (current !== prev) {
+    const { change, durable } = reg.storage.write({ type: 'update', key, object: current });
+    current = change.object;
+    pending.push(durable);
+  }
+  if (period !== 0 || held) return { object: current, removed: false, durable: Promise.all(pending) };
+  const { change, durable } = reg.storage.write({ type: 'delete', key });
+  return { object: change.object, removed: true, durable: Promise.all([...pending, durable]) };
 }
 
 /** markAsDeleting counts the start of deletion as a change of a generation that is set. */

@@ -90,7 +90,11 @@ export class NamespaceFinalizer {
       if (!rs.info.namespaced) continue;
       for (const obj of this.registry.storage.list(this.registry.keyOf(rs, name, '').resource, name)) {
         remaining++;
-        if (obj.metadata.deletionTimestamp === undefined) await this.registry.delete(rs, name, obj.metadata.name ?? '', {});
+        // No kubelet here finishes a graceful pod deletion, so pods go without a grace period.
+        const graceful = rs.gracePeriodSeconds !== undefined;
+        if (obj.metadata.deletionTimestamp === undefined || graceful) {
+          await this.registry.delete(rs, name, obj.metadata.name ?? '', graceful ? { gracePeriodSeconds: 0 } : {});
+        }
       }
     }
     if (remaining > 0) return;

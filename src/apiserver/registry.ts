@@ -88,8 +88,8 @@ export class Registry {
     return this.byPath.get(`${group}/${version}/${plural}`);
   }
 
-  timestamp(): string {
-    return rfc3339Seconds(this.now());
+  timestamp(afterSeconds = 0): string {
+    return rfc3339Seconds(new Date(this.now().getTime() + afterSeconds * 1000));
   }
 
   keyOf(s: ResourceStrategy, namespace: string, name: string): ObjectKey {

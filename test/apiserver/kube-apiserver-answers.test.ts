@@ -58,3 +58,24 @@ test('a Table without objects has null row objects; an events.k8s.io update may 
     assert.equal(changed.json.message, 'Event "e1" is invalid: message: Invalid value: "changed": field is immutable');
     assert.equal(changed.json.details.group, undefined, 'validated as the core Event it is stored as');
   }));
+
+test('a Pod is deleted gracefully: a scheduled one is kept its grace period, an unscheduled one goes at once with the deletion marks', () =>
+  withServer(async ({ server }) => {
+    const pods = '/api/v1/namespaces/default/pods';
+    const pod = (name: string, nodeName?: string): unknown => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name },
+      spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'app', image: 'app:1' }] } });
+    await api(server, 'POST', pods, { body: pod('running', 'node-1') });
+    const graceful = await api(server, 'DELETE', `${pods}/running`);
+    assert.equal(graceful.json.metadata.deletionGracePeriodSeconds, 30);
+    assert.equal(graceful.json.metadata.generation, 2, 'the start of deletion counts in generation');
+    const { creationTimestamp, deletionTimestamp } = graceful.json.metadata;
+    assert.ok(Date.parse(deletionTimestamp) - Date.parse(creationTimestamp) >= 30_000, 'deletionTimestamp is the end of the grace period');
+    assert.equal((await api(server, 'GET', `${pods}/running`)).status, 200);
+    await api(server, 'DELETE', `${pods}/running?gracePeriodSeconds=0`);
+    assert.equal((await api(server, 'GET', `${pods}/running`)).status, 404);
+    await api(server, 'POST', pods, { body: pod('pending') });
+    const immediate = await api(server, 'DELETE', `${pods}/pending`);
+    assert.equal(immediate.json.metadata.deletionGracePeriodSeconds, 0);
+    assert.ok(immediate.json.metadata.deletionTimestamp);
+    assert.equal((await api(server, 'GET', `${pods}/pending`)).status, 404);
+  }));

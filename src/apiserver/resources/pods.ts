@@ -46,6 +46,19 @@ function validatePod(obj: KubeObject): StatusCause[] {
   return [...validateObjectMeta(pod.metadata, true, nameIsDNSSubdomain), ...validatePodSpec(pod), ...validateVolumes(pod)];
 }
 
+/**
+ * The pod strategy's CheckGracefulDelete: the period asked for, else the Pod's own; none for a
+ * Pod no kubelet runs (unscheduled) or that has finished; a negative one becomes 1.
+ */
+function podGracePeriod(obj: KubeObject, requested: number | undefined): number {
+  const pod = asPod(obj);
+  const own = typeof pod.spec?.terminationGracePeriodSeconds === 'number' ? pod.spec.terminationGracePeriodSeconds : undefined;
+  let period = requested ?? own ?? 0;
+  if (!pod.spec?.nodeName) period = 0;
+  if (pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') period = 0;
+  return period < 0 ? 1 : period;
+}
+
 /** printPod, without init containers: the reason shown in STATUS, ready count and restarts. */
 function podSummary(pod: Pod): { reason: string; ready: number; restarts: number } {
   let reason = String(pod.status?.reason || pod.status?.phase || '');
@@ -69,6 +82,7 @@ export const podStrategy: ResourceStrategy = {
   info: resourceInfo({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'],
     hasStatus: true, categories: ['all'] }),
   tracksGeneration: true,
+  gracePeriodSeconds: podGracePeriod,
 
   defaults(obj) {
     const pod = asPod(obj);

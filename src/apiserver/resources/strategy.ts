@@ -86,6 +86,11 @@ export interface ResourceStrategy {
   /** PrepareForUpdate on /finalize (Namespaces): only spec.finalizers and metadata may change. */
   prepareForFinalizeUpdate?(next: KubeObject, prev: KubeObject): void;
   validateFinalizeUpdate?(next: KubeObject, prev: KubeObject): StatusCause[];
+  /**
+   * CheckGracefulDelete, for kinds deleted gracefully (Pods): the grace period a delete gets,
+   * from the one asked for (DeleteOptions.gracePeriodSeconds) and the object.
+   */
+  gracePeriodSeconds?(obj: KubeObject, requested: number | undefined): number;
   /** Finalizers outside metadata that keep a deleted object (a Namespace's spec.finalizers). */
   holdsDeletion?(obj: KubeObject): boolean;
   /** Field values a fieldSelector may name (besides metadata.name / metadata.namespace). */

@@ -13,7 +13,6 @@ const WHY = {
   authorization: 'no authorization API: SelfSubjectAccessReview (kubectl auth can-i) is not served',
   aggregatedDiscovery: 'aggregated discovery (apidiscovery.k8s.io/v2) is not served; kubectl falls back to the legacy documents',
   version: '/version lacks the emulation and compatibility fields kube-apiserver 1.31+ reports',
-  podGracefulDeletion: 'Pod graceful deletion is not implemented: kube-apiserver sets deletionTimestamp and a grace period (30 s on a node, 0 otherwise) before removing the Pod; ours removes it at once',
   propagationPolicy: 'propagationPolicy is ignored: kube-apiserver adds the foregroundDeletion or orphan finalizer for the garbage collector',
   jsonPatchErrors: "JSON patch errors: ours adds causes and words the message otherwise than kube-apiserver's Go patch library",
   patchMediaType: 'a patch of an unsupported media type: kube-apiserver says "415: Unsupported Media Type" with empty details',
@@ -36,15 +35,7 @@ function each(reason: string, ids: string[]): Record<string, string> {
 export const KNOWN_DIFFERENCES: KnownDifferences = {
   fields: [
     { name: 'managedFields', path: /\.managedFields(\.|$)/, reason: 'the embedded server records no managedFields (server-side apply is not implemented)' },
-    { name: 'generation', path: /\.metadata\.generation$/, reason: 'ours sets metadata.generation on every kind; kube-apiserver only where the strategy tracks spec changes (of these kinds: Pods, which it also bumps on graceful deletion)' },
-    { name: 'list item kind', path: /\.items\.\d+\.(apiVersion|kind)$/, reason: 'ours keeps apiVersion and kind on every list item; kube-apiserver leaves them out' },
     { name: 'column descriptions', path: /\.columnDefinitions\.\d+\.description$/, reason: 'Table column descriptions: kube-apiserver prints the whole OpenAPI field description, ours its first sentence' },
-    {
-      name: 'Pod defaults',
-      path: /\.spec\.(containers\.\d+\.(resources|terminationMessagePath|terminationMessagePolicy|imagePullPolicy)|restartPolicy|terminationGracePeriodSeconds|dnsPolicy|securityContext|schedulerName|tolerations|priority|enableServiceLinks|preemptionPolicy)$|\.status\.qosClass$/,
-      resource: 'Pod',
-      reason: 'Pod defaulting and admission: kube-apiserver fills in restartPolicy, dnsPolicy, schedulerName, container pull and termination-message policies, priority, the DefaultTolerationSeconds tolerations and the QoS class; ours stores a Pod as sent',
-    },
   ],
   cases: {
     ...each(WHY.serverSideApply, ['pvc-apply-create', 'pv-apply-update', 'kubectl-apply-server-side', 'kubectl-apply-server-side-again']),
@@ -54,7 +45,6 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     ...each(WHY.authorization, ['kubectl-auth-can-i', 'kubectl-auth-can-i-namespaced']),
     ...each(WHY.aggregatedDiscovery, ['discovery-aggregated-api', 'discovery-aggregated-apis']),
     ...each(WHY.version, ['discovery-version']),
-    ...each(WHY.podGracefulDeletion, ['pod-delete', 'pod-delete-graceful', 'pod-delete-graceful-get', 'pod-watch-sequence']),
     ...each(WHY.propagationPolicy, ['lease-delete-foreground', 'lease-delete-orphan']),
     ...each(WHY.jsonPatchErrors, ['pv-json-patch-not-a-list']),
     ...each(WHY.patchMediaType, ['pv-patch-plain-json']),
