@@ -2,12 +2,13 @@
  * DELETE semantics: preconditions, finalizers (set deletionTimestamp and wait for them), the
  * collection form, and namespace deletion taking its contents along.
  */
-import { BadRequestError } from '../kube/errors.js';
-import type { KubeObject, ObjectList } from '../kube/types.js';
+import { BadRequestError, ConflictError } from '../kube/errors.js';
+import type { KubeObject, ObjectList, Status } from '../kube/types.js';
 import { apiVersionOf, preconditionFailed } from './object-decode.js';
 import { isPlainObject } from './object-utils.js';
 import type { Registry } from './registry.js';
 import type { ResourceStrategy } from './resources/strategy.js';
+import type { ObjectKey } from './storage/storage.js';
 import { parseDeleteQuery, validateDeleteOptions, type DeleteOptionValues } from './query-params.js';
 import { selectionMatches, type Selection } from './selection.js';
 
@@ -15,11 +16,14 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
   propagationPolicy?: string;
+  gracePeriodSeconds?: number;
 }
 
 interface PlannedDelete {
   /** What the response carries: the object as it was removed, or with deletionTimestamp set. */
   object: KubeObject;
+  /** Whether the object is gone (else finalizers hold it). */
+  removed: boolean;
   durable?: Promise<unknown>;
 }
 
@@ -105,21 +109,32 @@ export function parseDeleteOptions(body: unknown, params: URLSearchParams): Dele
   const opts: DeleteOptions = { dryRun: values.dryRun.length > 0 };
   if (values.preconditions) opts.preconditions = values.preconditions;
   if (values.propagationPolicy !== undefined) opts.propagationPolicy = values.propagationPolicy;
+  if (values.gracePeriodSeconds !== undefined) opts.gracePeriodSeconds = Number(values.gracePeriodSeconds);
   return opts;
+}
+
+/**
+ * A delete precondition that does not hold. The namespace registry checks them itself (with the
+ * update wording, naming the resource); every other store leaves them to the storage layer,
+ * whose conflict names the Kind.
+ */
+function deletePreconditionFailed(s: ResourceStrategy, obj: KubeObject, what: 'UID' | 'ResourceVersion', want: string, have: string): ConflictError {
+  if (isNamespace(s)) return preconditionFailed(s.info, obj, `${what} in precondition: ${want}, ${what} in object meta: ${have}`);
+  const name = obj.metadata.name ?? '';
+  const kind = s.info.group ? `${s.info.kind}.${s.info.group}` : s.info.kind;
+  const why = what === 'UID' ? 'deleted and then recreated' : 'modified';
+  return new ConflictError(
+    { kind: s.info.kind, ...(s.info.group ? { group: s.info.group } : {}), name },
+    `Operation cannot be fulfilled on ${kind} "${name}": the ${what} in the precondition (${want}) does not match the ${what} in record (${have}). The object might have been ${why}`,
+  );
 }
 
 function checkPreconditions(s: ResourceStrategy, obj: KubeObject, pre: DeleteOptions['preconditions']): void {
   if (!pre) return;
   const meta = obj.metadata;
-  if (pre.uid && pre.uid !== meta.uid) {
-    throw preconditionFailed(s.info, obj, `UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`);
-  }
+  if (pre.uid && pre.uid !== meta.uid) throw deletePreconditionFailed(s, obj, 'UID', pre.uid, meta.uid ?? '');
   if (pre.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-    throw preconditionFailed(
-      s.info,
-      obj,
-      `ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
-    );
+    throw deletePreconditionFailed(s, obj, 'ResourceVersion', pre.resourceVersion, meta.resourceVersion ?? '');
   }
 }
 
@@ -128,20 +143,74 @@ function planDelete(reg: Registry, s: ResourceStrategy, prev: KubeObject, opts: 
   checkPreconditions(s, prev, opts.preconditions);
   const meta = prev.metadata;
   const key = reg.keyOf(s, meta.namespace ?? '', meta.name ?? '');
+  if (s.holdsDeletion?.(prev) === true) return planTermination(reg, key, prev, opts);
+  if (s.gracePeriodSeconds) return planGracefulDelete(reg, s, key, prev, opts);
   if ((meta.finalizers ?? []).length > 0) {
-    if (meta.deletionTimestamp !== undefined) return { object: prev };
+    if (meta.deletionTimestamp !== undefined) return { object: prev, removed: false };
     const next: KubeObject = {
       ...prev,
-      metadata: { ...meta, deletionTimestamp: reg.timestamp(), deletionGracePeriodSeconds: 0 },
+      metadata: { ...meta, deletionTimestamp: reg.timestamp(), deletionGracePeriodSeconds: 0, ...generationBump(meta) },
     };
-    if (opts.dryRun) return { object: next };
+    if (opts.dryRun) return { object: next, removed: false };
     const { change, durable } = reg.storage.write({ type: 'update', key, object: next });
-    return { object: change.object, durable };
+    return { object: change.object, removed: false, durable };
   }
-  if (opts.dryRun) return { object: prev };
+  if (opts.dryRun) return { object: prev, removed: true };
   const { change, durable } = reg.storage.write({ type: 'delete', key });
   const contents = isNamespace(s) ? planNamespaceContentsDelete(reg, meta.name ?? '') : [];
-  return { object: change.object, durable: Promise.all([durable, ...contents]) };
+  return { object: change.object, removed: true, durable: Promise.all([durable, ...contents]) };
+}
+
+/**
+ * The namespace registry's delete while spec.finalizers hold it: deletionTimestamp and phase
+ * Terminating (no grace period), after which its finalizers' owner, the namespace controller,
+ * empties and finalizes it.
+ */
+function planTermination(reg: Registry, key: ObjectKey, prev: KubeObject, opts: DeleteOptions): PlannedDelete {
+  if (prev.metadata.deletionTimestamp !== undefined) return { object: prev, removed: false };
+  const status = typeof prev.status === 'object' && prev.status !== null ? prev.status : {};
+  const next: KubeObject = {
+    ...prev,
+    metadata: { ...prev.metadata, deletionTimestamp: reg.timestamp() },
+    status: { ...status, phase: 'Terminating' },
+  };
+  if (opts.dryRun) return { object: next, removed: false };
+  const { change, durable } = reg.storage.write({ type: 'update', key, object: next });
+  return { object: change.object, removed: false, durable };
+}
+
+/**
+ * A graceful delete (BeforeDelete with the strategy's grace period): deletionTimestamp is now
+ * plus the period and generation counts it; with no period left and no finalizers the object
+ * goes at once, its last state (with the deletion marks) being the answer. A later delete may
+ * only shorten the period to zero, which removes it.
+ */
+function planGracefulDelete(reg: Registry, s: ResourceStrategy, key: ObjectKey, prev: KubeObject, opts: DeleteOptions): PlannedDelete {
+  const meta = prev.metadata;
+  const period = s.gracePeriodSeconds!(prev, opts.gracePeriodSeconds);
+  const held = (meta.finalizers ?? []).length > 0;
+  let current = prev;
+  if (meta.deletionTimestamp === undefined) {
+    const marks = { deletionTimestamp: reg.timestamp(period), deletionGracePeriodSeconds: period, ...generationBump(meta) };
+    current = { ...prev, metadata: { ...meta, ...marks } };
+    if (opts.dryRun) return { object: current, removed: !held && period === 0 };
+  } else if (period !== 0 || held || opts.dryRun) {
+    return { object: prev, removed: false };
+  }
+  const pending: Promise<unknown>[] = [];
+  if (current !== prev) {
+    const { change, durable } = reg.storage.write({ type: 'update', key, object: current });
+    current = change.object;
+    pending.push(durable);
+  }
+  if (period !== 0 || held) return { object: current, removed: false, durable: Promise.all(pending) };
+  const { change, durable } = reg.storage.write({ type: 'delete', key });
+  return { object: change.object, removed: true, durable: Promise.all([...pending, durable]) };
+}
+
+/** markAsDeleting counts the start of deletion as a change of a generation that is set. */
+function generationBump(meta: KubeObject['metadata']): { generation?: number } {
+  return typeof meta.generation === 'number' && meta.generation > 0 ? { generation: meta.generation + 1 } : {};
 }
 
 function isNamespace(s: ResourceStrategy): boolean {
@@ -161,15 +230,27 @@ function planNamespaceContentsDelete(reg: Registry, namespace: string): Promise<
   return pending;
 }
 
+/**
+ * finalizeDelete's answer for an object that is gone: a Success Status naming it (details.kind is
+ * the resource, as upstream sets it), for the registries that do not return the deleted object.
+ */
+function deletedStatus(s: ResourceStrategy, obj: KubeObject): Status {
+  const details: NonNullable<Status['details']> = { name: obj.metadata.name ?? '' };
+  if (s.info.group) details.group = s.info.group;
+  details.kind = s.info.plural;
+  if (obj.metadata.uid) details.uid = obj.metadata.uid;
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as Status;
+}
+
 export async function deleteObject(
   reg: Registry,
   s: ResourceStrategy,
   prev: KubeObject,
   opts: DeleteOptions,
-): Promise<KubeObject> {
+): Promise<KubeObject | Status> {
   const planned = planDelete(reg, s, prev, opts);
   await planned.durable;
-  return planned.object;
+  return planned.removed && s.deleteAnswersStatus === true ? deletedStatus(s, planned.object) : planned.object;
 }
 
 export async function deleteCollection(
@@ -186,6 +267,7 @@ export async function deleteCollection(
     kind: s.info.listKind,
     apiVersion: apiVersionOf(s.info),
     metadata: { resourceVersion: String(reg.storage.currentRV()) },
-    items: planned.map((p) => p.object),
+    // As they were before the delete, which is what kube-apiserver's DeleteCollection lists.
+    items: victims,
   };
 }

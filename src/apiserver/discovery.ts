@@ -3,11 +3,14 @@
  * built from the strategies. kubectl resolves `pv`, `pvc`, `sc` through the shortNames here;
  * it asks for aggregated discovery first and falls back to these when answered with plain JSON.
  */
-import type { ResourceInfo } from './resources/strategy.js';
+import { createHash } from 'node:crypto';
+import type { ResourceInfo, ResourceStrategy } from './resources/strategy.js';
 
 /** Anything discovery lists: a resource strategy, or a resource served without one (the reviews). */
 export interface ServedResource {
   info: ResourceInfo;
+  /** Present where a `/finalize` subresource is served (Namespaces). */
+  prepareForFinalizeUpdate?: ResourceStrategy['prepareForFinalizeUpdate'];
 }
 
 /**
@@ -76,6 +79,16 @@ export function apiGroupDocument(strategies: ServedResource[], group: string): R
   return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(group, versions) };
 }
 
+/**
+ * Discovery's storageVersionHash: the first 8 bytes of SHA-256 over "group/version/kind" of the
+ * version the resource is stored in, base64 (kube-apiserver's StorageVersionHash). It changes
+ * exactly when the storage version does, which is what the storage version migrator watches.
+ */
+export function storageVersionHash(info: ResourceInfo): string {
+  const stored = info.storedAs ?? { group: info.group, version: info.version };
+  return createHash('sha256').update(`${stored.group}/${stored.version}/${info.kind}`).digest().subarray(0, 8).toString('base64');
+}
+
 /** `/api/v1` or `/apis/{group}/{version}`; undefined when nothing is served there. */
 export function apiResourceList(
   strategies: ServedResource[],
@@ -93,10 +106,14 @@ export function apiResourceList(
       namespaced: i.namespaced,
       kind: i.kind,
       verbs: i.verbs,
+      storageVersionHash: storageVersionHash(i),
     };
     if (i.shortNames.length > 0) entry.shortNames = i.shortNames;
     if (i.categories && i.categories.length > 0) entry.categories = i.categories;
     resources.push(entry);
+    if (s.prepareForFinalizeUpdate) {
+      resources.push({ name: `${i.plural}/finalize`, singularName: '', namespaced: i.namespaced, kind: i.kind, verbs: ['update'] });
+    }
     if (i.hasStatus) {
       resources.push({ name: `${i.plural}/status`, singularName: '', namespaced: i.namespaced, kind: i.kind, verbs: ['get', 'patch', 'update'] });
     }

@@ -107,3 +107,11 @@ export function listObjects(
   }
   return { kind: strategy.info.listKind, apiVersion: apiVersionOf(strategy.info), metadata, items };
 }
+
+/**
+ * A list as kube-apiserver serialises it: the items carry no apiVersion or kind of their own (the
+ * list's say it once). Shallow copies: the stored items stay as they are.
+ */
+export function withoutItemTypeMeta(list: ObjectList): ObjectList {
+  return { ...list, items: list.items.map(({ apiVersion: _v, kind: _k, ...rest }) => rest as KubeObject) };
+}

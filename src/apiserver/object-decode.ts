@@ -89,11 +89,14 @@ export function normalizeMeta(meta: ObjectMeta): void {
   delete meta.managedFields;
 }
 
-/** What the server owns on create: identity, timestamps, generation; nothing of deletion. */
-export function resetMetaForCreate(meta: ObjectMeta, uid: string, now: string): void {
+/**
+ * What the server owns on create: identity, timestamps, nothing of deletion, and generation 1
+ * where the strategy tracks it (elsewhere BeforeCreate leaves generation as sent).
+ */
+export function resetMetaForCreate(meta: ObjectMeta, uid: string, now: string, tracksGeneration: boolean): void {
   meta.uid = uid;
   meta.creationTimestamp = now;
-  meta.generation = 1;
+  if (tracksGeneration) meta.generation = 1;
   delete meta.resourceVersion;
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
@@ -104,7 +107,8 @@ export function resetMetaForCreate(meta: ObjectMeta, uid: string, now: string): 
 export function carrySystemMeta(next: ObjectMeta, prev: ObjectMeta): void {
   next.uid = prev.uid;
   next.creationTimestamp = prev.creationTimestamp;
-  next.generation = prev.generation;
+  if (prev.generation !== undefined) next.generation = prev.generation;
+  else delete next.generation;
   next.resourceVersion = prev.resourceVersion;
   if (prev.deletionTimestamp !== undefined) next.deletionTimestamp = prev.deletionTimestamp;
   else delete next.deletionTimestamp;
@@ -134,12 +138,14 @@ export function preconditionFailed(info: ResourceInfo, obj: KubeObject, detail: 
 export function finalizerAdditionCauses(next: ObjectMeta, prev: ObjectMeta): StatusCause[] {
   if (prev.deletionTimestamp === undefined) return [];
   const before = new Set(prev.finalizers ?? []);
-  const added = (next.finalizers ?? []).some((f) => !before.has(f));
-  if (!added) return [];
+  const added = (next.finalizers ?? []).filter((f) => !before.has(f));
+  if (added.length === 0) return [];
+  // Go's %#v of the []string of new finalizers.
+  const list = `[]string{${added.map((f) => JSON.stringify(f)).join(', ')}}`;
   return [
     {
       reason: 'FieldValueForbidden',
-      message: 'Forbidden: no new finalizers can be added if the object is being deleted',
+      message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${list}`,
       field: 'metadata.finalizers',
     },
   ];

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AlreadyExistsError, ApiError, ConflictError, NotFoundError } from '../kube/errors.js';
-import type { KubeObject, ObjectList, StatusCause } from '../kube/types.js';
+import type { KubeObject, ObjectList, Status, StatusCause } from '../kube/types.js';
 import { parseApplyConfig } from './apply/apply-request.js';
 import type { EncodedEntry } from './apply/managed-fields.js';
 import { applyToObject, managedFieldsAfterWrite } from './apply/ownership.js';
@@ -54,7 +54,7 @@ export interface WriteOutcome {
   object: KubeObject;
   /** Field-validation warnings to return in `Warning` headers. */
   warnings: string[];
-  /** A server-side apply created the object (201). */
+  /** The object was created (201): by a server-side apply, or an update where the strategy allows create on update. */
   created?: boolean;
 }
 
@@ -69,6 +69,18 @@ export interface RegistryOptions {
   strategies: ResourceStrategy[];
   /** Clock for timestamps (tests pin it). */
   now?: () => Date;
+}
+
+/** NamespaceLifecycle's refusal, an admission Forbidden naming the resource as admission.NewForbidden does. */
+function namespaceTerminating(s: ResourceStrategy, namespace: string, name: string): ApiError {
+  const resource = s.info.group ? `${s.info.plural}.${s.info.group}` : s.info.plural;
+  const subject = name ? `${resource} "${name}"` : resource;
+  return new ApiError(403, 'Forbidden', `${subject} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
+    ...(name ? { name } : {}),
+    ...(s.info.group ? { group: s.info.group } : {}),
+    kind: s.info.plural,
+    causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
+  });
 }
 
 export class Registry {
@@ -94,8 +106,8 @@ export class Registry {
     return this.byPath.get(`${group}/${version}/${plural}`);
   }
 
-  timestamp(): string {
-    return rfc3339Seconds(this.now());
+  timestamp(afterSeconds = 0): string {
+    return rfc3339Seconds(new Date(this.now().getTime() + afterSeconds * 1000));
   }
 
   keyOf(s: ResourceStrategy, namespace: string, name: string): ObjectKey {
@@ -118,17 +130,28 @@ export class Registry {
 
   async create(s: ResourceStrategy, namespace: string, body: unknown, opts: WriteOptions = {}, applied?: AppliedFields): Promise<WriteOutcome> {
     const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
+    return await this.createDecoded(s, namespace, object, warnings, opts, applied);
+  }
+
+  private async createDecoded(
+    s: ResourceStrategy,
+    namespace: string,
+    object: KubeObject,
+    warnings: string[],
+    opts: WriteOptions,
+    applied?: AppliedFields,
+  ): Promise<WriteOutcome> {
     const supplied = object.metadata.managedFields;
     // NamespaceLifecycle admission runs before the strategy names and validates the object.
-    this.requireNamespace(s, namespace);
+    this.requireNamespace(s, namespace, object.metadata.name ?? '');
     const meta = object.metadata;
     if (!meta.name && meta.generateName) meta.name = generatedName(meta.generateName);
     if (!meta.name) {
-      throw new QualifiedInvalidError({ kind: s.info.kind, group: s.info.group, name: '' }, [
+      throw new QualifiedInvalidError({ kind: s.info.kind, group: s.info.group }, [
         { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' },
       ]);
     }
-    resetMetaForCreate(meta, randomUUID(), this.timestamp());
+    resetMetaForCreate(meta, randomUUID(), this.timestamp(), s.tracksGeneration === true);
     s.defaults(object);
     const managedFields = applied
       ? applied.managedFields
@@ -138,10 +161,11 @@ export class Registry {
     setManagedFields(object, managedFields);
     const key = this.keyOf(s, namespace, meta.name);
     if (this.storage.get(key)) throw new AlreadyExistsError(identityOf(s.info, meta.name));
-    if (opts.dryRun) return { object, warnings };
+    const allWarnings = [...warnings, ...(s.warnings?.(object) ?? [])];
+    if (opts.dryRun) return { object, warnings: allWarnings };
     const { change, durable } = this.storage.write({ type: 'create', key, object });
     await durable;
-    return { object: change.object, warnings };
+    return { object: change.object, warnings: allWarnings };
   }
 
   async update(
@@ -153,8 +177,15 @@ export class Registry {
   ): Promise<WriteOutcome> {
     const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
     requireNameMatchesUrl(object.metadata, name);
+    if (s.allowCreateOnUpdate === true && opts.subresource === undefined) {
+      requireObjectKey(s.info, namespace, name);
+      if (!this.storage.get(this.keyOf(s, namespace, name))) {
+        return { ...(await this.createDecoded(s, namespace, object, warnings, opts)), created: true };
+      }
+    }
     s.defaults(object);
-    return { object: await this.commitUpdate(s, namespace, object, opts), warnings };
+    const committed = await this.commitUpdate(s, namespace, object, opts);
+    return { object: committed, warnings: [...warnings, ...this.updateWarnings(s, committed, opts)] };
   }
 
   async patch(
@@ -175,7 +206,7 @@ export class Registry {
     requireNameMatchesUrl(object.metadata, name);
     s.defaults(object);
     const result = await this.commitUpdate(s, namespace, object, opts);
-    return { object: result, warnings };
+    return { object: result, warnings: [...warnings, ...this.updateWarnings(s, result, opts)] };
   }
 
   /** Server-side apply: merges the configuration into the object, or creates it from it. */
@@ -202,7 +233,7 @@ export class Registry {
     return { manager: opts.fieldManager ?? 'unknown', subresource: opts.subresource, now: this.timestamp() };
   }
 
-  async delete(s: ResourceStrategy, namespace: string, name: string, options: DeleteOptions): Promise<KubeObject> {
+  async delete(s: ResourceStrategy, namespace: string, name: string, options: DeleteOptions): Promise<KubeObject | Status> {
     return await deleteObject(this, s, this.get(s, namespace, name), options);
   }
 
@@ -238,12 +269,13 @@ export class Registry {
     this.throwIfInvalid(s, name, causes);
     if (opts.subresource === undefined) s.admitUpdate?.(next, prev, this.admission);
     setManagedFields(next, managedFields);
-    if (opts.subresource === undefined && !jsonEqual(specPart(next), specPart(prev))) {
+    if (s.tracksGeneration === true && opts.subresource === undefined && !jsonEqual(specPart(next), specPart(prev))) {
       next.metadata.generation = (prev.metadata.generation ?? 1) + 1;
     }
     if (jsonEqual(next, prev)) return prev;
     const key = this.keyOf(s, namespace, name);
-    const finishDeletion = next.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0;
+    const finishDeletion = next.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0 &&
+      s.holdsDeletion?.(next) !== true;
     if (opts.dryRun) return next;
     if (finishDeletion) {
       const { change, durable } = this.storage.write({ type: 'delete', key });
@@ -261,6 +293,10 @@ export class Registry {
     prev: KubeObject,
     subresource: string | undefined,
   ): StatusCause[] {
+    if (subresource === 'finalize') {
+      s.prepareForFinalizeUpdate?.(next, prev);
+      return [...finalizerAdditionCauses(next.metadata, prev.metadata), ...(s.validateFinalizeUpdate?.(next, prev) ?? [])];
+    }
     if (subresource === 'status') {
       s.prepareForStatusUpdate?.(next, prev, this.timestamp());
       next.metadata = { ...next.metadata };
@@ -271,12 +307,19 @@ export class Registry {
     return [...finalizerAdditionCauses(next.metadata, prev.metadata), ...s.validateUpdate(next, prev)];
   }
 
+  /** A strategy's warnings about an update of the main resource (subresources have strategies of their own). */
+  private updateWarnings(s: ResourceStrategy, obj: KubeObject, opts: WriteOptions): string[] {
+    return opts.subresource === undefined ? (s.warnings?.(obj) ?? []) : [];
+  }
+
+  /** 422 naming the kind objects are validated as: the stored one (an events.k8s.io Event is a core Event). */
   private throwIfInvalid(s: ResourceStrategy, name: string, causes: StatusCause[]): void {
-    if (causes.length > 0) throw new QualifiedInvalidError({ kind: s.info.kind, group: s.info.group, name }, causes);
+    const group = s.info.storedAs?.group ?? s.info.group;
+    if (causes.length > 0) throw new QualifiedInvalidError({ kind: s.info.kind, group, name }, causes);
   }
 
   /** NamespaceLifecycle: a namespaced object needs its namespace to exist. */
-  private requireNamespace(s: ResourceStrategy, namespace: string): void {
+  private requireNamespace(s: ResourceStrategy, namespace: string, name: string): void {
     // Like NamespaceLifecycle, nothing to look up without a namespace (validation refuses that).
     if (!s.info.namespaced || namespace === '') return;
     requireLookupableNamespace(namespace);
@@ -284,8 +327,6 @@ export class Registry {
     if (!this.strategyFor('', 'v1', 'namespaces')) return;
     const ns = this.storage.get(nsKey);
     if (!ns) throw new NotFoundError({ kind: 'namespaces', name: namespace });
-    if (ns.metadata.deletionTimestamp !== undefined) {
-      throw new ApiError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`);
-    }
+    if (ns.metadata.deletionTimestamp !== undefined) throw namespaceTerminating(s, namespace, name);
   }
 }

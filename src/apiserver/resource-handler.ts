@@ -16,7 +16,7 @@ import { warningHeaders } from './field-validation.js';
 import { readBody, sendJson, sendRawJson, type ResponseHeaders } from './http-io.js';
 import { memoizedJson } from './json-memo.js';
 import { apiVersionOf } from './object-decode.js';
-import { listOptionsFrom } from './list.js';
+import { listOptionsFrom, withoutItemTypeMeta } from './list.js';
 import { isApplyPatch, requirePatchContentType } from './patch/index.js';
 import { decodeProtobufDeleteOptions, isProtobufBody } from './protobuf/request-body.js';
 import { sendProtobuf } from './protobuf/respond.js';
@@ -65,7 +65,11 @@ export function verbOf(method: string, route: ResourcePath, params: URLSearchPar
 export function checkRoute(s: ResourceStrategy, route: ResourcePath, verb: Verb | undefined): Verb {
   const { namespaced, verbs, hasStatus } = s.info;
   if (!namespaced && route.namespace !== undefined) throw pathNotFound();
-  if (route.subresource !== undefined && (route.subresource !== 'status' || !hasStatus)) throw pathNotFound();
+  const finalizable = s.prepareForFinalizeUpdate !== undefined;
+  if (route.subresource !== undefined && !((route.subresource === 'status' && hasStatus) || (route.subresource === 'finalize' && finalizable))) {
+    throw pathNotFound();
+  }
+  if (route.subresource === 'finalize' && verb !== 'update') throw new MethodNotAllowedError();
   if (verb === undefined) throw new MethodNotAllowedError();
   if (namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
     throw route.name !== undefined ? pathNotFound() : new MethodNotAllowedError();
@@ -116,8 +120,10 @@ function respondObject(r: ResourceRequest, code: number, obj: KubeObject | Objec
     sendJson(r.res, code, buildTable(r.strategy, objects, { version: form.version, includeObject }, meta, new Date()), headers);
     return;
   }
-  if (form.kind === 'protobuf') sendProtobuf(r.res, code, obj, headers);
-  else if (Array.isArray((obj as ObjectList).items)) sendJson(r.res, code, obj, headers);
+  const isList = Array.isArray((obj as ObjectList).items);
+  const body = isList ? withoutItemTypeMeta(obj as ObjectList) : obj;
+  if (form.kind === 'protobuf') sendProtobuf(r.res, code, body, headers);
+  else if (isList) sendJson(r.res, code, body, headers);
   else sendRawJson(r.res, code, memoizedJson(obj), headers);
 }
 
@@ -214,7 +220,7 @@ export async function serveResource(r: ResourceRequest, verb: Verb, registry: Re
     case 'update': {
       const { body, opts } = await readWrite(r, 'UpdateOptions');
       const out = await registry.update(s, ns, name, body, opts);
-      return respondObject(r, 200, out.object, out.warnings);
+      return respondObject(r, out.created === true ? 201 : 200, out.object, out.warnings);
     }
     case 'patch': {
       const { body, opts } = await readWrite(r, 'PatchOptions');
@@ -223,7 +229,7 @@ export async function serveResource(r: ResourceRequest, verb: Verb, registry: Re
     }
     case 'delete': {
       const opts = parseDeleteOptions((await readWrite(r, undefined)).body, params);
-      return respondObject(r, 200, await registry.delete(s, ns, name, opts));
+      return respondObject(r, 200, (await registry.delete(s, ns, name, opts)) as KubeObject);
     }
     case 'deletecollection': {
       const q = parseListQuery(params);

@@ -13,6 +13,7 @@ import { storedObjectRepair } from './decode/stored-objects.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { HealthCheck } from './health.js';
 import { ApiServerMetrics, type StoredObjectCounter } from './metrics.js';
+import { NamespaceFinalizer } from './namespace-finalizer.js';
 import { Registry } from './registry.js';
 import { KUBERNETES_SERVICE_IP } from './resources/service-allocation.js';
 import { storageResource } from './router.js';
@@ -38,6 +39,11 @@ export interface ApiServerOptions {
   retainChanges?: number;
   /** Resources served (default: all built-in strategies). */
   strategies?: ResourceStrategy[];
+  /**
+   * Whether deleted namespaces are emptied and finalized, as kube-controller-manager's namespace
+   * controller does (default true). Off, they stay Terminating, as on a kube-apiserver alone.
+   */
+  namespaceController?: boolean;
 }
 
 export interface RunningApiServer {
@@ -137,6 +143,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const storage = await openConfiguredStorage(opts, strategies, log);
   const registry = new Registry({ storage, strategies });
   await bootstrapNamespaces(registry);
+  const namespaceFinalizer = opts.namespaceController === false ? undefined : new NamespaceFinalizer(registry, log);
+  namespaceFinalizer?.start();
   const hub = new WatchHub(storage, {
     log,
     bookmarkIntervalMs: opts.bookmarkIntervalMs,
@@ -160,6 +168,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   await writeKubeconfig(kubeconfigPath, url, tls.caPem, token);
   log.info({ url, kubeconfig: kubeconfigPath, storage: opts.storage ?? 'memory' }, 'API server listening');
   const stop = (): Promise<void> => {
+    namespaceFinalizer?.stop();
     stopping ??= stopServer(server, hub, storage, log);
     return stopping;
   };

@@ -20,8 +20,9 @@ export function parseIncludeObject(value: string | null): IncludeObject {
   throw new NotAcceptableError(`includeObject: unsupported value "${value}"`);
 }
 
+/** A row's object: none is a null RawExtension, which serialises as `"object": null`. */
 function rowObject(obj: KubeObject, form: TableForm): unknown {
-  if (form.includeObject === 'None') return undefined;
+  if (form.includeObject === 'None') return null;
   if (form.includeObject === 'Object') return obj;
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${form.version}`, metadata: obj.metadata };
 }
@@ -34,8 +35,7 @@ export interface TableRow {
 export function tableRows(s: ResourceStrategy, objects: KubeObject[], form: TableForm, now: Date): TableRow[] {
   return objects.map((obj) => {
     const row: TableRow = { cells: s.tableRow(obj, now) };
-    const object = rowObject(obj, form);
-    if (object !== undefined) row.object = object;
+    row.object = rowObject(obj, form);
     return row;
   });
 }

@@ -32,7 +32,8 @@ function eventIn(form: WatchForm, type: string, obj: object): string | Buffer {
 
 /**
  * The event a watcher with `sel` sees for `change`: objects entering the selection are ADDED,
- * objects leaving it are DELETED (with their new state), like the watch cache does.
+ * objects leaving it are DELETED (with their last state that matched: see `eventObject`), like the
+ * watch cache does.
  */
 export function eventTypeFor(
   change: Pick<Change, 'type' | 'object' | 'prev'>,
@@ -47,6 +48,16 @@ export function eventTypeFor(
   if (now) return 'ADDED';
   if (was) return 'DELETED';
   return undefined;
+}
+
+/**
+ * The object an event carries: the change's object, except for a DELETED that an update out of
+ * the selection caused, which carries the previous state at the change's resourceVersion (what
+ * the watcher last matched, as kube-apiserver's cacheWatcher sends it).
+ */
+function eventObject(change: Change, type: EventType): KubeObject {
+  if (type !== 'DELETED' || change.type !== 'MODIFIED' || !change.prev) return change.object;
+  return { ...change.prev, metadata: { ...change.prev.metadata, resourceVersion: change.object.metadata.resourceVersion } };
 }
 
 export function eventLine(type: string, objectJson: string): string {
@@ -97,14 +108,20 @@ export class ChangeSerializer {
     const lineKey = `${type} ${key}`;
     let line = this.lines.get(lineKey);
     if (line === undefined && form.kind === 'protobuf') {
-      this.encoded ??= encodeObject(this.change.object as unknown as Record<string, unknown>);
-      line = watchFrame(type, this.encoded);
+      const object = eventObject(this.change, type);
+      const encoded =
+        object === this.change.object
+          ? (this.encoded ??= encodeObject(object as unknown as Record<string, unknown>))
+          : encodeObject(object as unknown as Record<string, unknown>);
+      line = watchFrame(type, encoded);
       this.lines.set(lineKey, line);
     } else if (line === undefined) {
-      let json = this.objectJson.get(key);
+      const object = eventObject(this.change, type);
+      const jsonKey = object === this.change.object ? key : `${key} prev`;
+      let json = this.objectJson.get(jsonKey);
       if (json === undefined) {
-        json = objectJsonFor(this.s, this.change.object, form, this.now);
-        this.objectJson.set(key, json);
+        json = objectJsonFor(this.s, object, form, this.now);
+        this.objectJson.set(jsonKey, json);
       }
       line = Buffer.from(eventLine(type, json));
       this.lines.set(lineKey, line);

@@ -149,7 +149,15 @@ export class WatchHub {
       throw new ExpiredError(since, this.storage.currentRV());
     }
     const now = this.now();
-    const changes = this.storage.changesSince(since, w.req.resource);
+    let changes: Change[];
+    try {
+      changes = this.storage.changesSince(since, w.req.resource);
+    } catch (err) {
+      if (err instanceof ExpiredError && w.req.strategy.noWatchCache === true) {
+        throw new ApiError(410, 'Expired', 'The resourceVersion for the provided watch is too old.');
+      }
+      throw err;
+    }
     const serializers = changes.map((change) => new ChangeSerializer(w.req.strategy, change, now));
     this.deliver(w, changes, serializers, new Map());
     w.lastRV = Math.max(w.lastRV, since);

@@ -153,6 +153,8 @@ export interface VolumePlugin {
   readonly csiDriver?: string;
   /** Longest backing name the backend accepts (naming.ts shortens the prefix to fit). */
   readonly maxBackingNameLength: number;
+  /** false when its volumes take no mount options (host-path): a class with some is refused. Default true. */
+  readonly supportsMountOptions?: boolean;
   /** Problems with StorageClass parameters; [] when they are acceptable. */
   validateParameters(parameters: Record<string, string>): ParameterProblem[];
   /** Whether this plugin owns the volume a PV describes (used to pick a deleter/recycler). */

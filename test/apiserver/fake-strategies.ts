@@ -65,7 +65,8 @@ function strategy(info: ResourceInfo): ResourceStrategy {
   };
 }
 
-export const widgets = strategy({
+/** Widgets count spec changes in metadata.generation (as Pods do); gadgets do not. */
+export const widgets: ResourceStrategy = { ...strategy({
   group: 'example.com',
   version: 'v1',
   plural: 'widgets',
@@ -76,7 +77,7 @@ export const widgets = strategy({
   shortNames: ['wd'],
   verbs: VERBS,
   hasStatus: true,
-});
+}), tracksGeneration: true };
 
 export const gadgets = strategy({
   group: '',

@@ -132,6 +132,20 @@ test('the main resource ignores status and the status subresource ignores spec',
   assert.equal(v3.metadata.generation, v2.metadata.generation, 'status writes never bump generation');
 });
 
+test('without generation tracking, generation is what the client sent, kept on update and bumped once deletion starts', async () => {
+  const { reg } = await setup();
+  await reg.create(namespaces, '', { metadata: { name: 'default' } });
+  const body = { apiVersion: 'v1', kind: 'Gadget', metadata: { name: 'g1', finalizers: ['example.com/hold'] }, spec: { size: 1 } };
+  const { object: plain } = await reg.create(gadgets, 'default', { ...body, metadata: { name: 'g0' } });
+  assert.equal(plain.metadata.generation, undefined);
+  const { object: created } = await reg.create(gadgets, 'default', { ...body, metadata: { ...body.metadata, generation: 5 } });
+  assert.equal(created.metadata.generation, 5);
+  const { object: patched } = await reg.patch(gadgets, 'default', 'g1', 'application/merge-patch+json', { spec: { size: 2 } });
+  assert.equal(patched.metadata.generation, 5);
+  const deleting = await reg.delete(gadgets, 'default', 'g1', {});
+  assert.equal(deleting.metadata.generation, 6);
+});
+
 test('generation bumps on a spec change but not on a label change', async () => {
   const { reg } = await setup();
   const { object: v1 } = await reg.create(widgets, '', widget('w1', 1));
@@ -183,7 +197,8 @@ test('delete preconditions on uid and resourceVersion are 409 Conflict when they
   const { reg } = await setup();
   const { object } = await reg.create(widgets, '', widget('w1'));
   const err = await rejects(reg.delete(widgets, '', 'w1', { preconditions: { uid: 'other' } }), 409, 'Conflict');
-  assert.match(err.message, /Precondition failed: UID in precondition: other, UID in object meta: /);
+  assert.match(err.message, /^Operation cannot be fulfilled on Widget\.example\.com "w1": the UID in the precondition \(other\) does not match the UID in record \(.+\)\. The object might have been deleted and then recreated$/);
+  assert.equal(err.toStatus().details?.kind, 'Widget', 'the storage layer names the Kind, not the resource');
   await rejects(reg.delete(widgets, '', 'w1', { preconditions: { resourceVersion: '1' + object.metadata.resourceVersion } }), 409, 'Conflict');
   const gone = await reg.delete(widgets, '', 'w1', { preconditions: { uid: object.metadata.uid } });
   assert.equal(gone.metadata.name, 'w1');

@@ -86,7 +86,7 @@ test('a watch from a resourceVersion the server never issued (data lost in a res
     await w.ended;
   }));
 
-test('objects entering a label selector arrive as ADDED and leaving it as DELETED', () =>
+test('objects entering a label selector arrive as ADDED and leaving it as DELETED with the last state that matched, at the new resourceVersion', () =>
   withServer(async ({ server }) => {
     await api(server, 'POST', W, { body: { metadata: { name: 'a' }, spec: { size: 1 } } });
     const w = await watch(server, `${W}?watch=true&labelSelector=tier%3Dgold`);
@@ -95,10 +95,11 @@ test('objects entering a label selector arrive as ADDED and leaving it as DELETE
     assert.equal((await w.next()).type, 'ADDED');
     await api(server, 'PATCH', `${W}/a`, { body: { spec: { size: 3 } }, headers: merge });
     assert.equal((await w.next()).type, 'MODIFIED');
-    await api(server, 'PATCH', `${W}/a`, { body: { metadata: { labels: { tier: 'bronze' } } }, headers: merge });
+    const moved = await api(server, 'PATCH', `${W}/a`, { body: { metadata: { labels: { tier: 'bronze' } } }, headers: merge });
     const left = await w.next();
     assert.equal(left.type, 'DELETED');
-    assert.equal(left.object.metadata.labels.tier, 'bronze', 'the DELETED carries the new state');
+    assert.equal(left.object.metadata.labels.tier, 'gold', 'the DELETED carries the state the watcher last matched');
+    assert.equal(left.object.metadata.resourceVersion, (moved.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
     w.close();
   }));
 

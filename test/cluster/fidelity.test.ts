@@ -10,7 +10,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { binaryPath, REPO_ROOT } from '../../tools/cluster/binaries.js';
 import { controlPlaneVersion } from '../../tools/cluster/control-plane.js';
@@ -19,6 +19,7 @@ import { realControlPlaneSkip, startTestControlPlane } from '../helpers/control-
 import { summarise } from './fidelity/compare.js';
 import { caseNamespace } from './fidelity/replay.js';
 import { corpus } from './fidelity/corpus.js';
+import { withControllerSection } from './controller-diff/report.js';
 import type { Target } from './fidelity/http.js';
 import { KNOWN_DIFFERENCES } from './fidelity/known-differences.js';
 import { consoleTable, markdownReport } from './fidelity/report.js';
@@ -43,7 +44,8 @@ test('the embedded server answers the fidelity corpus as kube-apiserver does, ap
   const started = Date.now();
   const [real, ours] = await Promise.all([
     startTestControlPlane({ controllerServiceAccount: false, etcdUrl: undefined, apiServerArgs: [`--etcd-compaction-interval=${COMPACTION_INTERVAL}`] }),
-    startEmbeddedTestApiServer({ retainChanges: OUR_RETAINED_CHANGES }),
+    // The real side runs kube-apiserver alone, so ours runs without its namespace controller.
+    startEmbeddedTestApiServer({ retainChanges: OUR_RETAINED_CHANGES, namespaceController: false }),
   ]);
   try {
     const kubectl = binaryPath('kubectl');
@@ -51,7 +53,10 @@ test('the embedded server answers the fidelity corpus as kube-apiserver does, ap
     const ourTarget: Target = { name: 'ours', url: ours.server.url, token: ours.server.token, caPem: ours.server.caPem, kubeconfigPath: ours.server.kubeconfigPath, kubectl };
     const results = await replayCorpus(corpus, realTarget, ourTarget);
     const verdict = judge(results, KNOWN_DIFFERENCES);
-    await writeFile(join(REPO_ROOT, 'docs', 'fidelity.md'), markdownReport(results, KNOWN_DIFFERENCES, controlPlaneVersion()));
+    const doc = join(REPO_ROOT, 'docs', 'fidelity.md');
+    // The controller differential writes its own section of the same file: it stays.
+    const previous = await readFile(doc, 'utf8').catch(() => '');
+    await writeFile(doc, withControllerSection(markdownReport(results, KNOWN_DIFFERENCES, controlPlaneVersion()), previous));
     await writeFile(OUTCOMES_PATH, JSON.stringify(results.map((r) => ({ id: r.c.id, diffs: r.diffs, real: r.real, ours: r.ours })), null, 1));
     const lines = [
       `fidelity: ${results.length} cases in ${Math.round((Date.now() - started) / 1000)} s; both servers' answers in ${OUTCOMES_PATH}`,

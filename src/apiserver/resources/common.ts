@@ -39,6 +39,19 @@ export function keepStored(next: KubeObject, prev: KubeObject, part: 'spec' | 's
   else next[part] = structuredClone(stored);
 }
 
+/**
+ * A condition's times are metav1.Time values, not pointers, in the Go types: an unset one
+ * serialises as null. Fills in null for those of `fields` a condition leaves out.
+ */
+export function nullUnsetConditionTimes(status: unknown, fields: readonly string[]): void {
+  const conditions = (status as { conditions?: unknown } | undefined)?.conditions;
+  if (!Array.isArray(conditions)) return;
+  for (const c of conditions) {
+    if (typeof c !== 'object' || c === null) continue;
+    for (const f of fields) if ((c as Record<string, unknown>)[f] === undefined) (c as Record<string, unknown>)[f] = null;
+  }
+}
+
 /** RFC 3339 with whole seconds, as metav1.Time serialises. */
 export function rfc3339Now(): string {
   return rfc3339Seconds(new Date());

@@ -134,6 +134,8 @@ export interface EventVersion {
   /** Defaulting (decoding, MicroTimes included, happened before). */
   fillDefaults?(obj: KubeObject): void;
   validate(obj: KubeObject): StatusCause[];
+  /** The whole update validation where it is not `validate` plus the metadata rules (events.k8s.io). */
+  validateUpdate?(next: KubeObject, prev: KubeObject): StatusCause[];
   fields(obj: KubeObject): FieldSet;
   fieldLabels: Readonly<Record<string, string>>;
   rowParts(obj: KubeObject): EventRowParts;
@@ -143,14 +145,18 @@ export interface EventVersion {
 export function eventStrategy(v: EventVersion): ResourceStrategy {
   return {
     info: resourceInfo({ group: v.group, version: 'v1', plural: 'events', kind: 'Event', namespaced: true,
-      shortNames: ['ev'], hasStatus: false }),
+      shortNames: ['ev'], hasStatus: false, storedAs: { group: '', version: 'v1' } }),
+    deleteAnswersStatus: true,
+    noWatchCache: true,
+    allowCreateOnUpdate: true,
     defaults(obj) {
       v.fillDefaults?.(obj);
     },
     prepareForCreate() {},
     validateCreate: v.validate,
     prepareForUpdate() {},
-    validateUpdate: (next, prev) => [...v.validate(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata)],
+    validateUpdate: (next, prev) =>
+      v.validateUpdate ? v.validateUpdate(next, prev) : [...v.validate(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata)],
     fields: v.fields,
     fieldLabels: v.fieldLabels,
     tableColumns: EVENT_COLUMNS,

@@ -34,6 +34,10 @@ export const coreEventStrategy: ResourceStrategy = eventStrategy({
   fillDefaults(obj) {
     const ev = obj as CoreEvent;
     if (typeof ev.involvedObject !== 'object' || ev.involvedObject === null) ev.involvedObject = {};
+    // The fields of the events.k8s.io version have no omitempty on core/v1, so they always serialise.
+    if (ev.eventTime === undefined) ev.eventTime = null;
+    ev.reportingComponent ??= '';
+    ev.reportingInstance ??= '';
   },
   validate: validateCoreEvent,
 

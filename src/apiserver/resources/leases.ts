@@ -25,6 +25,8 @@ function validateLease(obj: KubeObject): StatusCause[] {
 export const leaseStrategy: ResourceStrategy = {
   info: resourceInfo({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true,
     hasStatus: false }),
+  deleteAnswersStatus: true,
+  allowCreateOnUpdate: true,
 
   defaults() {},
   prepareForCreate() {},

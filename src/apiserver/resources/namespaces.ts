@@ -2,9 +2,9 @@
 import { FINALIZER_NAMESPACE_KUBERNETES, LABEL_NAMESPACE_NAME } from '../../kube/annotations.js';
 import { isQualifiedName } from '../../kube/name-validation.js';
 import type { KubeObject, Namespace, StatusCause } from '../../kube/types.js';
-import { fieldLabelTable, keepStored, resourceInfo } from './common.js';
+import { fieldLabelTable, keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
 import { invalid, invalidEach } from './field-errors.js';
-import { nameIsDNSLabel, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { nameIsDNSLabel, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
 
@@ -13,15 +13,17 @@ const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
 const asNamespace = (obj: KubeObject): Namespace => obj as Namespace;
 
 /** validateFinalizerName for spec.finalizers: qualified, and unprefixed only if standard. */
-function validateSpecFinalizers(ns: Namespace): StatusCause[] {
+function validateSpecFinalizers(ns: Namespace, indexed = false): StatusCause[] {
   const causes: StatusCause[] = [];
-  for (const f of ns.spec?.finalizers ?? []) {
+  (ns.spec?.finalizers ?? []).forEach((f, i) => {
+    // ValidateNamespaceFinalizeUpdate names each entry; create and update validation the list.
+    const field = indexed ? `spec.finalizers[${i}]` : 'spec.finalizers';
     const errs = isQualifiedName(String(f));
-    if (errs.length) causes.push(...invalidEach('spec.finalizers', f, errs));
+    if (errs.length) causes.push(...invalidEach(field, f, errs));
     else if (!String(f).includes('/') && !STANDARD_FINALIZERS.includes(f)) {
-      causes.push(invalid('spec.finalizers', f, 'name is neither a standard finalizer name nor is it fully qualified'));
+      causes.push(invalid(field, f, 'name is neither a standard finalizer name nor is it fully qualified'));
     }
-  }
+  });
   return causes;
 }
 
@@ -39,6 +41,7 @@ export const namespaceStrategy: ResourceStrategy = {
     if (ns.metadata.name) ns.metadata.labels = { ...(ns.metadata.labels ?? {}), [LABEL_NAMESPACE_NAME]: ns.metadata.name };
     if (typeof ns.status !== 'object' || ns.status === null) ns.status = {};
     if (!ns.status.phase) ns.status.phase = 'Active';
+    nullUnsetConditionTimes(ns.status, ['lastTransitionTime']);
   },
 
   prepareForCreate(obj) {
@@ -63,11 +66,22 @@ export const namespaceStrategy: ResourceStrategy = {
 
   prepareForStatusUpdate(next, prev) {
     keepStored(next, prev, 'spec');
-    resetObjectMetaForStatus(next, prev);
   },
 
   validateStatusUpdate(next, prev) {
     return validateObjectMetaUpdate(next.metadata, prev.metadata);
+  },
+
+  prepareForFinalizeUpdate(next, prev) {
+    keepStored(next, prev, 'status');
+  },
+
+  validateFinalizeUpdate(next, prev) {
+    return [...validateObjectMetaUpdate(next.metadata, prev.metadata), ...validateSpecFinalizers(asNamespace(next), true)];
+  },
+
+  holdsDeletion(obj) {
+    return (asNamespace(obj).spec?.finalizers ?? []).length > 0;
   },
 
   fields(obj) {

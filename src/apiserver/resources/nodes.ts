@@ -1,6 +1,8 @@
 /** Node (core/v1), lightly: name syntax, status kept on update, `kubectl get nodes` columns. */
 import type { KubeObject, Node, StatusCause } from '../../kube/types.js';
-import { fieldLabelTable, keepStored, resourceInfo } from './common.js';
+import { fieldLabelTable, keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
+import { isQualifiedName, isValidLabelValue } from '../../kube/name-validation.js';
+import { invalid, invalidEach, notSupported, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -17,8 +19,51 @@ interface NodeStatusView {
 const asNode = (obj: KubeObject): Node => obj as Node;
 const statusView = (node: Node): NodeStatusView => (node.status ?? {}) as NodeStatusView;
 
+const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+/** validateNodeTaints, under the "metadata.taints" path kube-apiserver reports them at. */
+function validateTaints(node: Node): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const taints = Array.isArray(node.spec?.taints) ? (node.spec.taints as { key?: string; value?: string; effect?: string }[]) : [];
+  taints.forEach((t, i) => {
+    const at = `metadata.taints[${i}]`;
+    causes.push(...invalidEach(`${at}.key`, t?.key ?? '', isQualifiedName(String(t?.key ?? ''))));
+    const valueErrors = isValidLabelValue(String(t?.value ?? ''));
+    if (valueErrors.length > 0) causes.push(invalid(`${at}.value`, t?.value ?? '', valueErrors.join(';')));
+    if (!t?.effect) causes.push(required(`${at}.effect`));
+    else if (!TAINT_EFFECTS.includes(t.effect)) causes.push(notSupported(`${at}.effect`, t.effect, TAINT_EFFECTS));
+  });
+  return causes;
+}
+
 function validateNode(obj: KubeObject): StatusCause[] {
-  return validateObjectMeta(obj.metadata, false, nameIsDNSSubdomain);
+  return [...validateObjectMeta(obj.metadata, false, nameIsDNSSubdomain), ...validateTaints(asNode(obj))];
+}
+
+const NODE_INFO_FIELDS = ['architecture', 'bootID', 'containerRuntimeVersion', 'kernelVersion', 'kubeProxyVersion',
+  'kubeletVersion', 'machineID', 'operatingSystem', 'osImage', 'systemUUID'];
+
+/** NodeStatus's struct fields without omitempty serialise even when unset: the daemon endpoint and the node info. */
+function fillNodeStatus(node: Node): void {
+  if (typeof node.spec !== 'object' || node.spec === null) node.spec = {};
+  if (typeof node.status !== 'object' || node.status === null) node.status = {};
+  const status = node.status;
+  const endpoints = (typeof status.daemonEndpoints === 'object' && status.daemonEndpoints !== null ? status.daemonEndpoints : {}) as Record<string, unknown>;
+  const kubelet = (typeof endpoints.kubeletEndpoint === 'object' && endpoints.kubeletEndpoint !== null ? endpoints.kubeletEndpoint : {}) as Record<string, unknown>;
+  kubelet.Port ??= 0;
+  status.daemonEndpoints = { ...endpoints, kubeletEndpoint: kubelet };
+  const info = (typeof status.nodeInfo === 'object' && status.nodeInfo !== null ? status.nodeInfo : {}) as Record<string, unknown>;
+  for (const f of NODE_INFO_FIELDS) info[f] ??= '';
+  status.nodeInfo = info;
+  nullUnsetConditionTimes(status, ['lastHeartbeatTime', 'lastTransitionTime']);
+}
+
+/** TaintNodesByCondition admission: a new Node is not ready until its kubelet says otherwise. */
+function addNotReadyTaint(node: Node): void {
+  const spec = node.spec ?? {};
+  const taints = Array.isArray(spec.taints) ? (spec.taints as { key?: string; effect?: string }[]) : [];
+  if (taints.some((t) => t?.key === 'node.kubernetes.io/not-ready' && t?.effect === 'NoSchedule')) return;
+  node.spec = { ...spec, taints: [...taints, { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] };
 }
 
 function nodeStatusText(node: Node): string {
@@ -44,9 +89,14 @@ function address(node: Node, type: string): string {
 export const nodeStrategy: ResourceStrategy = {
   info: resourceInfo({ group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'],
     hasStatus: true }),
+  deleteAnswersStatus: true,
 
-  defaults() {},
-  prepareForCreate() {},
+  defaults(obj) {
+    fillNodeStatus(asNode(obj));
+  },
+  prepareForCreate(obj) {
+    addNotReadyTaint(asNode(obj));
+  },
   validateCreate: validateNode,
   prepareForUpdate(next, prev) {
     keepStored(next, prev, 'status');

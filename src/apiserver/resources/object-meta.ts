@@ -1,10 +1,10 @@
 /**
- * ValidateObjectMeta / ValidateObjectMetaUpdate (apimachinery/pkg/api/validation/objectmeta.go)
- * and ResetObjectMetaForStatus. The registry itself enforces "no new finalizers while deleting"
+ * ValidateObjectMeta / ValidateObjectMetaUpdate (apimachinery/pkg/api/validation/objectmeta.go).
+ * The registry itself enforces "no new finalizers while deleting"
  * and carries uid, creationTimestamp and resourceVersion, so those are not repeated here.
  */
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../kube/name-validation.js';
-import type { KubeObject, ObjectMeta, StatusCause } from '../../kube/types.js';
+import type { ObjectMeta, StatusCause } from '../../kube/types.js';
 import { forbidden, immutable, invalid, invalidEach, required, tooLong } from './field-errors.js';
 
 export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
@@ -119,17 +119,4 @@ export function validateObjectMetaUpdate(next: ObjectMeta, prev: ObjectMeta): St
   if ((next.name ?? '') !== (prev.name ?? '')) causes.push(immutable('metadata.name', next.name ?? ''));
   if ((next.namespace ?? '') !== (prev.namespace ?? '')) causes.push(immutable('metadata.namespace', next.namespace ?? ''));
   return causes;
-}
-
-/**
- * ResetObjectMetaForStatus: a /status write may not change labels, annotations, finalizers or
- * ownerReferences (nor deletion state, which the registry carries).
- */
-export function resetObjectMetaForStatus(next: KubeObject, prev: KubeObject): void {
-  const meta: ObjectMeta = { ...next.metadata };
-  for (const key of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
-    if (prev.metadata[key] !== undefined) (meta as Record<string, unknown>)[key] = structuredClone(prev.metadata[key]);
-    else delete meta[key];
-  }
-  next.metadata = meta;
 }

@@ -7,9 +7,9 @@ import type { KubeObject, PersistentVolumeClaim, StatusCause, StorageClass } fro
 import { accessModesKey, defaultStorageClass, storageClassOfClaim } from '../../kube/volume-helpers.js';
 import { admitClaimResize, validateAllocatedResources } from './claim-resize.js';
 import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
-import { ensureFinalizer, keepStored, resourceInfo } from './common.js';
+import { ensureFinalizer, keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
 import { required } from './field-errors.js';
-import { nameIsDNSSubdomain, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
 import type { AdmissionContext, ResourceStrategy } from './strategy.js';
 import { validateNonNegativeQuantity } from './volume-validation.js';
@@ -64,6 +64,7 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
     if (pvc.spec.volumeMode === undefined || pvc.spec.volumeMode === null) pvc.spec.volumeMode = 'Filesystem';
     if (typeof pvc.status !== 'object' || pvc.status === null) pvc.status = {};
     if (!pvc.status.phase) pvc.status.phase = 'Pending';
+    nullUnsetConditionTimes(pvc.status, ['lastProbeTime', 'lastTransitionTime']);
   },
 
   prepareForCreate(obj, ctx) {
@@ -92,7 +93,6 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
 
   prepareForStatusUpdate(next, prev) {
     keepStored(next, prev, 'spec');
-    resetObjectMetaForStatus(next, prev);
   },
 
   validateStatusUpdate(next, prev) {

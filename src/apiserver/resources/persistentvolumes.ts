@@ -7,8 +7,9 @@ import type { KubeObject, PersistentVolume, PersistentVolumeSpec, StatusCause } 
 import { accessModesKey, hasAnnotation, storageClassOfVolume } from '../../kube/volume-helpers.js';
 import { diffText, ensureFinalizer, keepStored, jsonEqual, resourceInfo, rfc3339Now } from './common.js';
 import { forbidden, immutable, notSupported, required } from './field-errors.js';
-import { nameIsDNSSubdomain, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
+import { persistentVolumeWarnings } from './pv-warnings.js';
 import type { ResourceStrategy } from './strategy.js';
 import {
   hostPathRootRecycle,
@@ -137,6 +138,7 @@ function stampPhaseTransition(next: PersistentVolume, prev: PersistentVolume, no
 export const persistentVolumeStrategy: ResourceStrategy = {
   info: resourceInfo({ group: '', version: 'v1', plural: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false,
     shortNames: ['pv'], hasStatus: true }),
+  warnings: persistentVolumeWarnings,
 
   defaults(obj) {
     const pv = asPV(obj);
@@ -165,7 +167,6 @@ export const persistentVolumeStrategy: ResourceStrategy = {
 
   prepareForStatusUpdate(next, prev, now) {
     keepStored(next, prev, 'spec');
-    resetObjectMetaForStatus(next, prev);
     stampPhaseTransition(asPV(next), asPV(prev), now);
   },
 

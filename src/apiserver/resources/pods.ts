@@ -1,13 +1,16 @@
 /**
- * Pod (core/v1), lightly: the PV machinery only reads which claims pods use and where they run.
- * Status Pending on create, status kept on update, `spec.nodeName`/`status.phase` selectable, and
- * the `kubectl get pods` columns.
+ * Pod (core/v1): the PV machinery only reads which claims pods use and where they run, but a Pod
+ * is defaulted, admitted and validated as kube-apiserver does (pod-defaults.ts, pod-validation.ts).
+ * Status Pending with its QoS class on create, status kept on update, `spec.nodeName`/`status.phase`
+ * selectable, and the `kubectl get pods` columns.
  */
 import { isDNS1123Label } from '../../kube/name-validation.js';
 import type { KubeObject, Pod, StatusCause } from '../../kube/types.js';
-import { fieldLabelTable, keepStored, resourceInfo } from './common.js';
+import { fieldLabelTable, keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
 import { duplicate, invalidEach, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
+import { admitPodCreate, admitPodUpdate, defaultPod, podQOSClass } from './pod-defaults.js';
+import { validatePodSpec, validatePodSpecUpdate } from './pod-validation.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
 
@@ -40,7 +43,20 @@ function validateVolumes(pod: Pod): StatusCause[] {
 
 function validatePod(obj: KubeObject): StatusCause[] {
   const pod = asPod(obj);
-  return [...validateObjectMeta(pod.metadata, true, nameIsDNSSubdomain), ...validateVolumes(pod)];
+  return [...validateObjectMeta(pod.metadata, true, nameIsDNSSubdomain), ...validatePodSpec(pod), ...validateVolumes(pod)];
+}
+
+/**
+ * The pod strategy's CheckGracefulDelete: the period asked for, else the Pod's own; none for a
+ * Pod no kubelet runs (unscheduled) or that has finished; a negative one becomes 1.
+ */
+function podGracePeriod(obj: KubeObject, requested: number | undefined): number {
+  const pod = asPod(obj);
+  const own = typeof pod.spec?.terminationGracePeriodSeconds === 'number' ? pod.spec.terminationGracePeriodSeconds : undefined;
+  let period = requested ?? own ?? 0;
+  if (!pod.spec?.nodeName) period = 0;
+  if (pod.status?.phase === 'Failed' || pod.status?.phase === 'Succeeded') period = 0;
+  return period < 0 ? 1 : period;
 }
 
 /** printPod, without init containers: the reason shown in STATUS, ready count and restarts. */
@@ -65,24 +81,34 @@ function podSummary(pod: Pod): { reason: string; ready: number; restarts: number
 export const podStrategy: ResourceStrategy = {
   info: resourceInfo({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'],
     hasStatus: true, categories: ['all'] }),
+  tracksGeneration: true,
+  gracePeriodSeconds: podGracePeriod,
 
   defaults(obj) {
     const pod = asPod(obj);
+    defaultPod(pod);
     if (typeof pod.status !== 'object' || pod.status === null) pod.status = {};
     if (!pod.status.phase) pod.status.phase = 'Pending';
+    nullUnsetConditionTimes(pod.status, ['lastProbeTime', 'lastTransitionTime']);
   },
   prepareForCreate(obj) {
-    asPod(obj).status = { phase: 'Pending' };
+    const pod = asPod(obj);
+    admitPodCreate(pod);
+    pod.status = { phase: 'Pending', qosClass: podQOSClass(pod) };
   },
   validateCreate: validatePod,
   prepareForUpdate(next, prev) {
+    admitPodUpdate(asPod(next), asPod(prev));
     keepStored(next, prev, 'status');
   },
   validateUpdate(next, prev) {
-    return [...validatePod(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata)];
+    return [...validatePod(next), ...validateObjectMetaUpdate(next.metadata, prev.metadata), ...validatePodSpecUpdate(next, prev)];
   },
   prepareForStatusUpdate(next, prev) {
     keepStored(next, prev, 'spec');
+    const status = next.status as Record<string, unknown> | undefined;
+    const storedQOS = (prev.status as Record<string, unknown> | undefined)?.qosClass;
+    if (status && !status.qosClass && storedQOS !== undefined) status.qosClass = storedQOS;
     if (prev.metadata.ownerReferences === undefined) delete next.metadata.ownerReferences;
     else next.metadata.ownerReferences = structuredClone(prev.metadata.ownerReferences);
   },

@@ -144,6 +144,8 @@ function externalIPText(spec: ServiceSpec, obj: KubeObject): string {
 export const serviceStrategy: ResourceStrategy = {
   info: resourceInfo({ group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'],
     hasStatus: true, categories: ['all'] }),
+  // kube-apiserver's service strategy: a PUT to a missing Service creates it.
+  allowCreateOnUpdate: true,
 
   defaults: defaultService,
   prepareForCreate(obj, ctx) {

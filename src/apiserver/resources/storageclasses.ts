@@ -6,7 +6,7 @@ import { isQualifiedName } from '../../kube/name-validation.js';
 import type { KubeObject, StatusCause, StorageClass, TopologySelectorTerm } from '../../kube/types.js';
 import { isDefaultStorageClass } from '../../kube/volume-helpers.js';
 import { jsonEqual, resourceInfo } from './common.js';
-import { duplicate, forbidden, immutable, invalid, invalidEach, notSupported, required, tooLong } from './field-errors.js';
+import { duplicate, immutable, invalid, invalidEach, notSupported, required, tooLong } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, age, column } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -86,9 +86,10 @@ function validateSC(obj: KubeObject): StatusCause[] {
 
 function validateSCUpdate(next: StorageClass, prev: StorageClass): StatusCause[] {
   const causes = validateObjectMetaUpdate(next.metadata, prev.metadata);
-  if (!jsonEqual(next.parameters ?? {}, prev.parameters ?? {})) causes.push(forbidden('parameters', 'updates to parameters are forbidden.'));
-  if (next.provisioner !== prev.provisioner) causes.push(forbidden('provisioner', 'updates to provisioner are forbidden.'));
-  if (next.reclaimPolicy !== prev.reclaimPolicy) causes.push(forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
+  // kube-apiserver 1.37 checks these declaratively (+k8s:immutable), in this order; the value prints as null.
+  if (next.provisioner !== prev.provisioner) causes.push(immutable('provisioner', null));
+  if (!jsonEqual(next.parameters ?? {}, prev.parameters ?? {})) causes.push(immutable('parameters', null));
+  if (next.reclaimPolicy !== prev.reclaimPolicy) causes.push(immutable('reclaimPolicy', null));
   if (next.volumeBindingMode !== prev.volumeBindingMode) causes.push(immutable('volumeBindingMode', next.volumeBindingMode));
   return causes;
 }

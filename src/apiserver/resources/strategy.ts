@@ -21,6 +21,8 @@ export interface ResourceInfo {
   /** Whether a `/status` subresource exists. */
   hasStatus: boolean;
   categories?: string[];
+  /** The group and version objects are stored in, where it is another one (events.k8s.io Events are core/v1). */
+  storedAs?: { group: string; version: string };
 }
 
 /** Extra fields a fieldSelector may name for this resource, mapped to their value. */
@@ -43,6 +45,26 @@ export interface AdmissionContext {
 
 export interface ResourceStrategy {
   info: ResourceInfo;
+  /**
+   * Whether metadata.generation counts spec changes (1 on create, +1 per spec change), as the
+   * strategies of kube-apiserver that call for it do (of ours: Pods). Elsewhere generation is
+   * what the client sent, carried over on update.
+   */
+  tracksGeneration?: boolean;
+  /**
+   * Whether a delete that removes the object answers a Success Status rather than the object
+   * (kube-apiserver's stores without ReturnDeletedObject: Events, Leases, Nodes).
+   */
+  deleteAnswersStatus?: boolean;
+  /**
+   * kube-apiserver serves this resource's watches from etcd, without a watch cache (Events), so
+   * a watch from compacted history is refused in etcd's words.
+   */
+  noWatchCache?: boolean;
+  /** WarningsOnCreate / WarningsOnUpdate: what a write that is accepted is warned about. */
+  warnings?(obj: KubeObject): string[];
+  /** Whether a PUT to a missing object creates it (AllowCreateOnUpdate: Events, Leases). */
+  allowCreateOnUpdate?: boolean;
   /** Fill in defaults (reclaim policy, volumeMode, phase, binding mode, ...). Mutates `obj`. */
   defaults(obj: KubeObject): void;
   /**
@@ -67,6 +89,16 @@ export interface ResourceStrategy {
   /** PrepareForUpdate on /status: only status may change; reset spec and metadata parts. */
   prepareForStatusUpdate?(next: KubeObject, prev: KubeObject, now: string): void;
   validateStatusUpdate?(next: KubeObject, prev: KubeObject): StatusCause[];
+  /** PrepareForUpdate on /finalize (Namespaces): only spec.finalizers and metadata may change. */
+  prepareForFinalizeUpdate?(next: KubeObject, prev: KubeObject): void;
+  validateFinalizeUpdate?(next: KubeObject, prev: KubeObject): StatusCause[];
+  /**
+   * CheckGracefulDelete, for kinds deleted gracefully (Pods): the grace period a delete gets,
+   * from the one asked for (DeleteOptions.gracePeriodSeconds) and the object.
+   */
+  gracePeriodSeconds?(obj: KubeObject, requested: number | undefined): number;
+  /** Finalizers outside metadata that keep a deleted object (a Namespace's spec.finalizers). */
+  holdsDeletion?(obj: KubeObject): boolean;
   /** Field values a fieldSelector may name (besides metadata.name / metadata.namespace). */
   fields(obj: KubeObject): FieldSet;
   /**

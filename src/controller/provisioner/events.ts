@@ -15,6 +15,11 @@ export function msgProvisionFailed(className: string, detail: string): string {
   return `Failed to provision volume with StorageClass "${className}": ${detail}`;
 }
 
+/** kube-controller-manager's refusal when a class asks for mount options its plugin cannot apply. */
+export function msgMountOptionsUnsupported(className: string, mountOptions: string[]): string {
+  return `Mount options are not supported by the provisioner but StorageClass "${className}" has mount options [${mountOptions.join(' ')}]`;
+}
+
 export function msgNotCsi(plugin: string): string {
   return `plugin "${plugin}" is not a CSI plugin. Only CSI plugin can provision a claim with a datasource`;
 }

@@ -8,7 +8,7 @@ import type { PersistentVolumeClaim, StorageClass, VolumeAttributesClass } from 
 import { claimRequestBytes } from '../../kube/volume-helpers.js';
 import { backingName } from '../../plugins/naming.js';
 import type { ProvisionRequest, VolumePlugin } from '../../plugins/plugin.js';
-import { errorText, msgNotCsi, msgProvisionFailed } from './events.js';
+import { errorText, msgMountOptionsUnsupported, msgNotCsi, msgProvisionFailed } from './events.js';
 
 export const PV_NAME_PREFIX = 'pvc-';
 
@@ -45,6 +45,9 @@ function refused(message: string): ProvisionPlan {
 export function planProvision({ claim, storageClass, plugin, clusterName, attributesClass }: PlanInput): ProvisionPlan {
   const className = storageClass.metadata.name ?? '';
   if (claim.spec.dataSource || claim.spec.dataSourceRef) return refused(msgNotCsi(plugin.name));
+  // Validation would refuse the PV anyway: mount options on a volume type that has none.
+  const mountOptions = storageClass.mountOptions ?? [];
+  if (plugin.supportsMountOptions === false && mountOptions.length > 0) return refused(msgMountOptionsUnsupported(className, mountOptions));
   const parameters = { ...(storageClass.parameters ?? {}) };
   const problems = plugin.validateParameters(parameters);
   if (problems.length > 0) {

@@ -5,7 +5,7 @@
  * volume. Static PVs and PVs of provisioners we do not serve are never touched.
  */
 import type { PersistentVolume } from '../../kube/types.js';
-import { ANN_PROVISIONED_BY, FINALIZER_PV_CONTROLLER } from '../../kube/annotations.js';
+import { ANN_PROVISIONED_BY, FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER } from '../../kube/annotations.js';
 
 export function hasFinalizer(pv: PersistentVolume, finalizer: string): boolean {
   return (pv.metadata.finalizers ?? []).includes(finalizer);
@@ -27,10 +27,11 @@ export function withFinalizer<T extends { metadata: { finalizers?: string[] } }>
 }
 
 /**
- * The PV with its deletion finalizer annealed, or undefined when nothing changes. Only for PVs
- * whose `provisioned-by` names a provisioner we serve. Delete ⇒ present (never added to an object
- * already being deleted: the API server forbids new finalizers then); Retain/Recycle ⇒ absent;
- * an unknown policy leaves it as it is.
+ * The PV with its deletion finalizers annealed, or undefined when nothing changes. Only for PVs
+ * whose `provisioned-by` names a provisioner we serve. Delete ⇒ `kubernetes.io/pv-controller`
+ * present (never added to an object already being deleted: the API server forbids new finalizers
+ * then); Retain/Recycle ⇒ absent; an unknown policy leaves it as it is. An in-tree provisioner's
+ * PV ("kubernetes.io/…") never keeps the external provisioner's finalizer: its deletion is ours.
  */
 export function annealDeletionFinalizer(
   pv: PersistentVolume,
@@ -38,9 +39,13 @@ export function annealDeletionFinalizer(
 ): PersistentVolume | undefined {
   const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
   if (provisioner === undefined || !servesProvisioner(provisioner)) return undefined;
-  const has = hasFinalizer(pv, FINALIZER_PV_CONTROLLER);
+  let next = pv;
+  if (provisioner.startsWith('kubernetes.io/') && hasFinalizer(next, FINALIZER_EXTERNAL_PROVISIONER)) {
+    next = withoutFinalizer(next, FINALIZER_EXTERNAL_PROVISIONER);
+  }
+  const has = hasFinalizer(next, FINALIZER_PV_CONTROLLER);
   const policy = pv.spec.persistentVolumeReclaimPolicy;
-  if (policy === 'Delete' && !has && !pv.metadata.deletionTimestamp) return withFinalizer(pv, FINALIZER_PV_CONTROLLER);
-  if ((policy === 'Retain' || policy === 'Recycle') && has) return withoutFinalizer(pv, FINALIZER_PV_CONTROLLER);
-  return undefined;
+  if (policy === 'Delete' && !has && !pv.metadata.deletionTimestamp) next = withFinalizer(next, FINALIZER_PV_CONTROLLER);
+  if ((policy === 'Retain' || policy === 'Recycle') && has) next = withoutFinalizer(next, FINALIZER_PV_CONTROLLER);
+  return next === pv ? undefined : next;
 }

@@ -70,6 +70,7 @@ function normaliseRoot(root: string): string {
 export class HostPathPlugin implements VolumePlugin {
   readonly name = HOST_PATH_PROVISIONER;
   readonly maxBackingNameLength = MAX_DIRECTORY_BACKING_NAME;
+  readonly supportsMountOptions = false;
   private readonly roots: string[];
   /** Configured roots plus their real paths at construction: what `handles` recognises in a PV. */
   private readonly rootAliases: string[];

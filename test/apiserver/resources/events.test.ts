@@ -26,7 +26,8 @@ test('both versions are the namespaced Event kind, short name ev, without status
     assert.deepEqual(
       { ...s.info },
       { group, version: 'v1', plural: 'events', singular: 'event', kind: 'Event', listKind: 'EventList', namespaced: true,
-        shortNames: ['ev'], hasStatus: false, verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] },
+        shortNames: ['ev'], hasStatus: false, verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+        storedAs: { group: '', version: 'v1' } },
     );
     assert.equal(s.tableColumns, EVENT_COLUMNS);
   }

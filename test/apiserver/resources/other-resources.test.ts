@@ -85,7 +85,7 @@ test('leases accept six-digit MicroTimes only and positive durations', () => {
 });
 
 test('pods: Pending on create, status kept on update, nodeName and phase selectable, ready/status columns', () => {
-  const pod: KubeObject = { metadata: { name: 'p1', namespace: 'ns' }, spec: { nodeName: 'n1', containers: [{ name: 'a' }, { name: 'b' }],
+  const pod: KubeObject = { metadata: { name: 'p1', namespace: 'ns' }, spec: { nodeName: 'n1', containers: [{ name: 'a', image: 'a:1' }, { name: 'b', image: 'b:1' }],
     volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c1' } }] } };
   const { obj, causes } = create(pods, pod);
   assert.deepEqual(causes, []);

@@ -197,7 +197,7 @@ test('volumeMode is immutable, reported at volumeMode', () => {
   assertCause(update(pvc, withChanges(prev, { 'spec.volumeMode': 'Block' }), prev).causes, 'volumeMode', 'FieldValueInvalid');
 });
 
-test('a status write keeps the spec and labels; capacity must not be negative', () => {
+test('a status write keeps the spec but takes label changes (kube-apiserver resets only the spec); capacity must not be negative', () => {
   const prev = storedClaim({ 'metadata.labels': { a: 'b' } });
   const next = withChanges(prev, {
     'status.phase': 'Bound', 'status.capacity': { storage: '1Gi' }, 'status.accessModes': ['ReadWriteOnce'],
@@ -208,7 +208,7 @@ test('a status write keeps the spec and labels; capacity must not be negative', 
   const c = obj as PersistentVolumeClaim;
   assert.equal(c.status?.phase, 'Bound');
   assert.equal(c.spec.volumeName, undefined);
-  assert.deepEqual(c.metadata.labels, { a: 'b' });
+  assert.deepEqual(c.metadata.labels, {});
   assertCause(statusUpdate(pvc, withChanges(prev, { 'status.capacity': { storage: '-1' } }), prev).causes, 'status.capacity[storage]',
     'FieldValueInvalid');
 });

@@ -155,7 +155,7 @@ test('node affinity may be set once but not changed', () => {
   assertCause(update(pv, withChanges(withAffinity, { 'spec.nodeAffinity': affinity('b') }), withAffinity).causes, 'nodeAffinity', 'FieldValueInvalid');
 });
 
-test('a status write keeps spec and metadata labels/finalizers, and stamps the phase transition', () => {
+test('a status write keeps the spec, takes label and finalizer changes as kube-apiserver does, and stamps the phase transition', () => {
   const prev = withChanges(stored(), { 'metadata.labels': { a: 'b' } });
   const next = withChanges(prev, {
     'status.phase': 'Available', 'spec.capacity': { storage: '9Gi' }, 'metadata.labels': { a: 'changed' }, 'metadata.finalizers': [],
@@ -165,8 +165,8 @@ test('a status write keeps spec and metadata labels/finalizers, and stamps the p
   assert.deepEqual(causes, []);
   const p = obj as PersistentVolume;
   assert.equal(p.spec.capacity?.storage, '1Gi');
-  assert.deepEqual(p.metadata.labels, { a: 'b' });
-  assert.deepEqual(p.metadata.finalizers, ['kubernetes.io/pv-protection']);
+  assert.deepEqual(p.metadata.labels, { a: 'changed' });
+  assert.deepEqual(p.metadata.finalizers, []);
   assert.deepEqual(p.status, { phase: 'Available', lastPhaseTransitionTime: later });
   const same = statusUpdate(pv, withChanges(obj, { 'status.lastPhaseTransitionTime': undefined, 'status.message': 'm' }), obj, '2030-01-01T00:00:00Z');
   assert.equal((same.obj as PersistentVolume).status?.lastPhaseTransitionTime, later);

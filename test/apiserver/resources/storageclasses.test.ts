@@ -49,9 +49,9 @@ for (const rule of rules) {
 test('parameters, provisioner, reclaimPolicy and binding mode are immutable; expansion and default flag are not', () => {
   const prev = create(sc, valid).obj;
   const cases: [Record<string, unknown>, string, string, string][] = [
-    [{ parameters: { type: 'io2' } }, 'parameters', 'FieldValueForbidden', 'Forbidden: updates to parameters are forbidden.'],
-    [{ provisioner: 'x.io/y' }, 'provisioner', 'FieldValueForbidden', 'Forbidden: updates to provisioner are forbidden.'],
-    [{ reclaimPolicy: 'Retain' }, 'reclaimPolicy', 'FieldValueForbidden', 'Forbidden: updates to reclaimPolicy are forbidden.'],
+    [{ parameters: { type: 'io2' } }, 'parameters', 'FieldValueInvalid', 'Invalid value: null: field is immutable'],
+    [{ provisioner: 'x.io/y' }, 'provisioner', 'FieldValueInvalid', 'Invalid value: null: field is immutable'],
+    [{ reclaimPolicy: 'Retain' }, 'reclaimPolicy', 'FieldValueInvalid', 'Invalid value: null: field is immutable'],
     [{ volumeBindingMode: 'WaitForFirstConsumer' }, 'volumeBindingMode', 'FieldValueInvalid', 'Invalid value: "WaitForFirstConsumer": field is immutable'],
   ];
   for (const [set, field, reason, message] of cases) assertCause(update(sc, withChanges(prev, set), prev).causes, field, reason, message);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANN_SELECTED_NODE, FINALIZER_PROVISIONING } from '../../../src/kube/annotations.js';
-import { claim, harness, storageClass, waitFor } from './fixtures.js';
+import { claim, FakePlugin, harness, storageClass, waitFor } from './fixtures.js';
 
 test('bad class parameters: ProvisioningFailed naming the parameter, nothing written or created, claim stays Pending', async () => {
   const { fake, plugin, provisioner } = harness();
@@ -16,6 +16,19 @@ test('bad class parameters: ProvisioningFailed naming the parameter, nothing wri
   assert.match(failed[0].message, /StorageClass "fast".*invalid parameter "colour"/);
   assert.equal(plugin.provisionCalls.length, 0);
   assert.equal(fake.successfulWrites().length, 0, 'no intent finalizer for a claim that cannot be provisioned');
+  assert.equal(fake.claim('default/data')?.status?.phase, 'Pending');
+});
+
+test('a class with mount options and a plugin that takes none: ProvisioningFailed in kube-controller-manager\'s words, claim stays Pending', async () => {
+  const plugin = Object.assign(new FakePlugin(), { supportsMountOptions: false });
+  const { fake, provisioner } = harness({ plugin });
+  fake.addClass(storageClass('fast', { mountOptions: ['noatime', 'ro'] }));
+  await provisioner.provisionClaim(fake.addClaim(claim('data')));
+  await provisioner.idle();
+  const failed = fake.eventsFor('default/data').filter((e) => e.reason === 'ProvisioningFailed');
+  assert.deepEqual(failed.map((e) => [e.type, e.message]),
+    [['Warning', 'Mount options are not supported by the provisioner but StorageClass "fast" has mount options [noatime ro]']]);
+  assert.equal(plugin.provisionCalls.length, 0);
   assert.equal(fake.claim('default/data')?.status?.phase, 'Pending');
 });
 

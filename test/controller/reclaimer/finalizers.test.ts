@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import type { PersistentVolume } from '../../../src/kube/types.js';
-import { FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '../../../src/kube/annotations.js';
+import { FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '../../../src/kube/annotations.js';
 import { syncVolume, VolumeIndex } from '../../../src/controller/binder/index.js';
 import { FAKE_PROVISIONER, claim, rig, volume } from './fixtures.js';
 
@@ -20,6 +20,15 @@ test('annealing adds our finalizer to a provisioned Delete PV and removes it whe
   const writes = r.fake.successfulWrites().length;
   for (const name of ['d', 'k', 'y']) await r.presync(name);
   assert.equal(r.fake.successfulWrites().length, writes, 'annealed PVs need no further write');
+});
+
+test('an in-tree provisioned Delete PV trades the external provisioner\'s finalizer for ours, as kube-controller-manager does', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('d', { provisionedBy: FAKE_PROVISIONER, phase: 'Bound', finalizers: [FINALIZER_PV_PROTECTION, FINALIZER_EXTERNAL_PROVISIONER] }));
+  r.fake.addVolume(volume('k', { provisionedBy: FAKE_PROVISIONER, phase: 'Bound', policy: 'Retain', finalizers: [FINALIZER_EXTERNAL_PROVISIONER] }));
+  for (const name of ['d', 'k']) await r.presync(name);
+  assert.deepEqual(r.fake.volume('d')!.metadata.finalizers, [FINALIZER_PV_PROTECTION, FINALIZER_PV_CONTROLLER]);
+  assert.equal(r.fake.volume('k')!.metadata.finalizers, undefined);
 });
 
 test('annealing leaves static PVs, external provisioners and unknown policies alone', async () => {
