@@ -37,6 +37,7 @@ var packages = []string{
 	"io.k8s.api.authorization.v1",
 	"io.k8s.api.authentication.v1",
 	"io.k8s.apimachinery.pkg.apis.meta.v1",
+	"io.k8s.apimachinery.pkg.version",
 }
 
 // Document is the file's shape: the generator, the release and both definition sets.
