@@ -2,17 +2,14 @@
  * kubectl, unmodified, reading the embedded server's OpenAPI: explain, client-side validation
  * settings of create/apply, diff, and edit (EDITOR set to a script).
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { kubectlPath, NO_KUBECTL, runKubectl, startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
+import { chmod } from 'node:fs/promises';
+import { kubectlPath, NO_KUBECTL } from '../helpers/apiserver.js';
+import { kubectlSession } from '../helpers/kubectl-session.js';
 
 const skip = kubectlPath() === undefined ? NO_KUBECTL : false;
-
-let t: TestApiServer;
-let dir: string;
+const { run: kubectl, succeeds, manifest } = kubectlSession(skip);
 
 const PV = (capacity: string, extra = ''): string => `apiVersion: v1
 kind: PersistentVolume
@@ -26,34 +23,6 @@ spec:
   hostPath:
     path: /tmp/explained
 ${extra}`;
-
-async function kubectl(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runKubectl(args, t.server.kubeconfigPath, { env });
-}
-
-async function succeeds(...args: string[]): Promise<string> {
-  const r = await kubectl(args);
-  assert.equal(r.code, 0, `kubectl ${args.join(' ')} failed:\n${r.stderr}\n${r.stdout}`);
-  return r.stdout;
-}
-
-async function manifest(name: string, text: string): Promise<string> {
-  const path = join(dir, name);
-  await writeFile(path, text);
-  return path;
-}
-
-before(async () => {
-  if (skip) return;
-  t = await startTestApiServer();
-  dir = await mkdtemp(join(tmpdir(), 'kubectl-openapi-'));
-});
-
-after(async () => {
-  if (skip) return;
-  await t.stop();
-  await rm(dir, { recursive: true, force: true });
-});
 
 test('kubectl explain pv prints the PersistentVolume schema with its fields', { skip }, async () => {
   const out = await succeeds('explain', 'pv');
@@ -108,8 +77,7 @@ test('kubectl diff shows the changed capacity and exits 1; applying it lands the
 });
 
 test('kubectl edit saves what the editor changed', { skip }, async () => {
-  const editor = join(dir, 'editor.sh');
-  await writeFile(editor, '#!/bin/sh\nsed -i "s/persistentVolumeReclaimPolicy: Retain/persistentVolumeReclaimPolicy: Delete/" "$1"\n');
+  const editor = await manifest('editor.sh', '#!/bin/sh\nsed -i "s/persistentVolumeReclaimPolicy: Retain/persistentVolumeReclaimPolicy: Delete/" "$1"\n');
   await chmod(editor, 0o755);
   const r = await kubectl(['edit', 'pv', 'explained'], { EDITOR: editor, KUBE_EDITOR: editor });
   assert.equal(r.code, 0, r.stderr);
