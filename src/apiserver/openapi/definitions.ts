@@ -80,3 +80,8 @@ export function referencedName(schema: Schema): string | undefined {
   if (schema.allOf?.length === 1 && schema.allOf[0].$ref) return refName(schema.allOf[0].$ref);
   return undefined;
 }
+
+/** The published description of a definition's property ('' when either is unknown). */
+export function propertyDescription(definition: string, property: string): string {
+  return definitionsFile().schemas[definition]?.properties?.[property]?.description ?? '';
+}
