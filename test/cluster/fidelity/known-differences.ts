@@ -8,8 +8,6 @@ import type { KnownDifferences } from './verdict.js';
 const WHY = {
   serverSideApply: 'server-side apply (application/apply-patch+yaml) is not implemented',
   protobuf: 'protobuf request bodies are not decoded (kubectl sends them for create)',
-  openApi: 'the OpenAPI documents are stubs without paths or schemas, so kubectl explain finds nothing',
-  openApiIndexType: 'kube-apiserver serves the /openapi/v3 index as text/plain; ours as application/json',
   authorization: 'no authorization API: SelfSubjectAccessReview (kubectl auth can-i) is not served',
   aggregatedDiscovery: 'aggregated discovery (apidiscovery.k8s.io/v2) is not served; kubectl falls back to the legacy documents',
   version: '/version lacks the emulation and compatibility fields kube-apiserver 1.31+ reports',
@@ -59,7 +57,6 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     { name: 'managedFields', path: /\.managedFields(\.|$)/, reason: 'the embedded server records no managedFields (server-side apply is not implemented)' },
     { name: 'generation', path: /\.metadata\.generation$/, reason: 'ours sets metadata.generation on every kind; kube-apiserver only where the strategy tracks spec changes (of these kinds: Pods, which it also bumps on graceful deletion)' },
     { name: 'list item kind', path: /\.items\.\d+\.(apiVersion|kind)$/, reason: 'ours keeps apiVersion and kind on every list item; kube-apiserver leaves them out' },
-    { name: 'column descriptions', path: /\.columnDefinitions\.\d+\.description$/, reason: 'Table column descriptions: kube-apiserver prints the whole OpenAPI field description, ours its first sentence' },
     {
       name: 'Pod defaults',
       path: /\.spec\.(containers\.\d+\.(resources|terminationMessagePath|terminationMessagePolicy|imagePullPolicy)|restartPolicy|terminationGracePeriodSeconds|dnsPolicy|securityContext|schedulerName|tolerations|priority|enableServiceLinks|preemptionPolicy)$|\.status\.qosClass$/,
@@ -88,8 +85,6 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
   cases: {
     ...each(WHY.serverSideApply, ['pvc-apply-create', 'pv-apply-update', 'kubectl-apply-server-side', 'kubectl-apply-server-side-again']),
     ...each(WHY.protobuf, ['kubectl-create-namespace', 'pv-create-protobuf-garbage']),
-    ...each(WHY.openApi, ['openapi-v2-json', 'openapi-v2-protobuf', 'openapi-v3-core', 'openapi-v3-core-pvc-spec', 'openapi-v3-storage', 'openapi-v3-coordination', 'openapi-v3-events', 'kubectl-explain-pvc', 'kubectl-explain-field']),
-    ...each(WHY.openApiIndexType, ['openapi-v3-index']),
     ...each(WHY.authorization, ['kubectl-auth-can-i', 'kubectl-auth-can-i-namespaced']),
     ...each(WHY.aggregatedDiscovery, ['discovery-aggregated-api', 'discovery-aggregated-apis']),
     ...each(WHY.version, ['discovery-version']),
