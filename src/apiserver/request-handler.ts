@@ -10,7 +10,7 @@ import { aggregatedDiscoveryDocument, negotiateDiscovery, sendAggregatedDiscover
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION, type ServedResource } from './discovery.js';
 import { pathNotFound, statusResponseFor } from './errors.js';
 import { sendJson } from './http-io.js';
-import { OPENAPI_V2_STUB, openApiV3Document, openApiV3Index } from './openapi.js';
+import { OpenApiDocuments, serveOpenApiV2, serveOpenApiV3 } from './openapi.js';
 import type { Registry } from './registry.js';
 import { checkRoute, serveResource, verbOf } from './resource-handler.js';
 import { MalformedRequestTargetError, parseRequestTarget, type RequestTarget } from './request-target.js';
@@ -82,13 +82,27 @@ function discoveryDocument(deps: HandlerDeps, path: string): unknown {
   return undefined;
 }
 
-/** /openapi/v3/api/{v} and /openapi/v3/apis/{g}/{v}; anything else under /openapi/v3/ is an empty 404. */
-function openApiV3Path(deps: HandlerDeps, path: string): unknown {
-  const parts = path.split('/').slice(3);
-  const strategies = deps.registry.strategies;
-  if (parts[0] === 'api' && parts.length === 2) return openApiV3Document(strategies, '', parts[1]);
-  if (parts[0] === 'apis' && parts.length === 3) return openApiV3Document(strategies, parts[1], parts[2]);
-  return undefined;
+const openApiDocuments = new WeakMap<Registry, OpenApiDocuments>();
+
+function openApiOf(registry: Registry): OpenApiDocuments {
+  let docs = openApiDocuments.get(registry);
+  if (!docs) openApiDocuments.set(registry, (docs = new OpenApiDocuments(registry.strategies)));
+  return docs;
+}
+
+/** /openapi/v2, /openapi/v3 and its documents; any other path under /openapi/v3/ is an empty 404. */
+function serveOpenApi(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, target: RequestTarget): boolean {
+  const path = target.path;
+  if (path === '/openapi/v2') {
+    serveOpenApiV2(openApiOf(deps.registry), req, res);
+    return true;
+  }
+  if (path !== '/openapi/v3' && !path.startsWith('/openapi/v3/')) return false;
+  if (!serveOpenApiV3(openApiOf(deps.registry), req, res, path, target.query.get('hash'))) {
+    res.writeHead(404, { 'Content-Length': '0' });
+    res.end();
+  }
+  return true;
 }
 
 function serveMetrics(metrics: ApiServerMetrics, req: IncomingMessage, res: ServerResponse): true {
@@ -115,20 +129,7 @@ function serveNonResource(deps: HandlerDeps, req: IncomingMessage, res: ServerRe
     return true;
   }
   if (path === '/metrics' && deps.metrics) return serveMetrics(deps.metrics, req, res);
-  if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1') {
-    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(OPENAPI_V2_STUB.length) });
-    res.end(OPENAPI_V2_STUB);
-    return true;
-  }
   if (path === STATS_PATH) return serveStats(deps, req, res);
-  if (path === '/openapi/v3') return sendDocument(req, res, openApiV3Index(deps.registry.strategies));
-  if (path.startsWith('/openapi/v3/')) {
-    const doc = openApiV3Path(deps, path);
-    if (doc !== undefined) return sendDocument(req, res, doc);
-    res.writeHead(404, { 'Content-Length': '0' });
-    res.end();
-    return true;
-  }
   return serveDiscovery(deps, req, res, path);
 }
 
@@ -169,7 +170,7 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   const path = target.path;
   if (!isOpenPath(path) && !hasValidToken(req, deps.token)) throw new UnauthorizedError();
   if (healthPath(path) || path === '/metrics') rec.labels = nonResourceRequestLabels(req.method ?? 'GET', path);
-  if (serveNonResource(deps, req, res, path, target.query)) return;
+  if (serveOpenApi(deps, req, res, target) || serveNonResource(deps, req, res, path, target.query)) return;
   const route = parseResourcePath(path);
   if (route && isReviewRoute(route)) {
     rec.resource = resourceLabel(route);

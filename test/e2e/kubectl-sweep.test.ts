@@ -200,7 +200,7 @@ test('kubectl create namespace (a protobuf body)', { ...opts }, async () => {
   await expectOk(['create', 'service', 'clusterip', 'sweep-typed', '-n', 'sweep', '--tcp=80:8080'], /^service\/sweep-typed created$/m);
 });
 
-test('kubectl explain pv and pvc.spec.resources', { ...opts, todo: 'needs branch openapi' }, async () => {
+test('kubectl explain pv and pvc.spec.resources', { ...opts }, async () => {
   await expectOk(['explain', 'pv'], /^KIND:\s+PersistentVolume$/m);
   await expectOk(['explain', 'pvc.spec.resources'], /^FIELD:\s+resources/m);
 });

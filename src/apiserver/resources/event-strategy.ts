@@ -8,7 +8,7 @@ import { isDNS1123Subdomain, isQualifiedName } from '../../kube/name-validation.
 import { resourceInfo } from './common.js';
 import { invalid, invalidEach, required } from './field-errors.js';
 import { validateObjectMetaUpdate } from './object-meta.js';
-import { age, column } from './printing.js';
+import { age, column, field } from './printing.js';
 import type { FieldSet, ResourceStrategy, TableColumn } from './strategy.js';
 
 export const REPORTING_INSTANCE_LIMIT = 128;
@@ -60,17 +60,17 @@ export function legacyEventCauses(e: EventCore, controllerField: string): Status
 
 /** Columns of `kubectl get events` (same printer for both API versions). */
 export const EVENT_COLUMNS: TableColumn[] = [
-  column('Last Seen', 'The time at which the most recent occurrence of this event was recorded.'),
-  column('Type', 'Type of this event (Normal, Warning), new types could be added in the future.'),
-  column('Reason', 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.'),
-  column('Object', 'The object that this event is about.'),
-  column('Subobject', 'The field of the object this event is about.', { priority: 1 }),
-  column('Source', 'The component reporting this event.', { priority: 1 }),
-  column('Message', 'A human-readable description of the status of this operation.'),
-  column('First Seen', 'The time at which the event was first recorded.', { priority: 1 }),
+  column('Last Seen', field('Event', 'lastTimestamp')),
+  column('Type', field('Event', 'type')),
+  column('Reason', field('Event', 'reason')),
+  column('Object', field('Event', 'involvedObject')),
+  column('Subobject', field('ObjectReference', 'fieldPath'), { priority: 1 }),
+  column('Source', field('Event', 'source'), { priority: 1 }),
+  column('Message', field('Event', 'message')),
+  column('First Seen', field('Event', 'firstTimestamp'), { priority: 1 }),
   // kube-apiserver declares this column a string though its cells are integers.
-  column('Count', 'The number of times this event has occurred.', { priority: 1 }),
-  column('Name', 'Name must be unique within a namespace.', { priority: 1, format: 'name' }),
+  column('Count', field('Event', 'count'), { priority: 1 }),
+  column('Name', field('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', 'name'), { priority: 1, format: 'name' }),
 ];
 
 export interface EventRowParts {

@@ -6,7 +6,7 @@ import type { KubeObject, Lease, StatusCause } from '../../kube/types.js';
 import { resourceInfo } from './common.js';
 import { invalid } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
-import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
+import { AGE_COLUMN, NAME_COLUMN, age, column, field } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
 
 function validateLease(obj: KubeObject): StatusCause[] {
@@ -39,7 +39,7 @@ export const leaseStrategy: ResourceStrategy = {
     return {};
   },
 
-  tableColumns: [NAME_COLUMN, column('Holder', 'holderIdentity contains the identity of the holder of a current lease.'), AGE_COLUMN],
+  tableColumns: [NAME_COLUMN, column('Holder', field('io.k8s.api.coordination.v1.LeaseSpec', 'holderIdentity')), AGE_COLUMN],
 
   tableRow(obj, now) {
     const lease = obj as Lease;

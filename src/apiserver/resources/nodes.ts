@@ -4,7 +4,7 @@ import { fieldLabelTable, keepStored, nullUnsetConditionTimes, resourceInfo } fr
 import { isQualifiedName, isValidLabelValue } from '../../kube/name-validation.js';
 import { invalid, invalidEach, notSupported, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
-import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
+import { AGE_COLUMN, NAME_COLUMN, age, column, field } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
 
 const ROLE_LABEL_PREFIX = 'node-role.kubernetes.io/';
@@ -122,12 +122,12 @@ export const nodeStrategy: ResourceStrategy = {
     column('Status', 'The status of the node'),
     column('Roles', 'The roles of the node'),
     AGE_COLUMN,
-    column('Version', 'Kubelet Version reported by the node.'),
-    column('Internal-IP', 'List of addresses reachable to the node.', { priority: 1 }),
-    column('External-IP', 'List of addresses reachable to the node.', { priority: 1 }),
-    column('OS-Image', 'OS Image reported by the node from /etc/os-release.', { priority: 1 }),
-    column('Kernel-Version', 'Kernel Version reported by the node.', { priority: 1 }),
-    column('Container-Runtime', 'Container Runtime Version reported by the node.', { priority: 1 }),
+    column('Version', field('NodeSystemInfo', 'kubeletVersion')),
+    column('Internal-IP', field('NodeStatus', 'addresses'), { priority: 1 }),
+    column('External-IP', field('NodeStatus', 'addresses'), { priority: 1 }),
+    column('OS-Image', field('NodeSystemInfo', 'osImage'), { priority: 1 }),
+    column('Kernel-Version', field('NodeSystemInfo', 'kernelVersion'), { priority: 1 }),
+    column('Container-Runtime', field('NodeSystemInfo', 'containerRuntimeVersion'), { priority: 1 }),
   ],
 
   tableRow(obj, now) {

@@ -10,7 +10,7 @@ import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
 import { ensureFinalizer, keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
 import { required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
-import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
+import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column, field } from './printing.js';
 import type { AdmissionContext, ResourceStrategy } from './strategy.js';
 import { validateNonNegativeQuantity } from './volume-validation.js';
 
@@ -105,14 +105,14 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
 
   tableColumns: [
     NAME_COLUMN,
-    column('Status', 'phase represents the current phase of PersistentVolumeClaim.'),
-    column('Volume', 'volumeName is the binding reference to the PersistentVolume backing this claim.'),
-    column('Capacity', 'capacity represents the actual resources of the underlying volume.'),
-    column('Access Modes', 'accessModes contains the actual access modes the volume backing the PVC has.'),
-    column('StorageClass', 'storageClassName is the name of the StorageClass required by the claim.'),
-    column('VolumeAttributesClass', 'volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim.'),
+    column('Status', field('PersistentVolumeClaimStatus', 'phase')),
+    column('Volume', field('PersistentVolumeClaimSpec', 'volumeName')),
+    column('Capacity', field('PersistentVolumeClaimStatus', 'capacity')),
+    column('Access Modes', field('PersistentVolumeClaimStatus', 'accessModes')),
+    column('StorageClass', 'StorageClass of the pvc'),
+    column('VolumeAttributesClass', 'VolumeAttributesClass of the pvc'),
     AGE_COLUMN,
-    column('VolumeMode', 'volumeMode defines what type of volume is required by the claim.', { priority: 1 }),
+    column('VolumeMode', field('PersistentVolumeClaimSpec', 'volumeMode'), { priority: 1 }),
   ],
 
   tableRow(obj, now) {

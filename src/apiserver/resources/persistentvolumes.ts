@@ -8,7 +8,7 @@ import { accessModesKey, hasAnnotation, storageClassOfVolume } from '../../kube/
 import { diffText, ensureFinalizer, keepStored, jsonEqual, resourceInfo, rfc3339Now } from './common.js';
 import { forbidden, immutable, notSupported, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
-import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
+import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column, field } from './printing.js';
 import { persistentVolumeWarnings } from './pv-warnings.js';
 import type { ResourceStrategy } from './strategy.js';
 import {
@@ -180,16 +180,16 @@ export const persistentVolumeStrategy: ResourceStrategy = {
 
   tableColumns: [
     NAME_COLUMN,
-    column('Capacity', 'capacity is the description of the persistent volume\'s resources and capacity.'),
-    column('Access Modes', 'accessModes contains all ways the volume can be mounted.'),
-    column('Reclaim Policy', 'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim.'),
-    column('Status', 'phase indicates if a volume is available, bound to a claim, or released by a claim.'),
-    column('Claim', 'claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim.'),
-    column('StorageClass', 'storageClassName is the name of StorageClass to which this persistent volume belongs.'),
-    column('VolumeAttributesClass', 'Name of VolumeAttributesClass to which this persistent volume belongs.'),
-    column('Reason', 'reason is a brief CamelCase string that describes any failure.'),
+    column('Capacity', field('PersistentVolumeSpec', 'capacity')),
+    column('Access Modes', field('PersistentVolumeSpec', 'accessModes')),
+    column('Reclaim Policy', field('PersistentVolumeSpec', 'persistentVolumeReclaimPolicy')),
+    column('Status', field('PersistentVolumeStatus', 'phase')),
+    column('Claim', field('PersistentVolumeSpec', 'claimRef')),
+    column('StorageClass', 'StorageClass of the pv'),
+    column('VolumeAttributesClass', 'VolumeAttributesClass of the pv'),
+    column('Reason', field('PersistentVolumeStatus', 'reason')),
     AGE_COLUMN,
-    column('VolumeMode', 'volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state.', { priority: 1 }),
+    column('VolumeMode', field('PersistentVolumeSpec', 'volumeMode'), { priority: 1 }),
   ],
 
   tableRow(obj, now) {

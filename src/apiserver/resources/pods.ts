@@ -11,7 +11,7 @@ import { duplicate, invalidEach, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { admitPodCreate, admitPodUpdate, defaultPod, podQOSClass } from './pod-defaults.js';
 import { validatePodSpec, validatePodSpecUpdate } from './pod-validation.js';
-import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
+import { AGE_COLUMN, NAME_COLUMN, age, column, field } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
 
 interface ContainerStatus {
@@ -143,12 +143,12 @@ export const podStrategy: ResourceStrategy = {
     NAME_COLUMN,
     column('Ready', 'The aggregate readiness state of this pod for accepting traffic.'),
     column('Status', 'The aggregate status of the containers in this pod.'),
-    column('Restarts', 'The number of times the containers in this pod have been restarted.'),
+    column('Restarts', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
     AGE_COLUMN,
-    column('IP', 'IP address allocated to the pod.', { priority: 1 }),
-    column('Node', 'Name of the Node this pod is assigned to.', { priority: 1 }),
-    column('Nominated Node', 'Name of the node nominated by the scheduler.', { priority: 1 }),
-    column('Readiness Gates', 'The readiness gates of this pod.', { priority: 1 }),
+    column('IP', field('PodStatus', 'podIP'), { priority: 1 }),
+    column('Node', field('PodSpec', 'nodeName'), { priority: 1 }),
+    column('Nominated Node', field('PodStatus', 'nominatedNodeName'), { priority: 1 }),
+    column('Readiness Gates', field('PodSpec', 'readinessGates'), { priority: 1 }),
   ],
 
   tableRow(obj, now) {

@@ -1,6 +1,7 @@
 /** Helpers for `kubectl get` table rows, as kube-apiserver's printers compute them. */
 import type { TableColumn } from './strategy.js';
 import { Quantity } from '../../kube/quantity.js';
+import { propertyDescription } from '../openapi/definitions.js';
 
 /** apimachinery's duration.HumanDuration: "45s", "2m5s", "3h20m", "5d2h", "2y30d". */
 export function humanDuration(ms: number): string {
@@ -39,13 +40,44 @@ export function canonicalQuantity(value: string | undefined): string {
   }
 }
 
-export function column(
-  name: string,
-  description: string,
-  opts: { type?: TableColumn['type']; format?: string; priority?: number } = {},
-): TableColumn {
-  return { name, type: opts.type ?? 'string', format: opts.format ?? '', description, priority: opts.priority ?? 0 };
+/** A column described by a field's published OpenAPI description, as kube-apiserver's printers use SwaggerDoc(). */
+export interface FieldDescription {
+  /** OpenAPI definition name ("io.k8s.api.core.v1.PersistentVolumeSpec"). */
+  definition: string;
+  property: string;
 }
 
-export const NAME_COLUMN = column('Name', 'Name must be unique within a namespace. Cannot be updated.', { format: 'name' });
-export const AGE_COLUMN = column('Age', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
+export function field(definition: string, property: string): FieldDescription {
+  return { definition: definition.includes('.') ? definition : `io.k8s.api.core.v1.${definition}`, property };
+}
+
+/**
+ * A Table column. A field description is looked up when the column is first serialized, so
+ * the definitions are read only once a client asks for a Table.
+ */
+export function column(
+  name: string,
+  description: string | FieldDescription,
+  opts: { type?: TableColumn['type']; format?: string; priority?: number } = {},
+): TableColumn {
+  const priority = opts.priority ?? 0;
+  const base = { name, type: opts.type ?? 'string', format: opts.format ?? '' };
+  if (typeof description === 'string') return { ...base, description, priority };
+  let resolved: string | undefined;
+  const lazy = Object.defineProperty(base, 'description', {
+    enumerable: true,
+    get: (): string => (resolved ??= swaggerDoc(propertyDescription(description.definition, description.property))),
+  }) as TableColumn;
+  lazy.priority = priority;
+  return lazy;
+}
+
+/** A field's Go doc as SwaggerDoc() has it: the OpenAPI description without openapi-gen's enum list. */
+function swaggerDoc(description: string): string {
+  const enums = description.indexOf('\n\nPossible enum values:');
+  return enums < 0 ? description : description.slice(0, enums);
+}
+
+const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+export const NAME_COLUMN = column('Name', field(META, 'name'), { format: 'name' });
+export const AGE_COLUMN = column('Age', field(META, 'creationTimestamp'));

@@ -8,8 +8,10 @@ import { isDefaultStorageClass } from '../../kube/volume-helpers.js';
 import { jsonEqual, resourceInfo } from './common.js';
 import { duplicate, immutable, invalid, invalidEach, notSupported, required, tooLong } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
-import { AGE_COLUMN, age, column } from './printing.js';
+import { AGE_COLUMN, NAME_COLUMN, age, column, field } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
+
+const SC = 'io.k8s.api.storage.v1.StorageClass';
 
 const SC_RECLAIM_POLICIES = ['Delete', 'Retain'];
 const BINDING_MODES = ['Immediate', 'WaitForFirstConsumer'];
@@ -114,12 +116,12 @@ export const storageClassStrategy: ResourceStrategy = {
   },
 
   tableColumns: [
-    column('Name', 'Name must be unique within a namespace. Cannot be updated.', { format: 'name' }),
-    column('Provisioner', 'provisioner indicates the type of the provisioner.'),
-    column('ReclaimPolicy', 'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class.'),
-    column('VolumeBindingMode', 'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.'),
+    NAME_COLUMN,
+    column('Provisioner', field(SC, 'provisioner')),
+    column('ReclaimPolicy', field(SC, 'reclaimPolicy')),
+    column('VolumeBindingMode', field(SC, 'volumeBindingMode')),
     // kube-apiserver declares this column a string though its cells are booleans.
-    column('AllowVolumeExpansion', 'allowVolumeExpansion shows whether the storage class allow volume expand.'),
+    column('AllowVolumeExpansion', field(SC, 'allowVolumeExpansion')),
     AGE_COLUMN,
   ],
 

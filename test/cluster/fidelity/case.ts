@@ -82,6 +82,8 @@ export type View =
   | { kind: 'groups'; names: string[] }
   /** The JSON type (or "absent") at each path; a path's keys are separated by spaces, as keys hold dots and slashes. */
   | { kind: 'shape'; paths: string[] }
+  /** The exact JSON value (or "absent") at each path, keys separated by spaces as for `shape`. */
+  | { kind: 'values'; paths: string[] }
   /** kubectl output: only the lines this regular expression matches. */
   | { kind: 'lines'; match: string };
 

@@ -120,6 +120,8 @@ function viewOf(body: unknown, view: View): unknown {
       return isObject(body) ? { ...body, groups: byName(body.groups, view.names) } : body;
     case 'shape':
       return Object.fromEntries(view.paths.map((p) => [p, typeOf(at(body, p.split(' ')))]));
+    case 'values':
+      return Object.fromEntries(view.paths.map((p) => [p, at(body, p.split(' ')) ?? 'absent']));
     case 'lines': {
       const re = new RegExp(view.match);
       return Array.isArray(body) ? body.filter((l) => re.test(String(l))) : body;

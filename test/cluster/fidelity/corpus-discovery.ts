@@ -49,6 +49,9 @@ function schemaShape(prefix: string, kinds: string[], paths: string[]): string[]
   ];
 }
 
+const PV_PATHS = ['/api/v1/persistentvolumes', '/api/v1/persistentvolumes/{name}', '/api/v1/persistentvolumes/{name}/status', '/api/v1/watch/persistentvolumes/{name}'];
+const CORE_SCHEMAS = ['PersistentVolume', 'PersistentVolumeSpec', 'PersistentVolumeClaimSpec', 'ObjectMeta'].map((k) => (k === 'ObjectMeta' ? 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' : `io.k8s.api.core.v1.${k}`));
+
 const openapi: Case[] = [
   defineCase('openapi-v2-json', OPENAPI, '/openapi/v2 as JSON', get('/openapi/v2'), { view: { kind: 'shape', paths: ['swagger', 'info', 'paths', 'definitions'] } }),
   defineCase('openapi-v2-protobuf', OPENAPI, '/openapi/v2 as protobuf (kubectl <1.27)', get('/openapi/v2', { accept: PROTO_V2 }), { view: { kind: 'shape', paths: ['bytes'] } }),
@@ -75,6 +78,24 @@ const openapi: Case[] = [
     view: { kind: 'shape', paths: schemaShape('io.k8s.api.events.v1', ['Event'], ['/apis/events.k8s.io/v1/namespaces/{namespace}/events/{name}']) },
   }),
   defineCase('openapi-v3-unknown', OPENAPI, 'the OpenAPI document of a group nobody serves', get('/openapi/v3/apis/example.com/v1')),
+  defineCase('openapi-v3-core-pv-paths', OPENAPI, 'every PersistentVolume operation of /openapi/v3/api/v1, exactly', get('/openapi/v3/api/v1'), {
+    view: { kind: 'values', paths: PV_PATHS.map((p) => `paths ${p}`) },
+  }),
+  defineCase('openapi-v3-core-pv-schemas', OPENAPI, 'the PersistentVolume and claim schemas, exactly', get('/openapi/v3/api/v1'), {
+    view: { kind: 'values', paths: CORE_SCHEMAS.map((k) => `components schemas ${k}`) },
+  }),
+  defineCase('openapi-v3-storage-exact', OPENAPI, 'StorageClass operations and schema, exactly', get('/openapi/v3/apis/storage.k8s.io/v1'), {
+    view: { kind: 'values', paths: ['paths /apis/storage.k8s.io/v1/storageclasses', 'paths /apis/storage.k8s.io/v1/storageclasses/{name}', 'components schemas io.k8s.api.storage.v1.StorageClass'] },
+  }),
+  defineCase('openapi-v2-pv-exact', OPENAPI, '/openapi/v2: PersistentVolume paths, shared parameters and definition, exactly', get('/openapi/v2'), {
+    view: {
+      kind: 'values',
+      paths: [...PV_PATHS.map((p) => `paths ${p}`), 'parameters fieldManager-Qy4HdaTW', 'parameters body-2Y1dVQaQ', 'parameters pretty-tJGM1-ng', 'definitions io.k8s.api.core.v1.PersistentVolume', 'securityDefinitions', 'security'],
+    },
+  }),
+  defineCase('openapi-v3-group-document', OPENAPI, '/openapi/v3/apis/storage.k8s.io (the group document)', get('/openapi/v3/apis/storage.k8s.io'), {
+    view: { kind: 'values', paths: ['paths', 'components'] },
+  }),
 ];
 
 export const discoveryCases: Case[] = [...discovery, ...openapi];

@@ -7,8 +7,6 @@ import type { KnownDifferences } from './verdict.js';
 /** Why a listed case differs; one reason may explain several cases. */
 const WHY = {
   protobufTable: 'a Table offered only in protobuf: kube-apiserver answers 406 (Tables are JSON only); ours falls back to the plain JSON list, as it does for any Accept it cannot serve',
-  openApi: 'the OpenAPI documents are stubs without paths or schemas, so kubectl explain finds nothing',
-  openApiIndexType: 'kube-apiserver serves the /openapi/v3 index as text/plain; ours as application/json',
   reviewReason: 'an allowed access review says why (the embedded server allows its one user everything); kube-apiserver allows system:masters without a reason',
   rulesReview: "a SelfSubjectRulesReview lists the wildcard rules only; kube-apiserver adds the rules of the system:basic-user and public-info roles, which the wildcard covers",
   reviewUser: 'the token user is pv-controller-admin, without the uid a real authenticator adds',
@@ -35,12 +33,9 @@ function each(reason: string, ids: string[]): Record<string, string> {
 
 export const KNOWN_DIFFERENCES: KnownDifferences = {
   fields: [
-    { name: 'column descriptions', path: /\.columnDefinitions\.\d+\.description$/, reason: 'Table column descriptions: kube-apiserver prints the whole OpenAPI field description, ours its first sentence' },
   ],
   cases: {
     ...each(WHY.protobufTable, ['pv-protobuf-table-only']),
-    ...each(WHY.openApi, ['openapi-v2-json', 'openapi-v2-protobuf', 'openapi-v3-core', 'openapi-v3-core-pvc-spec', 'openapi-v3-storage', 'openapi-v3-coordination', 'openapi-v3-events', 'kubectl-explain-pvc', 'kubectl-explain-field']),
-    ...each(WHY.openApiIndexType, ['openapi-v3-index']),
     ...each(WHY.reviewReason, ['review-ssar-allowed']),
     ...each(WHY.rulesReview, ['review-ssrr']),
     ...each(WHY.reviewUser, ['review-ssr']),
