@@ -31,6 +31,10 @@ import {
   type VolumePlugin,
 } from '../plugin.js';
 import { emptyDirNoFollow } from '../fs-common/safe-path.js';
+import { readRecord, type VolumeRecord } from '../fs-common/metadata-record.js';
+import { fitProblem, rootCapacity, type RootCapacity } from './capacity.js';
+import { imageBytesFor, imagePathOf, imageSupportProblem, ImageVolumes, SIZING_PARAMETER, SIZINGS, type Sizing } from './image-volume.js';
+import { HostPathMetricsProvider } from './metrics.js';
 import {
   assertBackingName,
   assertDirectoryRequest,
@@ -57,6 +61,10 @@ export interface HostPathPluginOptions {
   roots: string[];
   /** When set, PVs are `local` volumes pinned to this node; otherwise `hostPath` volumes. */
   nodeName?: string;
+  /** Sized volumes a root may promise, as a multiple of its filesystem (default 1: none beyond it). */
+  overcommitRatio?: number;
+  /** Runs the system tools sized volumes need (tests substitute it). */
+  images?: ImageVolumes;
   logger?: Logger;
 }
 
@@ -75,6 +83,10 @@ export class HostPathPlugin implements VolumePlugin {
   private readonly rootAliases: string[];
   private readonly nodeName: string | undefined;
   private readonly logger: Logger | undefined;
+  private readonly overcommitRatio: number;
+  private readonly images: ImageVolumes;
+  /** Sized provisions one at a time: two concurrent capacity checks would both see room for one. */
+  private sizedQueue: Promise<unknown> = Promise.resolve();
 
   constructor(options: HostPathPluginOptions) {
     if (options.roots.length === 0) throw new PluginError('InvalidParameter', 'host-path needs at least one root', false);
@@ -82,12 +94,17 @@ export class HostPathPlugin implements VolumePlugin {
     this.rootAliases = [...new Set(this.roots.flatMap((root) => [root, realpathOrSelf(root)]))];
     this.nodeName = options.nodeName;
     this.logger = options.logger;
+    this.overcommitRatio = options.overcommitRatio ?? 1;
+    if (!(this.overcommitRatio > 0)) throw new PluginError('InvalidParameter', `over-commit ratio must be positive, got ${this.overcommitRatio}`, false);
+    this.images = options.images ?? new ImageVolumes();
   }
 
   validateParameters(parameters: Record<string, string>): ParameterProblem[] {
     const problems: ParameterProblem[] = [];
     for (const [key, value] of Object.entries(parameters)) {
-      if (key !== HOST_PATH_PARAMETER_ROOT) {
+      if (key === SIZING_PARAMETER) {
+        if (!(SIZINGS as readonly string[]).includes(value)) problems.push({ parameter: key, message: `must be one of ${SIZINGS.join(', ')}, got "${value}"` });
+      } else if (key !== HOST_PATH_PARAMETER_ROOT) {
         problems.push({ parameter: key, message: `unknown parameter "${key}" for ${this.name}` });
       } else if (!this.isConfiguredRoot(value)) {
         problems.push({ parameter: key, message: `"${value}" is not a configured root (${this.roots.join(', ')})` });
@@ -120,10 +137,44 @@ export class HostPathPlugin implements VolumePlugin {
       claimName: req.claim.name,
       claimNamespace: req.claim.namespace,
     });
+    if (sizingOf(req.parameters) === 'image') return this.provisionSized(req, root, record);
     const created = await createDirectoryVolume(root, record, DIRECTORY_MODE);
     const path = posix.join(root, created.subPath);
     this.logger?.debug({ pv: req.pvName, path }, 'host-path volume directory ready');
     return { source: this.sourceFor(path), capacity: formatBytes(req.requestBytes), ...this.affinity() };
+  }
+
+  /** `sizing: image`: see image-volume.ts for the steps and why each is safe to repeat. */
+  private provisionSized(req: ProvisionRequest, root: string, plain: VolumeRecord): Promise<ProvisionedVolume> {
+    const run = async (): Promise<ProvisionedVolume> => {
+      const problem = imageSupportProblem();
+      if (problem) throw new PluginError('NotSupported', `${problem}; use sizing: none (plain directories) or run it as root`, false);
+      const path = posix.join(root, req.backingName);
+      const existing = await readRecord(root, req.backingName);
+      const bytes = existing?.sizeBytes !== undefined ? BigInt(existing.sizeBytes) : imageBytesFor(req.requestBytes);
+      if (!existing) {
+        const misfit = fitProblem(await rootCapacity(root, this.overcommitRatio), bytes);
+        if (misfit) throw new PluginError('Backend', misfit, true);
+      }
+      if (!(await this.images.mountedFrom(path, imagePathOf(root, req.backingName)))) {
+        await createDirectoryVolume(root, { ...plain, sizing: 'image', sizeBytes: bytes.toString() }, DIRECTORY_MODE);
+        await this.images.ensureImage(root, req.backingName, bytes, req.signal);
+      }
+      await this.images.ensureMounted(root, req.backingName, path, req.signal);
+      this.logger?.debug({ pv: req.pvName, path, bytes: bytes.toString() }, 'host-path sized volume mounted');
+      return { source: this.sourceFor(path), capacity: formatBytes(bytes), ...this.affinity() };
+    };
+    const done = this.sizedQueue.then(run, run);
+    this.sizedQueue = done.catch(() => undefined);
+    return done;
+  }
+
+  /** Unmounts and removes a sized volume's image (no-op for a plain directory); the directory and record go after. */
+  private async releaseSized(root: string, backingName: string, path: string): Promise<void> {
+    // A mount point without a sized record is not ours: the generic delete refuses to cross it.
+    if ((await readRecord(root, backingName))?.sizing !== 'image') return;
+    await this.images.release(root, backingName, path);
+    await this.images.removeImage(root, backingName);
   }
 
   delete(req: DeleteRequest): Promise<void> {
@@ -138,6 +189,7 @@ export class HostPathPlugin implements VolumePlugin {
         throw new PluginError('InvalidParameter', `PV "${req.pv.metadata.name}" has no hostPath or local path`, false);
       }
       const contained = await containedVolumePath(this.roots, path, req.backingName, req.pv.metadata.name);
+      await this.releaseSized(contained.root, req.backingName, contained.path);
       await deleteContainedVolume(contained, req.backingName, 'delete', req.signal);
       this.logger?.debug({ pv: req.pv.metadata.name, path: contained.path }, 'host-path volume deleted');
       return;
@@ -146,6 +198,7 @@ export class HostPathPlugin implements VolumePlugin {
     for (const { root, record } of await findRecords(this.roots, req.backingName)) {
       const path = posix.join(root, record.subPath);
       const contained = await containedVolumePath(this.roots, path, req.backingName, undefined);
+      await this.releaseSized(contained.root, req.backingName, contained.path);
       await deleteContainedVolume(contained, req.backingName, 'delete', req.signal);
       this.logger?.info({ backingName: req.backingName, path }, 'host-path volume deleted (no PV)');
     }
@@ -160,12 +213,38 @@ export class HostPathPlugin implements VolumePlugin {
     if (path === undefined) throw new PluginError('InvalidParameter', `PV "${pv.metadata.name}" has no hostPath or local path`, false);
     const backingName = posix.basename(path);
     const contained = await containedVolumePath(this.roots, path, backingName, pv.metadata.name);
+    if ((await readRecord(contained.root, backingName))?.sizing === 'image') {
+      throw new PluginError('NotSupported', `PV "${pv.metadata.name}" is a sized volume (sizing: image): Recycle is not supported for it, use Delete`, false);
+    }
     await emptyDirNoFollow(contained.root, contained.path, signal);
     this.logger?.info({ pv: pv.metadata.name, path: contained.path }, 'host-path volume recycled');
   }
 
   metricsFor(pv: PersistentVolume): MetricsProvider {
-    return new ContainedDuMetricsProvider(() => this.roots, volumePath(pv), capacityOf(pv));
+    return new HostPathMetricsProvider(() => this.roots, volumePath(pv), capacityOf(pv));
+  }
+
+  /** Grows a sized volume's image and filesystem online to at least `bytes`; returns its new size. */
+  growSized(pv: PersistentVolume, bytes: bigint, signal?: AbortSignal): Promise<bigint> {
+    return withPluginErrors(`growing PV "${pv.metadata.name}"`, async () => {
+      const path = volumePath(pv);
+      if (path === undefined) throw new PluginError('InvalidParameter', `PV "${pv.metadata.name}" has no hostPath or local path`, false);
+      const backingName = posix.basename(path);
+      const contained = await containedVolumePath(this.roots, path, backingName, pv.metadata.name);
+      if ((await readRecord(contained.root, backingName))?.sizing !== 'image') {
+        throw new PluginError('NotSupported', `PV "${pv.metadata.name}" is a plain directory (sizing: none), which has no size to grow; only sizing: image volumes can be expanded`, false);
+      }
+      const grown = imageBytesFor(bytes);
+      const current = await this.images.currentBytes(contained.root, backingName);
+      const misfit = grown > current ? fitProblem(await rootCapacity(contained.root, this.overcommitRatio), grown - current) : undefined;
+      if (misfit) throw new PluginError('Backend', misfit, true);
+      return this.images.grow(contained.root, backingName, contained.path, grown, signal);
+    });
+  }
+
+  /** Each root's capacity numbers (for CSIStorageCapacity and `ProvisioningFailed` messages). */
+  capacity(): Promise<RootCapacity[]> {
+    return Promise.all(this.roots.map((root) => rootCapacity(root, this.overcommitRatio)));
   }
 
   listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {
@@ -225,6 +304,10 @@ export class HostPathPlugin implements VolumePlugin {
     const term = { matchExpressions: [{ key: LABEL_HOSTNAME, operator: 'In' as const, values: [this.nodeName] }] };
     return { nodeAffinity: { required: { nodeSelectorTerms: [term] } } };
   }
+}
+
+function sizingOf(parameters: Record<string, string>): Sizing {
+  return parameters[SIZING_PARAMETER] === 'image' ? 'image' : 'none';
 }
 
 /** The directory a host-path PV names: `spec.hostPath.path` or `spec.local.path`. */
