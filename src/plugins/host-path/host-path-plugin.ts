@@ -40,7 +40,6 @@ import {
   assertDirectoryRequest,
   capacityOf,
   containedVolumePath,
-  ContainedDuMetricsProvider,
   createDirectoryVolume,
   deleteContainedVolume,
   findRecords,
