@@ -129,6 +129,11 @@ export interface VolumePlugin {
   metricsFor(pv: PersistentVolume): MetricsProvider;
   /** Backing volumes on the backend marked as this cluster's (for `orphans`). */
   listBackingVolumes?(clusterName: string): Promise<BackingVolume[]>;
+  /**
+   * Whether this process may act on a claim whose selected node is `selectedNode` (a node
+   * agent: only its own). Absent: every claim of its provisioner.
+   */
+  servesNode?(selectedNode: string | undefined): boolean;
   /** Files a killed operation left behind (for `orphans`); listing only. */
   listStrayFiles?(): Promise<StrayFile[]>;
   /** Removes the stray files no operation in progress can own; returns those removed (controller start, `orphans --delete`). */

@@ -52,6 +52,13 @@ import {
 } from '../fs-common/directory-volume.js';
 
 export const HOST_PATH_PROVISIONER = 'kubernetes.io/host-path';
+/**
+ * The provisioner node agents serve (`pv-controller node-agent`): each for its own node only. Not
+ * an in-tree name, so a central controller leaves these volumes to the agents (the external
+ * deleter rule), and a valid CSIDriver name, so kube-scheduler consults the CSIStorageCapacity
+ * objects the agents publish for it.
+ */
+export const NODE_HOST_PATH_PROVISIONER = 'host-path.pv-controller.io';
 export const HOST_PATH_PARAMETER_ROOT = 'root';
 const DIRECTORY_MODE = 0o777;
 
@@ -60,6 +67,11 @@ export interface HostPathPluginOptions {
   roots: string[];
   /** When set, PVs are `local` volumes pinned to this node; otherwise `hostPath` volumes. */
   nodeName?: string;
+  /**
+   * The provisioner name this plugin serves (default kubernetes.io/host-path). A node agent serves
+   * NODE_HOST_PATH_PROVISIONER and, with `nodeName`, only its own node's claims and volumes.
+   */
+  provisionerName?: string;
   /** Sized volumes a root may promise, as a multiple of its filesystem (default 1: none beyond it). */
   overcommitRatio?: number;
   /** Runs the system tools sized volumes need (tests substitute it). */
@@ -75,7 +87,7 @@ function normaliseRoot(root: string): string {
 }
 
 export class HostPathPlugin implements VolumePlugin {
-  readonly name = HOST_PATH_PROVISIONER;
+  readonly name: string;
   readonly maxBackingNameLength = MAX_DIRECTORY_BACKING_NAME;
   private readonly roots: string[];
   /** Configured roots plus their real paths at construction: what `handles` recognises in a PV. */
@@ -92,6 +104,7 @@ export class HostPathPlugin implements VolumePlugin {
     this.roots = options.roots.map(normaliseRoot);
     this.rootAliases = [...new Set(this.roots.flatMap((root) => [root, realpathOrSelf(root)]))];
     this.nodeName = options.nodeName;
+    this.name = options.provisionerName ?? HOST_PATH_PROVISIONER;
     this.logger = options.logger;
     this.overcommitRatio = options.overcommitRatio ?? 1;
     if (!(this.overcommitRatio > 0)) throw new PluginError('InvalidParameter', `over-commit ratio must be positive, got ${this.overcommitRatio}`, false);
@@ -113,10 +126,20 @@ export class HostPathPlugin implements VolumePlugin {
   }
 
   handles(pv: PersistentVolume): boolean {
+    if (this.isNodeAgent() && !pinnedTo(pv, this.nodeName ?? '')) return false;
     const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
     if (provisioner !== undefined) return provisioner === this.name;
     const path = volumePath(pv);
     return path !== undefined && this.rootAliases.some((root) => path.startsWith(`${root}/`));
+  }
+
+  /** A node agent acts for its own node only: claims whose selected node is another agent's are not its to touch. */
+  servesNode(selectedNode: string | undefined): boolean {
+    return !this.isNodeAgent() || selectedNode === this.nodeName;
+  }
+
+  private isNodeAgent(): boolean {
+    return this.name === NODE_HOST_PATH_PROVISIONER && this.nodeName !== undefined;
   }
 
   provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
@@ -307,6 +330,15 @@ export class HostPathPlugin implements VolumePlugin {
 
 function sizingOf(parameters: Record<string, string>): Sizing {
   return parameters[SIZING_PARAMETER] === 'image' ? 'image' : 'none';
+}
+
+/** True when the PV's node affinity requires exactly this node (the only shape our local PVs have). */
+function pinnedTo(pv: PersistentVolume, node: string): boolean {
+  const terms = pv.spec.nodeAffinity?.required?.nodeSelectorTerms ?? [];
+  return (
+    terms.length === 1 &&
+    (terms[0].matchExpressions ?? []).some((e) => e.key === LABEL_HOSTNAME && e.operator === 'In' && e.values?.length === 1 && e.values[0] === node)
+  );
 }
 
 /** The directory a host-path PV names: `spec.hostPath.path` or `spec.local.path`. */
