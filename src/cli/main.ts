@@ -16,6 +16,7 @@ const commandModules: Record<string, () => Promise<{ register: Registrar }>> = {
   up: () => import('./up.js'),
   apiserver: () => import('./apiserver.js'),
   controller: () => import('./controller.js'),
+  'node-agent': () => import('./node-agent.js'),
   usage: () => import('./usage.js'),
   orphans: () => import('./orphans.js'),
 };

@@ -130,7 +130,7 @@ class ControllerProcess implements RunningController {
     this.claimQueue = new WorkQueue({ name: 'claims', log: this.log });
     this.volumeQueue = new WorkQueue({ name: 'volumes', log: this.log });
     this.context = this.makeContext(deps);
-    const env = { options: opts, plugins: this.plugins, metrics: this.metrics.operations, orphans: this.metrics.orphans, changes: this.stores };
+    const env = { options: opts, plugins: this.plugins, metrics: this.metrics.operations, orphans: this.metrics.orphans, changes: this.stores, rest: this.transport };
     this.modules = new ModuleSet(deps.modules, this.context, env, this.log);
     wireEnqueueRules(this.stores, { claim: (key) => this.claimQueue.add(key), volume: (name) => this.volumeQueue.add(name) });
     this.reflectors = makeReflectors(this.stores, this.transport, this.log, { inactivityMs: deps.informerInactivityMs, backoff: deps.informerBackoff });

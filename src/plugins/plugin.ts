@@ -134,6 +134,12 @@ export interface VolumePlugin {
    * agent: only its own). Absent: every claim of its provisioner.
    */
   servesNode?(selectedNode: string | undefined): boolean;
+  /**
+   * What this plugin can still provision for a StorageClass with `parameters` (a node agent
+   * publishes it as CSIStorageCapacity): the total, and the largest single volume. Absent: the
+   * plugin does not know (cloud quotas are not read).
+   */
+  storageCapacity?(parameters: Record<string, string>): Promise<{ capacityBytes: bigint; maximumVolumeBytes: bigint }>;
   /** Files a killed operation left behind (for `orphans`); listing only. */
   listStrayFiles?(): Promise<StrayFile[]>;
   /** Removes the stray files no operation in progress can own; returns those removed (controller start, `orphans --delete`). */

@@ -7,6 +7,7 @@
  * informers, queues or leader election behind the context.
  */
 import type { Logger } from 'pino';
+import type { RestTransport } from '../../kube-client/transport.js';
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
 import type { OperationObserver, OrphanObserver } from '../../metrics/prometheus.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
@@ -41,6 +42,8 @@ export interface ModuleEnv {
   orphans?: OrphanObserver;
   /** Subscribe in `create` to keep an index of your own (the binder's volume index does). */
   changes: { volumes: ChangeSource<PersistentVolume>; claims: ChangeSource<PersistentVolumeClaim>; classes: ChangeSource<StorageClass> };
+  /** Requests by path, for the kinds the ApiClient does not cover (CSIStorageCapacity, CSIDriver). */
+  rest?: Pick<RestTransport, 'request'>;
   /** The other enabled modules' instances, in order: complete once `start` is called. */
   peers(): readonly ModuleInstance[];
 }

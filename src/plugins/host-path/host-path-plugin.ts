@@ -32,7 +32,7 @@ import {
 } from '../plugin.js';
 import { emptyDirNoFollow } from '../fs-common/safe-path.js';
 import { readRecord, type VolumeRecord } from '../fs-common/metadata-record.js';
-import { fitProblem, rootCapacity, type RootCapacity } from './capacity.js';
+import { fitProblem, remainingBytes, rootCapacity, type RootCapacity } from './capacity.js';
 import { imageBytesFor, imagePathOf, imageSupportProblem, ImageVolumes, SIZING_PARAMETER, SIZINGS, type Sizing } from './image-volume.js';
 import { HostPathMetricsProvider } from './metrics.js';
 import {
@@ -262,6 +262,26 @@ export class HostPathPlugin implements VolumePlugin {
       if (misfit) throw new PluginError('Backend', misfit, true);
       return this.images.grow(contained.root, backingName, contained.path, grown, signal);
     });
+  }
+
+  /**
+   * Sized classes: what the roots can still promise (capacity accounting); plain classes: the
+   * roots' free space. A `root` parameter narrows it to that root.
+   */
+  async storageCapacity(parameters: Record<string, string>): Promise<{ capacityBytes: bigint; maximumVolumeBytes: bigint }> {
+    const chosen = parameters[HOST_PATH_PARAMETER_ROOT];
+    const roots = chosen !== undefined && this.isConfiguredRoot(chosen) ? [posix.normalize(chosen).replace(/(.)\/+$/, '$1')] : this.roots;
+    const sized = sizingOf(parameters) === 'image';
+    let capacityBytes = 0n;
+    let maximumVolumeBytes = 0n;
+    for (const root of roots) {
+      const c = await rootCapacity(root, this.overcommitRatio).catch(() => undefined);
+      if (!c) continue;
+      const room = sized ? remainingBytes(c) : c.freeBytes;
+      capacityBytes += room;
+      if (room > maximumVolumeBytes) maximumVolumeBytes = room;
+    }
+    return { capacityBytes, maximumVolumeBytes };
   }
 
   /** Each root's capacity numbers (for CSIStorageCapacity and `ProvisioningFailed` messages). */
