@@ -9,11 +9,9 @@
  */
 import { Command, Option } from 'commander';
 import { startController } from '../controller/controller.js';
-import { capacityPublisherModule } from '../controller/capacity-publisher.js';
 import { createControllerLogger } from '../controller/log.js';
 import { parseControllerOptions, type RawControllerFlags } from '../controller/options.js';
-import { provisionerModule } from '../controller/provisioner/module.js';
-import { reclaimerModule } from '../controller/reclaimer/module.js';
+import { nodeAgentModules } from '../controller/modules.js';
 import { loadKubeConfig } from '../kube-client/kubeconfig.js';
 import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER } from '../plugins/host-path/index.js';
 import { PluginRegistry } from '../plugins/registry.js';
@@ -86,7 +84,7 @@ async function runAgent(cmd: Command): Promise<void> {
       ...(settings.hostPathOvercommitRatio !== undefined ? { overcommitRatio: settings.hostPathOvercommitRatio } : {}),
     }),
   );
-  const modules = [provisionerModule(), reclaimerModule(), capacityPublisherModule({ nodeName, namespace, periodMs })];
+  const modules = nodeAgentModules({ nodeName, namespace, periodMs });
   const running = await startController(opts, { logger, plugins, modules, kubeConfig: loadKubeConfig(opts.kubeconfig) });
   const stop = (signal: string): void => {
     logger.info({ signal }, 'shutting down');
