@@ -140,6 +140,11 @@ export interface VolumePlugin {
    * plugin does not know (cloud quotas are not read).
    */
   storageCapacity?(parameters: Record<string, string>): Promise<{ capacityBytes: bigint; maximumVolumeBytes: bigint }>;
+  /**
+   * Puts back what a restart of the machine or the process undid, before the first operation
+   * (host-path sized volumes: mounts a reboot dropped, loop devices a kill left attached).
+   */
+  recover?(): Promise<void>;
   /** Files a killed operation left behind (for `orphans`); listing only. */
   listStrayFiles?(): Promise<StrayFile[]>;
   /** Removes the stray files no operation in progress can own; returns those removed (controller start, `orphans --delete`). */

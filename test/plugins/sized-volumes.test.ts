@@ -68,6 +68,11 @@ describe('host-path sizing: image (loop-mounted ext4 images, private mount names
     assert.equal((s.deleted as { outcome: string }).outcome, 'ok', JSON.stringify(s.deleted));
     assert.deepEqual([s.mountedAfterDelete, s.directoryGone, s.imageGone, s.attachedAtEnd, s.decoysIntact], [false, true, true, 0, true]);
   });
+
+  test('after a reboot (everything unmounted) the restarted plugin mounts each sized volume again, its data intact', () => {
+    const b = r.remountAfterReboot;
+    assert.deepEqual([b.unmounted, b.remounted, b.kept, b.attachedAtEnd, b.decoysIntact], [true, true, 'survives the reboot', 0, true]);
+  });
 });
 
 test('without root, sizing: image is refused up front with a message that says why and what to do', { skip: process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0 ? false : 'needs root and setpriv to drop to another uid' }, () => {

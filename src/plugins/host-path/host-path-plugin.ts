@@ -31,7 +31,7 @@ import {
   type VolumePlugin,
 } from '../plugin.js';
 import { emptyDirNoFollow } from '../fs-common/safe-path.js';
-import { readRecord, type VolumeRecord } from '../fs-common/metadata-record.js';
+import { listRecords, readRecord, type VolumeRecord } from '../fs-common/metadata-record.js';
 import { fitProblem, remainingBytes, rootCapacity, type RootCapacity } from './capacity.js';
 import { imageBytesFor, imagePathOf, imageSupportProblem, ImageVolumes, SIZING_PARAMETER, SIZINGS, type Sizing } from './image-volume.js';
 import { HostPathMetricsProvider } from './metrics.js';
@@ -244,6 +244,30 @@ export class HostPathPlugin implements VolumePlugin {
 
   metricsFor(pv: PersistentVolume): MetricsProvider {
     return new HostPathMetricsProvider(() => this.roots, volumePath(pv), capacityOf(pv));
+  }
+
+  /**
+   * Every sized volume of every root mounted again where a reboot unmounted it, each stray loop
+   * device detached; a volume whose image is missing is left to its delete (logged). One
+   * volume's failure does not stop the others.
+   */
+  async recover(): Promise<void> {
+    if (imageSupportProblem()) return;
+    for (const root of this.roots) {
+      for (const record of await listRecords(root).catch(() => [])) {
+        if (record.sizing !== 'image') continue;
+        const path = posix.join(root, record.subPath);
+        try {
+          if (!(await this.images.currentBytes(root, record.backingName))) {
+            this.logger?.warn({ backingName: record.backingName }, 'sized volume has no image yet; its provisioning or delete finishes it');
+            continue;
+          }
+          await this.images.ensureMounted(root, record.backingName, path);
+        } catch (err) {
+          this.logger?.warn({ backingName: record.backingName, err: (err as Error).message }, 'cannot mount sized volume again');
+        }
+      }
+    }
   }
 
   /** Grows a sized volume's image and filesystem online to at least `bytes`; returns its new size. */

@@ -6,9 +6,9 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { enterSandbox } from '../../helpers/mount-sandbox.js';
-import { capacityAccounting, holdsItsSizeAndGrows, restartBetweenAttachAndPv, type SizedResult } from './scenarios.js';
+import { capacityAccounting, holdsItsSizeAndGrows, remountAfterReboot, restartBetweenAttachAndPv, type SizedResult } from './scenarios.js';
 
-const SCENARIOS: Record<string, (base: string) => Promise<SizedResult>> = { holdsItsSizeAndGrows, capacityAccounting, restartBetweenAttachAndPv };
+const SCENARIOS: Record<string, (base: string) => Promise<SizedResult>> = { holdsItsSizeAndGrows, capacityAccounting, restartBetweenAttachAndPv, remountAfterReboot };
 
 const sandbox = enterSandbox();
 const results: Record<string, SizedResult | { error: string }> = {};

@@ -165,3 +165,20 @@ export async function restartBetweenAttachAndPv(base: string): Promise<SizedResu
     decoysIntact: await decoysIntact(),
   };
 }
+
+/** A reboot unmounts everything: the restarted plugin's recover() mounts each sized volume again, its data intact. */
+export async function remountAfterReboot(base: string): Promise<SizedResult> {
+  const { root, decoysIntact } = await layout(base);
+  const before = new HostPathPlugin({ roots: [root] });
+  const made = await before.provision(request('pv-b', 20 * MIB));
+  const path = made.source.hostPath?.path ?? '';
+  await fs.writeFile(join(path, 'kept.txt'), 'survives the reboot');
+  execFileSync('umount', [path]);
+  const unmounted = !(await isMountPoint(path));
+  const after = new HostPathPlugin({ roots: [root] });
+  await after.recover();
+  const remounted = await isMountPoint(path);
+  const kept = await fs.readFile(join(path, 'kept.txt'), 'utf8').catch(() => '');
+  await after.delete({ backingName: 'kubernetes-dynamic-pv-b' });
+  return { unmounted, remounted, kept, attachedAtEnd: attached(imagePathOf(root, 'kubernetes-dynamic-pv-b')).length, decoysIntact: await decoysIntact() };
+}
