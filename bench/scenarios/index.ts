@@ -9,6 +9,7 @@ import { realApiServerScenario, realMemoryScenario } from './real-apiserver.js';
 import { realBindScenario } from './real-bind.js';
 import { realProvisionScenario } from './real-provision.js';
 import { usageCollectionScenario } from './usage-collection.js';
+import { sizedVolumesScenario } from './sized-volumes.js';
 
 /** The default set; `--real-cluster` runs REAL_CLUSTER_SCENARIOS instead. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -18,6 +19,7 @@ export const SCENARIOS: readonly Scenario[] = [
   bindScenario,
   provisionScenario,
   usageCollectionScenario,
+  sizedVolumesScenario,
 ];
 
 /** Side by side with kube-controller-manager on kube-apiserver + etcd (`--real-cluster`). */

@@ -5,17 +5,19 @@
 import { Command } from 'commander';
 import { createLogger, type LogFormat } from '../apiserver/log.js';
 import { startApiServer } from '../apiserver/server.js';
-import { addOptions, flags } from './flags.js';
+import { logLevelOf } from '../controller/options.js';
+import { addOptions, flags, usageError } from './flags.js';
 
 interface ApiServerFlags {
   dataDir: string;
   listen: string;
   storage: 'sqlite' | 'memory';
   logFormat: LogFormat;
+  v?: string;
 }
 
-async function run(opts: ApiServerFlags): Promise<void> {
-  const log = createLogger(opts.logFormat);
+async function run(opts: ApiServerFlags, logLevel: string | undefined): Promise<void> {
+  const log = createLogger(opts.logFormat, logLevel);
   const server = await startApiServer({ dataDir: opts.dataDir, listen: opts.listen, storage: opts.storage, logger: log });
   process.stdout.write(`API server listening on ${server.url}\nkubeconfig: ${server.kubeconfigPath}\n`);
   await new Promise<void>((resolve) => {
@@ -36,7 +38,15 @@ export function register(program: Command): void {
   const command = program
     .command('apiserver')
     .description('Run the embedded Kubernetes-compatible API server (HTTPS, bearer token; writes DIR/kubeconfig)');
-  addOptions(command, [flags.dataDir(), flags.listen(), flags.storage(), flags.logFormat()]).action(async (apiFlags: ApiServerFlags) => {
-    await run(apiFlags);
+  const options = [flags.dataDir(), flags.listen(), flags.storage(), flags.logFormat(), flags.verbosity()];
+  addOptions(command, options).action(async (apiFlags: ApiServerFlags, cmd: Command) => {
+    // Without -v the level is $LOG_LEVEL's, else info.
+    let logLevel: string | undefined;
+    try {
+      logLevel = apiFlags.v === undefined ? undefined : logLevelOf(apiFlags.v);
+    } catch (err) {
+      usageError(cmd, err);
+    }
+    await run(apiFlags, logLevel);
   });
 }

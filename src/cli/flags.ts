@@ -6,7 +6,7 @@
  * kube-controller-manager where it has one. Plugin flags are in plugin-flags.ts.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { CONTROLLER_NAMES, DEFAULTS, OptionsError } from '../controller/options.js';
+import { CONTROLLER_NAMES, DEFAULTS, OptionsError, VERBOSITY_HELP } from '../controller/options.js';
 
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -18,9 +18,12 @@ function hostPort(value: string): string {
 export const flags = {
   kubeconfig: () => new Option('--kubeconfig <file>', 'kubeconfig file (default: in-cluster, then $KUBECONFIG / ~/.kube/config)'),
   dataDir: () => new Option('--data-dir <dir>', 'where the objects (SQLite), TLS material, token and kubeconfig live (up: the volumes too)').makeOptionMandatory(),
+  /** For the client commands: the `up` data dir whose cluster (and volumes) to look at. */
+  upDataDir: () => new Option('--data-dir <dir>', 'an `up` data dir: use DIR/kubeconfig (and DIR/volumes); default ./.pv-controller when it exists'),
   listen: () => new Option('--listen <host:port>', 'API server address (port 0 picks a free port)').argParser(hostPort).default('127.0.0.1:6443'),
   storage: () => new Option('--storage <kind>', 'object storage: sqlite (durable) or memory').choices(['sqlite', 'memory']).default('sqlite'),
   logFormat: () => new Option('--log-format <format>', 'log output').choices(['json', 'text']).default(DEFAULTS.logFormat),
+  verbosity: () => new Option('-v, --v <level>', VERBOSITY_HELP),
   clusterName: () =>
     new Option('--cluster-name <name>', 'this cluster\'s name: backing volumes are named <name>-dynamic-<pv> and tagged with it').default(DEFAULTS.clusterName),
 };
@@ -42,7 +45,7 @@ export function controllerFlags(): Option[] {
     new Option('--leader-elect-resource-namespace <ns>', 'namespace of the Lease').default(DEFAULTS.leaseNamespace),
     new Option('--controllers <list>', `controllers to run: * | comma list of ${CONTROLLER_NAMES.join(',')} | -name disables`).default(DEFAULTS.controllers),
     flags.logFormat(),
-    new Option('-v, --v <level>', 'log verbosity (0 info, 2 debug, 4 trace)'),
+    flags.verbosity(),
     new Option('--metrics-bind-address <host:port>', 'where /metrics is served (0 disables)').default(DEFAULTS.metricsBindAddress),
     new Option('--volume-stats-agg-period <duration>', 'how often volume usage is measured (0 disables)').default(DEFAULTS.volumeStatsAggPeriod),
   ];

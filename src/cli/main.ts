@@ -3,6 +3,7 @@
  * pv-controller's command line. Each command lives in its own file under src/cli/ and exports
  * `register(program)`; this file only lists them. Flag parsing and wiring only, no logic.
  */
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 
 type Registrar = (program: Command) => void;
@@ -15,6 +16,7 @@ const commandModules: Record<string, () => Promise<{ register: Registrar }>> = {
   up: () => import('./up.js'),
   apiserver: () => import('./apiserver.js'),
   controller: () => import('./controller.js'),
+  'node-agent': () => import('./node-agent.js'),
   usage: () => import('./usage.js'),
   orphans: () => import('./orphans.js'),
 };
@@ -24,12 +26,35 @@ function modulesFor(argv: string[]): Array<() => Promise<{ register: Registrar }
   return named ? [named] : Object.values(commandModules);
 }
 
+/** This package's version, as `--version` prints it. */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/**
+ * The first argument when it names no command and is no option: commander would print the
+ * top-level help for `no-such-command --help` and exit 0, which hides a typo from a script.
+ */
+function unknownCommand(argv: string[]): string | undefined {
+  const first = argv[2];
+  if (first === undefined || first.startsWith('-') || first === 'help' || first in commandModules) return undefined;
+  return first;
+}
+
 export async function main(argv: string[]): Promise<void> {
   const program = new Command('pv-controller')
     .description('Kubernetes persistent-volume lifecycle: bind, provision, reclaim, report usage')
+    .version(packageVersion(), '--version', 'print the version and exit')
     .showHelpAfterError()
+    .showSuggestionAfterError()
     .exitOverride();
   for (const load of modulesFor(argv)) (await load()).register(program);
+  const unknown = unknownCommand(argv);
+  if (unknown !== undefined) {
+    process.stderr.write(`error: unknown command '${unknown}' (commands: ${Object.keys(commandModules).join(', ')}; see pv-controller --help)\n`);
+    process.exit(2);
+  }
   try {
     await program.parseAsync(argv);
   } catch (err) {

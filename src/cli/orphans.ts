@@ -16,6 +16,7 @@ import { RestTransport } from '../kube-client/transport.js';
 import { loadKubeConfig } from '../kube-client/kubeconfig.js';
 import { paths } from '../kube-client/paths.js';
 import { createControllerLogger } from '../controller/log.js';
+import { logLevelOf } from '../controller/options.js';
 import {
   type ClusterObjects,
   deleteOrphans,
@@ -31,9 +32,11 @@ import type { VolumePlugin } from '../plugins/plugin.js';
 import { buildPluginRegistry, type PluginSettings } from '../plugins/from-options.js';
 import { addOptions, FlagError, flags, usageError } from './flags.js';
 import { pluginFlags, pluginSettingsFromFlags, type PluginFlags } from './plugin-flags.js';
+import { findClusterSource, upVolumesRoot } from './up-data-dir.js';
 
 interface OrphansFlags extends PluginFlags {
   kubeconfig?: string;
+  dataDir?: string;
   delete?: boolean;
   clusterName: string;
   logFormat: 'json' | 'text';
@@ -49,31 +52,32 @@ export function register(program: Command): void {
     .description('List (or --delete) backing volumes of this cluster that no PV or provisioning claim refers to');
   const options = [
     flags.kubeconfig(),
+    flags.upDataDir(),
     new Option('--delete', 'delete the orphans found (each re-checked just before its delete) and the stray files no write in progress can own'),
     flags.clusterName(),
     ...pluginFlags().filter((o) => !NOT_FOR_ORPHANS.has(o.long ?? '')),
-    // A report for a person: text, and quiet unless asked.
+    // A report for a person: text (the report itself is on stdout, the log on stderr).
     flags.logFormat().default('text'),
-    // Its own scale: the report is on stdout, so by default only warnings reach stderr.
-    new Option('-v, --v <level>', 'log verbosity (0 warnings only, 2 info, 4 debug)'),
+    flags.verbosity(),
   ];
   addOptions(command, options).action(async (_flags: unknown, cmd: Command) => {
     const orphanFlags = cmd.opts<OrphansFlags>();
+    const source = findClusterSource(orphanFlags);
+    // An `up` cluster keeps its host-path volumes in its data dir: look there unless told otherwise.
+    if (source.dataDir !== undefined && orphanFlags.hostPathRoot === undefined) orphanFlags.hostPathRoot = [upVolumesRoot(source.dataDir)];
     let settings: PluginSettings;
+    let logLevel: string;
     try {
+      logLevel = logLevelOf(orphanFlags.v);
       if (orphanFlags.clusterName.trim() === '') throw new FlagError('--cluster-name must not be empty');
       // Listing and deleting never choose a zone: no topology resolver.
       settings = pluginSettingsFromFlags(orphanFlags);
     } catch (err) {
       usageError(cmd, err);
     }
-    process.exitCode = await runOrphans(orphanFlags, settings);
+    if (source.notice) process.stderr.write(`pv-controller orphans: ${source.notice}\n`);
+    process.exitCode = await runOrphans({ ...orphanFlags, kubeconfig: source.kubeconfig }, settings, logLevel);
   });
-}
-
-function logLevelOf(v: string | undefined): string {
-  const n = Number(v ?? 0);
-  return n >= 4 ? 'debug' : n >= 2 ? 'info' : 'warn';
 }
 
 /** Claims and PVs read live through the kubeconfig. */
@@ -84,8 +88,8 @@ function liveCluster(transport: RestTransport): ClusterObjects {
   };
 }
 
-async function runOrphans(flags: OrphansFlags, settings: PluginSettings): Promise<number> {
-  const logger = createControllerLogger(flags.logFormat, logLevelOf(flags.v));
+async function runOrphans(flags: OrphansFlags, settings: PluginSettings, logLevel: string): Promise<number> {
+  const logger = createControllerLogger(flags.logFormat, logLevel);
   const plugins = (await buildPluginRegistry(settings, logger)).all();
   const transport = new RestTransport(loadKubeConfig(flags.kubeconfig), { qps: 20, burst: 30 });
   try {

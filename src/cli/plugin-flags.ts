@@ -17,6 +17,7 @@ import { collect, FlagError } from './flags.js';
 /** The plugin flags as commander hands them over. */
 export interface PluginFlags {
   hostPathRoot?: string[];
+  hostPathOvercommitRatio?: string;
   nodeName?: string;
   nfsMount?: string[];
   cloudProvider?: string;
@@ -28,6 +29,7 @@ export interface PluginFlags {
 export function pluginFlags(): Option[] {
   return [
     new Option('--host-path-root <dir>', 'directory host-path volumes live under (repeatable)').argParser(collect),
+    new Option('--host-path-overcommit-ratio <ratio>', 'sized host-path volumes (class parameter sizing: image) a root may promise, as a multiple of its filesystem').default('1'),
     new Option('--node-name <name>', 'node this process runs on (host-path volumes)'),
     new Option('--nfs-mount <server:/share=/mount>', 'an NFS export mounted into this process, for nfs-subdir volumes (repeatable)').argParser(collect),
     new Option('--cloud-provider <name>', 'cloud whose volumes to provision/list (credentials from the SDK environment)')
@@ -46,9 +48,12 @@ export function pluginSettingsFromFlags(flags: PluginFlags, topology?: TopologyR
     if (!root.startsWith('/')) throw new FlagError(`--host-path-root must be an absolute path, got "${root}"`);
   }
   if (flags.nodeName !== undefined && flags.nodeName.trim() === '') throw new FlagError('--node-name must not be empty');
+  const ratio = Number(flags.hostPathOvercommitRatio ?? '1');
+  if (!(ratio > 0) || !Number.isFinite(ratio)) throw new FlagError(`--host-path-overcommit-ratio must be a positive number, got "${flags.hostPathOvercommitRatio}"`);
   const { cloud } = cloudSettingsFromFlags(flags, topology);
   return {
     hostPathRoots,
+    ...(ratio !== 1 ? { hostPathOvercommitRatio: ratio } : {}),
     nfsMounts: (flags.nfsMount ?? []).map(parseNfsMount),
     ...(flags.nodeName !== undefined ? { nodeName: flags.nodeName } : {}),
     ...(cloud ? { cloud } : {}),

@@ -5,7 +5,7 @@
  * try. The controller still talks to the server only over HTTPS, as it would to a real cluster.
  */
 import { mkdir } from 'node:fs/promises';
-import { relative, resolve, join } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { Command, type Option } from 'commander';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer } from '../apiserver/server.js';
@@ -17,6 +17,7 @@ import { HOST_PATH_PROVISIONER } from '../plugins/host-path/index.js';
 import { parseFlags } from './controller.js';
 import { addOptions, controllerFlags, flags } from './flags.js';
 import { pluginFlags, startPlugins } from './plugin-flags.js';
+import { previousFreePort, upVolumesRoot } from './up-data-dir.js';
 
 interface UpFlags {
   dataDir: string;
@@ -52,10 +53,11 @@ export function register(program: Command): void {
   addOptions(command, options.map(withUpDefault)).action(async (upFlags: UpFlags, cmd: Command) => {
     const { opts, plugins: settings } = parseFlags(cmd);
     const dataDir = resolve(upFlags.dataDir);
-    const volumes = join(dataDir, 'volumes');
+    const volumes = upVolumesRoot(dataDir);
     const logger = createControllerLogger(opts.logFormat, opts.logLevel);
     await mkdir(volumes, { recursive: true });
-    const server = await startApiServer({ dataDir, storage: upFlags.storage, listen: upFlags.listen, logger: logger.child({ component: 'apiserver' }) });
+    const listen = cmd.getOptionValueSource('listen') === 'default' ? await reusedListen(dataDir, upFlags.listen) : upFlags.listen;
+    const server = await startApiServer({ dataDir, storage: upFlags.storage, listen, logger: logger.child({ component: 'apiserver' }) });
     const kc = new KubeConfig();
     kc.loadFromFile(server.kubeconfigPath);
     await ensureDefaultStorageClass(kc, { name: 'standard', provisioner: HOST_PATH_PROVISIONER });
@@ -77,6 +79,13 @@ export function register(program: Command): void {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+}
+
+/** `--listen` left at its default (a free port): the last start's port when it is free, so the kubeconfig stays valid. */
+async function reusedListen(dataDir: string, listen: string): Promise<string> {
+  const host = listen.slice(0, listen.lastIndexOf(':'));
+  const port = await previousFreePort(dataDir, host);
+  return port === undefined ? listen : `${host}:${port}`;
 }
 
 function shown(path: string): string {

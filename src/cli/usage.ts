@@ -11,6 +11,7 @@ import { Command, Option } from 'commander';
 import { loadKubeConfig } from '../kube-client/kubeconfig.js';
 import { DEFAULTS } from '../controller/options.js';
 import { flags } from './flags.js';
+import { findClusterSource } from './up-data-dir.js';
 import { parseExposition } from '../metrics/text-format.js';
 import {
   buildUsageRows,
@@ -26,6 +27,7 @@ const SCRAPE_TIMEOUT_MS = 10_000;
 
 interface UsageFlags {
   kubeconfig?: string;
+  dataDir?: string;
   metricsUrl: string;
   output: 'table' | 'json';
   namespace?: string;
@@ -36,6 +38,7 @@ export function register(program: Command): void {
     .command('usage')
     .description('Show how full each claim\'s volume is (fullest first), from the controller\'s /metrics')
     .addOption(flags.kubeconfig())
+    .addOption(flags.upDataDir())
     .option('--metrics-url <url>', 'the controller\'s metrics endpoint', DEFAULT_METRICS_URL)
     .addOption(new Option('-o, --output <format>', 'table | json').choices(['table', 'json']).default('table'))
     .option('-n, --namespace <ns>', 'only claims in this namespace (default: all namespaces)')
@@ -56,7 +59,9 @@ async function runUsage(flags: UsageFlags): Promise<number> {
 }
 
 async function listClaims(flags: UsageFlags): Promise<ClaimSummary[]> {
-  const api = loadKubeConfig(flags.kubeconfig).makeApiClient(CoreV1Api);
+  const source = findClusterSource(flags);
+  if (source.notice) process.stderr.write(`pv-controller usage: ${source.notice}\n`);
+  const api = loadKubeConfig(source.kubeconfig).makeApiClient(CoreV1Api);
   const list = flags.namespace
     ? await api.listNamespacedPersistentVolumeClaim({ namespace: flags.namespace })
     : await api.listPersistentVolumeClaimForAllNamespaces();

@@ -28,6 +28,11 @@ import { PluginRegistry } from '../plugins/registry.js';
 import { startControllerObservability, type RunningObservability } from '../metrics/observability.js';
 import { ControllerMetrics } from '../metrics/prometheus.js';
 
+/** Said at start-up by a controller that serves no plugin: what it can and cannot do then. */
+export const NO_PLUGINS_WARNING =
+  'no volume plugin is configured: claims bind only to existing PVs, claims of a class get ExternalProvisioning and wait, ' +
+  'and a released Delete or Recycle volume goes Failed; configure one with --host-path-root, --nfs-mount or --cloud-provider';
+
 export interface ControllerDeps {
   /** The controllers to run, in sync order (controller/modules.ts lists the shipped ones). */
   modules: readonly ControllerModule[];
@@ -125,7 +130,7 @@ class ControllerProcess implements RunningController {
     this.claimQueue = new WorkQueue({ name: 'claims', log: this.log });
     this.volumeQueue = new WorkQueue({ name: 'volumes', log: this.log });
     this.context = this.makeContext(deps);
-    const env = { options: opts, plugins: this.plugins, metrics: this.metrics.operations, orphans: this.metrics.orphans, changes: this.stores };
+    const env = { options: opts, plugins: this.plugins, metrics: this.metrics.operations, orphans: this.metrics.orphans, changes: this.stores, rest: this.transport };
     this.modules = new ModuleSet(deps.modules, this.context, env, this.log);
     wireEnqueueRules(this.stores, { claim: (key) => this.claimQueue.add(key), volume: (name) => this.volumeQueue.add(name) });
     this.reflectors = makeReflectors(this.stores, this.transport, this.log, { inactivityMs: deps.informerInactivityMs, backoff: deps.informerBackoff });
@@ -180,7 +185,9 @@ class ControllerProcess implements RunningController {
     this.volumeQueue.run(concurrentSyncs, (name) => this.modules.syncVolume(this.stores.volumes, name));
     this.resync();
     this.resyncTimer = setInterval(() => this.resync(), this.opts.syncPeriodMs);
-    this.log.info({ controllers: this.opts.controllers, workers: concurrentSyncs }, 'controller started');
+    const plugins = this.plugins.all().map((p) => p.name);
+    this.log.info({ controllers: this.opts.controllers, workers: concurrentSyncs, plugins }, 'controller started');
+    if (plugins.length === 0) this.log.warn(NO_PLUGINS_WARNING);
   }
 
   private resync(): void {

@@ -9,6 +9,7 @@ import { provisionerModule, type ProvisionerModuleOptions } from './provisioner/
 import { reclaimerModule, type ReclaimerModuleOptions } from './reclaimer/module.js';
 import { protectionModules } from './protection/module.js';
 import { orphanMonitorModule } from './orphan-monitor.js';
+import { capacityPublisherModule, type CapacityPublisherOptions } from './capacity-publisher.js';
 
 export interface ModuleOptions {
   provisioner?: ProvisionerModuleOptions;
@@ -26,4 +27,13 @@ export function defaultModules(options: ModuleOptions = {}): ControllerModule[] 
     expanderModule(options.expander),
     orphanMonitorModule(options.orphanMonitor),
   ];
+}
+
+/**
+ * What a node agent runs (`pv-controller node-agent`): no binder and no protection (the central
+ * controller's), so the provisioner and the reclaimer work standalone on its own node's claims
+ * and volumes, and the capacity publisher reports what its roots can still hold.
+ */
+export function nodeAgentModules(capacity: CapacityPublisherOptions): ControllerModule[] {
+  return [provisionerModule(), reclaimerModule(), capacityPublisherModule(capacity)];
 }

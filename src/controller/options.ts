@@ -150,7 +150,11 @@ export function parseControllers(text: string): ControllerName[] {
   return CONTROLLER_NAMES.filter((n) => !disabled.has(n) && (star || enabled.has(n)));
 }
 
-function logLevelOf(v: string | undefined): string {
+/** What `-v` means, the same in every command (klog's scale: higher shows more). */
+export const VERBOSITY_HELP = 'log verbosity: 0 info, 2 debug, 4 trace';
+
+/** The log level `-v N` selects; absent ⇒ info. Throws OptionsError for a non-integer. */
+export function logLevelOf(v: string | undefined): string {
   if (v === undefined) return DEFAULTS.logLevel;
   const n = integer('-v', v, 0);
   return n >= 4 ? 'trace' : n >= 2 ? 'debug' : 'info';

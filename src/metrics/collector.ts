@@ -207,11 +207,20 @@ export class VolumeUsageCollector {
       if (previous?.metrics && previous.namespace === entry.namespace && previous.claimName === entry.claimName) {
         entry.metrics = previous.metrics;
       }
-      if (outcome.reason !== 'not_supported' && !this.stopped) {
-        this.opts.logger?.warn({ pv: pvName, reason: outcome.reason, err: outcome.message }, 'volume usage not measured');
-      }
+      if (outcome.reason !== 'not_supported' && !this.stopped) this.logUnmeasured(pvName, outcome, previous?.error);
     }
     this.entries.set(pvName, entry);
+  }
+
+  /**
+   * A volume that cannot be measured is said once, at WARN, when it starts failing or fails for
+   * another reason; the same failure on every later pass (a static PV no plugin of ours owns
+   * fails each minute) is DEBUG. The usage table and the metrics still show it each pass.
+   */
+  private logUnmeasured(pvName: string, outcome: UsageError, before: UsageError | undefined): void {
+    const fields = { pv: pvName, reason: outcome.reason, err: outcome.message };
+    if (before?.reason === outcome.reason && before.message === outcome.message) this.opts.logger?.debug(fields, 'volume usage still not measured');
+    else this.opts.logger?.warn(fields, 'volume usage not measured (said once; repeats are logged at debug level)');
   }
 
   private classify(err: unknown): UsageError {

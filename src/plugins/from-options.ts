@@ -43,6 +43,8 @@ export interface NfsMount {
 
 export interface PluginSettings {
   hostPathRoots: string[];
+  /** Sized host-path volumes a root may promise, as a multiple of its filesystem (default 1). */
+  hostPathOvercommitRatio?: number;
   nodeName?: string;
   nfsMounts?: NfsMount[];
   /** The cloud whose volume plugin to register (none when absent). */
@@ -58,6 +60,7 @@ export async function buildPluginRegistry(settings: PluginSettings, logger: Logg
       new HostPathPlugin({
         roots: settings.hostPathRoots,
         ...(settings.nodeName ? { nodeName: settings.nodeName } : {}),
+        ...(settings.hostPathOvercommitRatio !== undefined ? { overcommitRatio: settings.hostPathOvercommitRatio } : {}),
         logger: logger.child({ plugin: 'host-path' }),
       }),
     );

@@ -167,6 +167,22 @@ export interface VolumePlugin {
   metricsFor(pv: PersistentVolume): MetricsProvider;
   /** Backing volumes on the backend marked as this cluster's (for `orphans`). */
   listBackingVolumes?(clusterName: string): Promise<BackingVolume[]>;
+  /**
+   * Whether this process may act on a claim whose selected node is `selectedNode` (a node
+   * agent: only its own). Absent: every claim of its provisioner.
+   */
+  servesNode?(selectedNode: string | undefined): boolean;
+  /**
+   * What this plugin can still provision for a StorageClass with `parameters` (a node agent
+   * publishes it as CSIStorageCapacity): the total, and the largest single volume. Absent: the
+   * plugin does not know (cloud quotas are not read).
+   */
+  storageCapacity?(parameters: Record<string, string>): Promise<{ capacityBytes: bigint; maximumVolumeBytes: bigint }>;
+  /**
+   * Puts back what a restart of the machine or the process undid, before the first operation
+   * (host-path sized volumes: mounts a reboot dropped, loop devices a kill left attached).
+   */
+  recover?(): Promise<void>;
   /** Files a killed operation left behind (for `orphans`); listing only. */
   listStrayFiles?(): Promise<StrayFile[]>;
   /** Removes the stray files no operation in progress can own; returns those removed (controller start, `orphans --delete`). */

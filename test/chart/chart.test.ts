@@ -138,8 +138,8 @@ describe('charts/pv-controller', { skip }, () => {
     assert.match(unknown, /storageClasses\[x\]: plugin ceph is not served/);
   });
 
-  test('deploy/rbac.yaml is what the chart renders (npm run chart:manifests)', async () => {
-    assert.deepEqual(PLAIN_MANIFESTS.map((m) => m.file), ['deploy/rbac.yaml']);
+  test('deploy/ (RBAC, the Deployment, its Service, the host-path class) is what the chart renders (npm run chart:manifests)', async () => {
+    assert.deepEqual(PLAIN_MANIFESTS.map((m) => m.file), ['deploy/rbac.yaml', 'deploy/deployment.yaml', 'deploy/service.yaml', 'deploy/storageclass-host-path.yaml']);
     assert.deepEqual(await staleManifests(helm), []);
   });
 });

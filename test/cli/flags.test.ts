@@ -33,7 +33,8 @@ const OWN_DEFAULTS: Record<string, string[]> = {
   up: ['--listen', '--leader-elect', '--kube-api-qps', '--kube-api-burst', '--log-format'],
   orphans: ['--log-format'],
 };
-const OWN_TEXT: Record<string, string[]> = { orphans: ['--v'] };
+// The client commands' --data-dir names an `up` data dir to read, the servers' the one to write.
+const OWN_TEXT: Record<string, string[]> = { orphans: ['--data-dir'], usage: ['--data-dir'] };
 
 test('up takes every flag controller takes (but --kubeconfig: it makes its own), plugin flags included', () => {
   const up = helpFlags('up');
@@ -67,4 +68,30 @@ test('up checks the plugin flags as controller does, before starting anything', 
   const root = run('up', '--data-dir', '/nonexistent/pv-controller-up', '--host-path-root', 'relative');
   assert.equal(root.status, 2, root.stderr);
   assert.match(root.stderr, /--host-path-root must be an absolute path/);
+});
+
+test('-v means the same levels in every command that logs', () => {
+  const texts = ['controller', 'up', 'orphans', 'apiserver'].map((c) => helpFlags(c).get('--v')?.text);
+  assert.deepEqual(new Set(texts), new Set(['log verbosity: 0 info, 2 debug, 4 trace']));
+  const bad = run('orphans', '-v', 'loud');
+  assert.equal(bad.status, 2, bad.stderr);
+  assert.match(bad.stderr, /-v must be an integer/);
+});
+
+test('--version prints the package version and exits 0', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const r = run('--version');
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), pkg.version);
+});
+
+test('an unknown command exits 2 naming it, even with --help', () => {
+  for (const args of [['no-such-command'], ['no-such-command', '--help'], ['orphan', '--delete']]) {
+    const r = run(...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stdout}`);
+    assert.match(r.stderr, new RegExp(`unknown command '${args[0]}'`));
+  }
+  assert.equal(run('--help').status, 0);
+  assert.equal(run('help', 'up').status, 0);
 });

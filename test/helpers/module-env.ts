@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import type { ChangeListener } from '../../src/kube-client/cache/merged-store.js';
 import type { ChangeSource, ModuleEnv } from '../../src/controller/runtime/module.js';
 import type { ControllerOptions } from '../../src/controller/options.js';
-import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { KubeObject, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
 import type { FakeCluster, FakeKind } from './fake-context.js';
 
@@ -18,7 +18,7 @@ export function testModuleEnv(options: ControllerOptions, overrides: Partial<Mod
     options,
     plugins: new PluginRegistry(),
     logger: pino({ level: 'silent' }),
-    changes: { volumes: noChanges, claims: noChanges },
+    changes: { volumes: noChanges, claims: noChanges, classes: noChanges },
     peers: () => [],
     ...overrides,
   };
@@ -26,7 +26,11 @@ export function testModuleEnv(options: ControllerOptions, overrides: Partial<Mod
 
 /** The fake cluster's cache changes as the stores' change feeds (every change counts as the informer's). */
 export function fakeChanges(fake: FakeCluster): ModuleEnv['changes'] {
-  return { volumes: feedOf<PersistentVolume>(fake, 'PersistentVolume'), claims: feedOf<PersistentVolumeClaim>(fake, 'PersistentVolumeClaim') };
+  return {
+    volumes: feedOf<PersistentVolume>(fake, 'PersistentVolume'),
+    claims: feedOf<PersistentVolumeClaim>(fake, 'PersistentVolumeClaim'),
+    classes: feedOf<StorageClass>(fake, 'StorageClass'),
+  };
 }
 
 function feedOf<T extends KubeObject>(fake: FakeCluster, kind: FakeKind): ChangeSource<T> {

@@ -33,7 +33,7 @@ afterEach(async () => {
 
 async function setup(
   hostPath: { nodeName?: string } = {},
-  o: { pluginName?: string; controllers?: ControllerName[] } = {},
+  o: { pluginName?: string; controllers?: ControllerName[]; syncPeriodMs?: number } = {},
 ): Promise<Setup> {
   const cluster = await startTestCluster({ noHostPath: true, noController: true });
   const plugin = new HoldablePlugin(new HostPathPlugin({ roots: [cluster.hostPathRoot], ...hostPath }), o.pluginName);
@@ -41,7 +41,7 @@ async function setup(
   const api = new TestApi(cluster.kc);
   const s = { cluster, api, plugin };
   running.push(s);
-  await cluster.startController(o.controllers ? { controllers: o.controllers } : {});
+  await cluster.startController({ ...(o.controllers ? { controllers: o.controllers } : {}), ...(o.syncPeriodMs ? { syncPeriodMs: o.syncPeriodMs } : {}) });
   return s;
 }
 
@@ -96,6 +96,16 @@ test('a claim is provisioned and bound; the directory is named <cluster>-dynamic
   });
   await waitFor(async () => (await s.api.eventReasons('default', 'data')).includes('ProvisioningSucceeded'), 'ProvisioningSucceeded');
   assert.equal(s.plugin.provisionCalls, 1);
+});
+
+test('a StorageClass created after its claim: the claim is provisioned at once, not at the next resync', async () => {
+  // An hour between resyncs: only the class's own change can wake the claim within the test.
+  const s = await setup({}, { syncPeriodMs: 3_600_000 });
+  await s.api.createClaim(newClaim('early', 'late-class'));
+  await waitFor(async () => (await s.api.eventReasons('default', 'early')).length > 0 || undefined, 'the claim to be seen');
+  await s.api.createClass(hostPathClass('late-class'));
+  const claim = await boundClaim(s, 'early');
+  assert.ok(claim.spec.volumeName?.startsWith('pvc-'));
 });
 
 test('a claim deleted while the plugin works: its directory is deleted, no PV is left, the claim goes', async () => {

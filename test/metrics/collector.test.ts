@@ -129,6 +129,22 @@ describe('VolumeUsageCollector', () => {
     assert.equal(got.get('throwing')?.error?.reason, 'failed');
   });
 
+  test('a volume no plugin measures is warned about once, not on every pass, and again when it fails differently', async () => {
+    const orphan = boundPair('orphan');
+    const lines: Array<{ level: string; msg: string }> = [];
+    const at = (level: string) => (_fields: object, msg: string) => void lines.push({ level, msg });
+    const logger = { warn: at('warn'), debug: at('debug'), error: at('error'), info: at('info') } as unknown as UsageCollectorOptions['logger'];
+    let owned = false;
+    const source: UsageSource = { providerFor: () => (owned ? { plugin: 'p', provider: failingProvider('disk gone') } : undefined) };
+    const { collector } = setup([orphan], source, { logger });
+    for (let pass = 0; pass < 3; pass += 1) await collector.collectOnce();
+    assert.deepEqual(lines.filter((l) => l.level === 'warn').length, 1, 'three passes, one warning');
+    assert.equal(lines.filter((l) => l.msg === 'volume usage still not measured').length, 2);
+    owned = true;
+    await collector.collectOnce();
+    assert.equal(lines.filter((l) => l.level === 'warn').length, 2, 'a new reason is said again');
+  });
+
   test('never runs more measurements at once than its concurrency', async () => {
     const pairs = Array.from({ length: 12 }, (_, i) => boundPair(`v${i}`));
     let running = 0;

@@ -13,7 +13,12 @@ import { findHelm, REPO_ROOT } from '../cluster/binaries.js';
 export const CHART_DIR = join(REPO_ROOT, 'charts', 'pv-controller');
 
 /** Each generated file and the chart template it comes from. */
-export const PLAIN_MANIFESTS = [{ template: 'templates/rbac.yaml', file: 'deploy/rbac.yaml' }] as const;
+export const PLAIN_MANIFESTS = [
+  { template: 'templates/rbac.yaml', file: 'deploy/rbac.yaml' },
+  { template: 'templates/deployment.yaml', file: 'deploy/deployment.yaml' },
+  { template: 'templates/service.yaml', file: 'deploy/service.yaml' },
+  { template: 'templates/storageclasses.yaml', file: 'deploy/storageclass-host-path.yaml' },
+] as const;
 
 const run = promisify(execFile);
 

@@ -36,6 +36,7 @@ export const CLUSTER_SUITES = [
   'integration/expansion.test.js',
   'integration/expansion-kill.test.js',
   'integration/attributes-class.test.js',
+  'integration/node-agents.test.js',
   'cluster/',
 ];
 

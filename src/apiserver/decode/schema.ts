@@ -67,6 +67,7 @@ export const QUANTITY_FIELDS: Readonly<Record<string, readonly string[]>> = {
   V1PodSpec: ['overhead'],
   V1ContainerStatus: ['allocatedResources'],
   V1EmptyDirVolumeSource: ['sizeLimit'],
+  V1CSIStorageCapacity: ['capacity', 'maximumVolumeSize'],
 };
 
 /** The embedded Go struct a field is promoted from, if any. */

@@ -1,4 +1,6 @@
 /** Every resource the embedded API server serves, and lookup by group/version/plural. */
+import { csiDriverStrategy } from './csi-drivers.js';
+import { csiStorageCapacityStrategy } from './csi-storage-capacities.js';
 import { coreEventStrategy } from './events.js';
 import { eventsV1Strategy } from './events-v1.js';
 import { leaseStrategy } from './leases.js';
@@ -24,6 +26,8 @@ export const strategies: ResourceStrategy[] = [
   eventsV1Strategy,
   leaseStrategy,
   volumeAttributesClassStrategy,
+  csiDriverStrategy,
+  csiStorageCapacityStrategy,
 ];
 
 export function findStrategy(group: string, version: string, plural: string): ResourceStrategy | undefined {
@@ -31,6 +35,8 @@ export function findStrategy(group: string, version: string, plural: string): Re
 }
 
 export {
+  csiDriverStrategy,
+  csiStorageCapacityStrategy,
   coreEventStrategy,
   eventsV1Strategy,
   leaseStrategy,

@@ -15,7 +15,7 @@ import { defaultStorageClass, hasAnnotation } from '../../kube/volume-helpers.js
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import { BindingError, claimKeyOf } from './bind.js';
 import {
-  MSG_WAIT_FOR_FIRST_CONSUMER,
+  msgWaitForFirstConsumer,
   msgExternalProvisioning,
   msgWaitForPods,
 } from './events.js';
@@ -62,7 +62,7 @@ export function emitWaitingForConsumer(s: BinderSession, claim: PersistentVolume
   );
   const names = pods.map((p) => p.metadata.name ?? '').sort();
   if (names.length > 0) s.ctx.events.event(claim, 'Normal', EventReason.WaitForPodScheduled, msgWaitForPods(names));
-  else s.ctx.events.event(claim, 'Normal', EventReason.WaitForFirstConsumer, MSG_WAIT_FOR_FIRST_CONSUMER);
+  else s.ctx.events.event(claim, 'Normal', EventReason.WaitForFirstConsumer, msgWaitForFirstConsumer(claim.metadata.namespace ?? '', claim.metadata.name ?? ''));
 }
 
 /** Writes both storage-provisioner annotations unless the GA one already has this value. */

@@ -6,7 +6,17 @@ export const MSG_LOST_REFERENCE =
   'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!';
 export const MSG_LOST_VOLUME = 'Bound claim has lost its PersistentVolume. Data on the volume is lost!';
 export const MSG_MISBOUND = 'Two claims are bound to the same volume, this one is bound incorrectly';
-export const MSG_WAIT_FOR_FIRST_CONSUMER = 'waiting for first consumer to be created before binding';
+/**
+ * Upstream's text, then what it leaves unsaid: the scheduler chooses the node by setting the
+ * selected-node annotation, and where none runs (the embedded server) a person sets it.
+ */
+export function msgWaitForFirstConsumer(namespace: string, name: string): string {
+  return (
+    'waiting for first consumer to be created before binding (a scheduler sets annotation volume.kubernetes.io/selected-node ' +
+    'when it places a pod that uses the claim; without a scheduler, set it yourself: ' +
+    `kubectl annotate pvc -n ${namespace} ${name} volume.kubernetes.io/selected-node=<node>)`
+  );
+}
 
 export function msgVolumeMismatch(pvName: string, reason: string): string {
   return `Cannot bind to requested volume "${pvName}": ${reason}`;

@@ -27,6 +27,10 @@ export function binderModule(): ControllerModule {
         if (pv) for (const key of pending.wokenBy(pv, prev)) ctx.enqueueClaim(key);
       });
       env.changes.claims.onChange((key, pvc) => pending.track(key, pvc));
+      // A class created (or changed) after its claims wakes them too: they may provision now.
+      env.changes.classes.onChange((_name, cls, prev) => {
+        if (cls) for (const key of pending.wokenByClass(cls, prev)) ctx.enqueueClaim(key);
+      });
       let hooks: BinderHooks = { logger: env.logger };
       return {
         start: () => {

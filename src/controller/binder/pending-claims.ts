@@ -5,8 +5,8 @@
  * ten minutes.
  */
 import { ANN_BIND_COMPLETED } from '../../kube/annotations.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import { hasAnnotation, storageClassOfVolume } from '../../kube/volume-helpers.js';
+import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
+import { hasAnnotation, isDefaultStorageClass, storageClassOfVolume } from '../../kube/volume-helpers.js';
 import { matchingClassOfClaim } from './match.js';
 
 export class PendingClaims {
@@ -34,9 +34,32 @@ export class PendingClaims {
     return this.byClass.get(storageClassOfVolume(pv)) ?? [];
   }
 
+  /**
+   * Claims a new or changed StorageClass may let provision or bind: the unbound claims naming
+   * it and, when it is (now) the default class, the claims naming none. A resync-only echo with
+   * the same provisioner, parameters, binding mode and default mark wakes nothing.
+   */
+  wokenByClass(cls: StorageClass, prev: StorageClass | undefined): string[] {
+    if (prev && sameDecisionInputs(cls, prev)) return [];
+    const named = [...(this.byClass.get(cls.metadata.name ?? '') ?? [])];
+    return isDefaultStorageClass(cls) ? [...named, ...(this.byClass.get('') ?? [])] : named;
+  }
+
   size(): number {
     return this.classOf.size;
   }
+}
+
+/** What a claim's sync reads from its class; a change elsewhere (labels, managedFields) decides nothing. */
+function sameDecisionInputs(a: StorageClass, b: StorageClass): boolean {
+  return (
+    a.provisioner === b.provisioner &&
+    a.volumeBindingMode === b.volumeBindingMode &&
+    isDefaultStorageClass(a) === isDefaultStorageClass(b) &&
+    JSON.stringify(a.parameters ?? {}) === JSON.stringify(b.parameters ?? {}) &&
+    JSON.stringify(a.mountOptions ?? []) === JSON.stringify(b.mountOptions ?? []) &&
+    JSON.stringify(a.allowedTopologies ?? []) === JSON.stringify(b.allowedTopologies ?? [])
+  );
 }
 
 /** Free for a new claim as the index sees it: Available, no claimRef uid, not being deleted. */

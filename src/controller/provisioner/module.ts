@@ -41,8 +41,14 @@ export function provisionerModule(options: ProvisionerModuleOptions = {}): Contr
       return {
         binderHooks: provisioner.binderHooks(),
         syncClaim: (claim: PersistentVolumeClaim) => provisioner.syncClaim(claim),
-        // Before the first provision: what a provisioner killed mid-write left is cleaned up.
-        start: async () => void (await removeStrayFiles(env.plugins.all(), env.logger)),
+        // Before the first provision: what a restart undid is put back (sized volumes mounted
+        // again), and what a provisioner killed mid-write left is cleaned up.
+        start: async () => {
+          for (const plugin of env.plugins.all()) {
+            await plugin.recover?.().catch((err: unknown) => env.logger.warn({ plugin: plugin.name, err: (err as Error).message }, 'recovery failed'));
+          }
+          await removeStrayFiles(env.plugins.all(), env.logger);
+        },
         stop: () => provisioner.stop(),
       };
     },

@@ -13,7 +13,7 @@
  * at most `concurrency` at once, never two for one claim, failures backed off per claim.
  */
 import { pino, type Logger } from 'pino';
-import { ANN_BIND_COMPLETED } from '../../kube/annotations.js';
+import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '../../kube/annotations.js';
 import type { PersistentVolumeClaim } from '../../kube/types.js';
 import { hasAnnotation } from '../../kube/volume-helpers.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
@@ -120,6 +120,7 @@ export class Provisioner {
   async syncClaim(claim: PersistentVolumeClaim): Promise<SyncResult> {
     const key = keyOf(claim);
     const current = newerCopyOf(claim, this.deps.ctx.claims.get(key));
+    if (!this.mayAct(current)) return DONE;
     if (hasProvisioningFinalizer(current)) return this.provisionClaim(current);
     if (current.metadata.deletionTimestamp) {
       this.runner.interrupt(key, 'the claim is being deleted');
@@ -127,6 +128,19 @@ export class Provisioner {
     }
     if (this.standalone && this.wantsProvisioning(current)) return this.provisionClaim(current);
     return DONE;
+  }
+
+  /**
+   * Another process's claim is left alone: one annotated for a provisioner no plugin here serves
+   * (its intent finalizer is that process's to finish), or, for a node agent, one whose selected
+   * node is another node's.
+   */
+  private mayAct(claim: PersistentVolumeClaim): boolean {
+    const provisioner = annotatedProvisioner(claim);
+    if (provisioner === undefined) return true;
+    const plugin = this.deps.plugins.byProvisioner(provisioner);
+    if (!plugin) return false;
+    return plugin.servesNode?.(claim.metadata.annotations?.[ANN_SELECTED_NODE]) ?? true;
   }
 
   /** Standalone trigger: unbound, annotated for a provisioner we serve (the binder routed it to us). */

@@ -32,6 +32,7 @@ export function reclaimerModule(options: ReclaimerModuleOptions = {}): Controlle
         maxAttempts: env.options.recyclerMaximumRetry,
         retryIntervalMs: env.options.syncPeriodMs,
         logger: env.logger,
+        standalone: !env.options.controllers.includes('binder'),
         ...(env.metrics ? { metrics: env.metrics } : {}),
         ...rest,
       });

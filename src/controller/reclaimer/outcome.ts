@@ -9,7 +9,7 @@
  *   (docs/operations.md, "Reclaim").
  */
 import type { PersistentVolume } from '../../kube/types.js';
-import { ANN_RECLAIM_FAILED_ATTEMPTS } from '../../kube/annotations.js';
+import { ANN_RECLAIM_FAILED_ATTEMPTS, ANN_RECLAIM_LAST_ATTEMPT } from '../../kube/annotations.js';
 import { PluginError, type VolumePlugin } from '../../plugins/plugin.js';
 import { readAttempts, withAttempts } from './attempts.js';
 import {
@@ -97,7 +97,18 @@ export async function recordFailedAttempt(
   }
   const why = count >= maxAttempts ? `${count} of ${maxAttempts} attempts failed` : `not retryable (attempt ${count})`;
   s.log.warn({ pv: name, attempt: count, err: text, why }, `${kind} failed; volume marked Failed`);
-  await markFailed(s, pv, failureReason(kind), text, `${text} (${why}; remove annotation ${ANN_RECLAIM_FAILED_ATTEMPTS} to retry)`);
+  await markFailed(s, pv, failureReason(kind), text, `${text} (${why}; ${retryHint(name ?? '')})`);
+}
+
+/**
+ * How a person retries a Failed volume: both annotations go (the count alone would retry, but
+ * only one interval after the last attempt), as the exact command to paste.
+ */
+export function retryHint(pvName: string): string {
+  return (
+    `to retry, fix the cause and remove annotations ${ANN_RECLAIM_FAILED_ATTEMPTS} and ${ANN_RECLAIM_LAST_ATTEMPT}: ` +
+    `kubectl annotate pv ${pvName} ${ANN_RECLAIM_FAILED_ATTEMPTS}- ${ANN_RECLAIM_LAST_ATTEMPT}-`
+  );
 }
 
 /** A delete or recycle, run in the background: attempt number `count` is already charged on `pv`. */

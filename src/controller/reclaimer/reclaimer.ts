@@ -54,12 +54,15 @@ export interface ReclaimerOptions {
   logger?: Logger;
   /** Plugin call durations and errors (Prometheus). */
   metrics?: OperationObserver;
+  /** No binder in this process (a node agent): reclaim Released volumes from the volume sync. */
+  standalone?: boolean;
 }
 
 type Trigger = 'released' | 'pv-deleted';
 
 export class Reclaimer {
   private readonly s: ReclaimSession;
+  private readonly standalone: boolean;
 
   constructor(options: ReclaimerOptions) {
     const policy: RetryPolicy = {
@@ -70,6 +73,7 @@ export class Reclaimer {
       throw new RangeError(`maximum reclaim attempts must be an integer ≥ 0, got ${policy.maxAttempts}`);
     }
     if (!(policy.intervalMs >= 0)) throw new RangeError(`reclaim retry interval must be ≥ 0, got ${policy.intervalMs}`);
+    this.standalone = options.standalone === true;
     this.s = {
       ctx: options.ctx,
       plugins: options.plugins,
@@ -92,8 +96,14 @@ export class Reclaimer {
     return this.guarded(pv, () => this.reclaim(pv, facts));
   }
 
-  /** Before the binder: anneal the finalizer; delete an unbound PV being deleted. undefined ⇒ go on. */
+  /**
+   * Before the binder: anneal the finalizer; delete an unbound PV being deleted. undefined ⇒ go
+   * on. Standalone (no binder in this process: a node agent), only volumes a plugin here handles
+   * are touched, and a Released or Failed one is reclaimed from here, as external-provisioner's
+   * deleter does.
+   */
   syncVolume(pv: PersistentVolume): Promise<SyncResult | undefined> {
+    if (this.standalone && !this.s.plugins.forVolume(pv)) return Promise.resolve(undefined);
     return this.guarded(pv, async () => {
       // While its delete runs (or its backing volume is already gone) the finalizer is ours to
       // remove: re-adding it on a copy read meanwhile would hold the deleted PV until the next
@@ -105,8 +115,10 @@ export class Reclaimer {
         const added = hasFinalizer(current, FINALIZER_PV_CONTROLLER);
         this.s.log.info({ pv: pv.metadata.name, finalizer: FINALIZER_PV_CONTROLLER, added }, 'deletion finalizer annealed');
       }
-      if (!isUnboundAndBeingDeleted(current)) return undefined;
-      return this.attempt(current, 'delete', 'pv-deleted');
+      if (isUnboundAndBeingDeleted(current)) return this.attempt(current, 'delete', 'pv-deleted');
+      const phase = current.status?.phase;
+      if (this.standalone && (phase === 'Released' || phase === 'Failed')) return this.reclaim(current, {});
+      return undefined;
     });
   }
 

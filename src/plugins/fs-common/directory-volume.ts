@@ -71,6 +71,8 @@ export function makeRecord(fields: {
   claimName: string;
   claimNamespace: string;
   onDelete?: OnDelete;
+  /** A sized volume's size in bytes (host-path `sizing: image`). */
+  imageBytes?: bigint;
 }): VolumeRecord {
   return {
     version: 1,
@@ -85,6 +87,7 @@ export function makeRecord(fields: {
     },
     createdAt: new Date().toISOString(),
     ...(fields.onDelete ? { onDelete: fields.onDelete } : {}),
+    ...(fields.imageBytes !== undefined ? { sizing: 'image' as const, sizeBytes: fields.imageBytes.toString() } : {}),
   };
 }
 

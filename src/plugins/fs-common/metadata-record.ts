@@ -45,6 +45,12 @@ export interface VolumeRecord {
   createdAt: string;
   /** NFS: what delete does (delete | retain | archive), as promised at provision time. */
   onDelete?: string;
+  /**
+   * host-path `sizing: image`: the volume is a filesystem image of `sizeBytes` (decimal string)
+   * loop-mounted at the volume's directory; absent for a plain directory.
+   */
+  sizing?: 'image';
+  sizeBytes?: string;
 }
 
 function recordDir(root: string): string {

@@ -31,12 +31,15 @@ import {
   type VolumePlugin,
 } from '../plugin.js';
 import { emptyDirNoFollow } from '../fs-common/safe-path.js';
+import { listRecords, readRecord, type VolumeRecord } from '../fs-common/metadata-record.js';
+import { fitProblem, remainingBytes, rootCapacity, type RootCapacity } from './capacity.js';
+import { imageBytesFor, imagePathOf, imageSupportProblem, ImageVolumes, SIZING_PARAMETER, SIZINGS, type Sizing } from './image-volume.js';
+import { HostPathMetricsProvider } from './metrics.js';
 import {
   assertBackingName,
   assertDirectoryRequest,
   capacityOf,
   containedVolumePath,
-  ContainedDuMetricsProvider,
   createDirectoryVolume,
   deleteContainedVolume,
   findRecords,
@@ -49,6 +52,13 @@ import {
 } from '../fs-common/directory-volume.js';
 
 export const HOST_PATH_PROVISIONER = 'kubernetes.io/host-path';
+/**
+ * The provisioner node agents serve (`pv-controller node-agent`): each for its own node only. Not
+ * an in-tree name, so a central controller leaves these volumes to the agents (the external
+ * deleter rule), and a valid CSIDriver name, so kube-scheduler consults the CSIStorageCapacity
+ * objects the agents publish for it.
+ */
+export const NODE_HOST_PATH_PROVISIONER = 'host-path.pv-controller.io';
 export const HOST_PATH_PARAMETER_ROOT = 'root';
 const DIRECTORY_MODE = 0o777;
 
@@ -57,6 +67,15 @@ export interface HostPathPluginOptions {
   roots: string[];
   /** When set, PVs are `local` volumes pinned to this node; otherwise `hostPath` volumes. */
   nodeName?: string;
+  /**
+   * The provisioner name this plugin serves (default kubernetes.io/host-path). A node agent serves
+   * NODE_HOST_PATH_PROVISIONER and, with `nodeName`, only its own node's claims and volumes.
+   */
+  provisionerName?: string;
+  /** Sized volumes a root may promise, as a multiple of its filesystem (default 1: none beyond it). */
+  overcommitRatio?: number;
+  /** Runs the system tools sized volumes need (tests substitute it). */
+  images?: ImageVolumes;
   logger?: Logger;
 }
 
@@ -68,7 +87,7 @@ function normaliseRoot(root: string): string {
 }
 
 export class HostPathPlugin implements VolumePlugin {
-  readonly name = HOST_PATH_PROVISIONER;
+  readonly name: string;
   readonly maxBackingNameLength = MAX_DIRECTORY_BACKING_NAME;
   readonly supportsMountOptions = false;
   private readonly roots: string[];
@@ -76,19 +95,29 @@ export class HostPathPlugin implements VolumePlugin {
   private readonly rootAliases: string[];
   private readonly nodeName: string | undefined;
   private readonly logger: Logger | undefined;
+  private readonly overcommitRatio: number;
+  private readonly images: ImageVolumes;
+  /** Sized provisions one at a time: two concurrent capacity checks would both see room for one. */
+  private sizedQueue: Promise<unknown> = Promise.resolve();
 
   constructor(options: HostPathPluginOptions) {
     if (options.roots.length === 0) throw new PluginError('InvalidParameter', 'host-path needs at least one root', false);
     this.roots = options.roots.map(normaliseRoot);
     this.rootAliases = [...new Set(this.roots.flatMap((root) => [root, realpathOrSelf(root)]))];
     this.nodeName = options.nodeName;
+    this.name = options.provisionerName ?? HOST_PATH_PROVISIONER;
     this.logger = options.logger;
+    this.overcommitRatio = options.overcommitRatio ?? 1;
+    if (!(this.overcommitRatio > 0)) throw new PluginError('InvalidParameter', `over-commit ratio must be positive, got ${this.overcommitRatio}`, false);
+    this.images = options.images ?? new ImageVolumes();
   }
 
   validateParameters(parameters: Record<string, string>): ParameterProblem[] {
     const problems: ParameterProblem[] = [];
     for (const [key, value] of Object.entries(parameters)) {
-      if (key !== HOST_PATH_PARAMETER_ROOT) {
+      if (key === SIZING_PARAMETER) {
+        if (!(SIZINGS as readonly string[]).includes(value)) problems.push({ parameter: key, message: `must be one of ${SIZINGS.join(', ')}, got "${value}"` });
+      } else if (key !== HOST_PATH_PARAMETER_ROOT) {
         problems.push({ parameter: key, message: `unknown parameter "${key}" for ${this.name}` });
       } else if (!this.isConfiguredRoot(value)) {
         problems.push({ parameter: key, message: `"${value}" is not a configured root (${this.roots.join(', ')})` });
@@ -98,10 +127,20 @@ export class HostPathPlugin implements VolumePlugin {
   }
 
   handles(pv: PersistentVolume): boolean {
+    if (this.isNodeAgent() && !pinnedTo(pv, this.nodeName ?? '')) return false;
     const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
     if (provisioner !== undefined) return provisioner === this.name;
     const path = volumePath(pv);
     return path !== undefined && this.rootAliases.some((root) => path.startsWith(`${root}/`));
+  }
+
+  /** A node agent acts for its own node only: claims whose selected node is another agent's are not its to touch. */
+  servesNode(selectedNode: string | undefined): boolean {
+    return !this.isNodeAgent() || selectedNode === this.nodeName;
+  }
+
+  private isNodeAgent(): boolean {
+    return this.name === NODE_HOST_PATH_PROVISIONER && this.nodeName !== undefined;
   }
 
   provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
@@ -121,10 +160,44 @@ export class HostPathPlugin implements VolumePlugin {
       claimName: req.claim.name,
       claimNamespace: req.claim.namespace,
     });
+    if (sizingOf(req.parameters) === 'image') return this.provisionSized(req, root, record);
     const created = await createDirectoryVolume(root, record, DIRECTORY_MODE);
     const path = posix.join(root, created.subPath);
     this.logger?.debug({ pv: req.pvName, path }, 'host-path volume directory ready');
     return { source: this.sourceFor(path), capacity: formatBytes(req.requestBytes), ...this.affinity() };
+  }
+
+  /** `sizing: image`: see image-volume.ts for the steps and why each is safe to repeat. */
+  private provisionSized(req: ProvisionRequest, root: string, plain: VolumeRecord): Promise<ProvisionedVolume> {
+    const run = async (): Promise<ProvisionedVolume> => {
+      const problem = imageSupportProblem();
+      if (problem) throw new PluginError('NotSupported', `${problem}; use sizing: none (plain directories) or run it as root`, false);
+      const path = posix.join(root, req.backingName);
+      const existing = await readRecord(root, req.backingName);
+      const bytes = existing?.sizeBytes !== undefined ? BigInt(existing.sizeBytes) : imageBytesFor(req.requestBytes);
+      if (!existing) {
+        const misfit = fitProblem(await rootCapacity(root, this.overcommitRatio), bytes);
+        if (misfit) throw new PluginError('Backend', misfit, true);
+      }
+      if (!(await this.images.mountedFrom(path, imagePathOf(root, req.backingName)))) {
+        await createDirectoryVolume(root, { ...plain, sizing: 'image', sizeBytes: bytes.toString() }, DIRECTORY_MODE);
+        await this.images.ensureImage(root, req.backingName, bytes, req.signal);
+      }
+      await this.images.ensureMounted(root, req.backingName, path, req.signal);
+      this.logger?.debug({ pv: req.pvName, path, bytes: bytes.toString() }, 'host-path sized volume mounted');
+      return { source: this.sourceFor(path), capacity: formatBytes(bytes), ...this.affinity() };
+    };
+    const done = this.sizedQueue.then(run, run);
+    this.sizedQueue = done.catch(() => undefined);
+    return done;
+  }
+
+  /** Unmounts and removes a sized volume's image (no-op for a plain directory); the directory and record go after. */
+  private async releaseSized(root: string, backingName: string, path: string): Promise<void> {
+    // A mount point without a sized record is not ours: the generic delete refuses to cross it.
+    if ((await readRecord(root, backingName))?.sizing !== 'image') return;
+    await this.images.release(root, backingName, path);
+    await this.images.removeImage(root, backingName);
   }
 
   delete(req: DeleteRequest): Promise<void> {
@@ -139,6 +212,7 @@ export class HostPathPlugin implements VolumePlugin {
         throw new PluginError('InvalidParameter', `PV "${req.pv.metadata.name}" has no hostPath or local path`, false);
       }
       const contained = await containedVolumePath(this.roots, path, req.backingName, req.pv.metadata.name);
+      await this.releaseSized(contained.root, req.backingName, contained.path);
       await deleteContainedVolume(contained, req.backingName, 'delete', req.signal);
       this.logger?.debug({ pv: req.pv.metadata.name, path: contained.path }, 'host-path volume deleted');
       return;
@@ -147,6 +221,7 @@ export class HostPathPlugin implements VolumePlugin {
     for (const { root, record } of await findRecords(this.roots, req.backingName)) {
       const path = posix.join(root, record.subPath);
       const contained = await containedVolumePath(this.roots, path, req.backingName, undefined);
+      await this.releaseSized(contained.root, req.backingName, contained.path);
       await deleteContainedVolume(contained, req.backingName, 'delete', req.signal);
       this.logger?.info({ backingName: req.backingName, path }, 'host-path volume deleted (no PV)');
     }
@@ -161,12 +236,82 @@ export class HostPathPlugin implements VolumePlugin {
     if (path === undefined) throw new PluginError('InvalidParameter', `PV "${pv.metadata.name}" has no hostPath or local path`, false);
     const backingName = posix.basename(path);
     const contained = await containedVolumePath(this.roots, path, backingName, pv.metadata.name);
+    if ((await readRecord(contained.root, backingName))?.sizing === 'image') {
+      throw new PluginError('NotSupported', `PV "${pv.metadata.name}" is a sized volume (sizing: image): Recycle is not supported for it, use Delete`, false);
+    }
     await emptyDirNoFollow(contained.root, contained.path, signal);
     this.logger?.info({ pv: pv.metadata.name, path: contained.path }, 'host-path volume recycled');
   }
 
   metricsFor(pv: PersistentVolume): MetricsProvider {
-    return new ContainedDuMetricsProvider(() => this.roots, volumePath(pv), capacityOf(pv));
+    return new HostPathMetricsProvider(() => this.roots, volumePath(pv), capacityOf(pv));
+  }
+
+  /**
+   * Every sized volume of every root mounted again where a reboot unmounted it, each stray loop
+   * device detached; a volume whose image is missing is left to its delete (logged). One
+   * volume's failure does not stop the others.
+   */
+  async recover(): Promise<void> {
+    if (imageSupportProblem()) return;
+    for (const root of this.roots) {
+      for (const record of await listRecords(root).catch(() => [])) {
+        if (record.sizing !== 'image') continue;
+        const path = posix.join(root, record.subPath);
+        try {
+          if (!(await this.images.currentBytes(root, record.backingName))) {
+            this.logger?.warn({ backingName: record.backingName }, 'sized volume has no image yet; its provisioning or delete finishes it');
+            continue;
+          }
+          await this.images.ensureMounted(root, record.backingName, path);
+        } catch (err) {
+          this.logger?.warn({ backingName: record.backingName, err: (err as Error).message }, 'cannot mount sized volume again');
+        }
+      }
+    }
+  }
+
+  /** Grows a sized volume's image and filesystem online to at least `bytes`; returns its new size. */
+  growSized(pv: PersistentVolume, bytes: bigint, signal?: AbortSignal): Promise<bigint> {
+    return withPluginErrors(`growing PV "${pv.metadata.name}"`, async () => {
+      const path = volumePath(pv);
+      if (path === undefined) throw new PluginError('InvalidParameter', `PV "${pv.metadata.name}" has no hostPath or local path`, false);
+      const backingName = posix.basename(path);
+      const contained = await containedVolumePath(this.roots, path, backingName, pv.metadata.name);
+      if ((await readRecord(contained.root, backingName))?.sizing !== 'image') {
+        throw new PluginError('NotSupported', `PV "${pv.metadata.name}" is a plain directory (sizing: none), which has no size to grow; only sizing: image volumes can be expanded`, false);
+      }
+      const grown = imageBytesFor(bytes);
+      const current = await this.images.currentBytes(contained.root, backingName);
+      const misfit = grown > current ? fitProblem(await rootCapacity(contained.root, this.overcommitRatio), grown - current) : undefined;
+      if (misfit) throw new PluginError('Backend', misfit, true);
+      return this.images.grow(contained.root, backingName, contained.path, grown, signal);
+    });
+  }
+
+  /**
+   * Sized classes: what the roots can still promise (capacity accounting); plain classes: the
+   * roots' free space. A `root` parameter narrows it to that root.
+   */
+  async storageCapacity(parameters: Record<string, string>): Promise<{ capacityBytes: bigint; maximumVolumeBytes: bigint }> {
+    const chosen = parameters[HOST_PATH_PARAMETER_ROOT];
+    const roots = chosen !== undefined && this.isConfiguredRoot(chosen) ? [posix.normalize(chosen).replace(/(.)\/+$/, '$1')] : this.roots;
+    const sized = sizingOf(parameters) === 'image';
+    let capacityBytes = 0n;
+    let maximumVolumeBytes = 0n;
+    for (const root of roots) {
+      const c = await rootCapacity(root, this.overcommitRatio).catch(() => undefined);
+      if (!c) continue;
+      const room = sized ? remainingBytes(c) : c.freeBytes;
+      capacityBytes += room;
+      if (room > maximumVolumeBytes) maximumVolumeBytes = room;
+    }
+    return { capacityBytes, maximumVolumeBytes };
+  }
+
+  /** Each root's capacity numbers (for CSIStorageCapacity and `ProvisioningFailed` messages). */
+  capacity(): Promise<RootCapacity[]> {
+    return Promise.all(this.roots.map((root) => rootCapacity(root, this.overcommitRatio)));
   }
 
   listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {
@@ -226,6 +371,19 @@ export class HostPathPlugin implements VolumePlugin {
     const term = { matchExpressions: [{ key: LABEL_HOSTNAME, operator: 'In' as const, values: [this.nodeName] }] };
     return { nodeAffinity: { required: { nodeSelectorTerms: [term] } } };
   }
+}
+
+function sizingOf(parameters: Record<string, string>): Sizing {
+  return parameters[SIZING_PARAMETER] === 'image' ? 'image' : 'none';
+}
+
+/** True when the PV's node affinity requires exactly this node (the only shape our local PVs have). */
+function pinnedTo(pv: PersistentVolume, node: string): boolean {
+  const terms = pv.spec.nodeAffinity?.required?.nodeSelectorTerms ?? [];
+  return (
+    terms.length === 1 &&
+    (terms[0].matchExpressions ?? []).some((e) => e.key === LABEL_HOSTNAME && e.operator === 'In' && e.values?.length === 1 && e.values[0] === node)
+  );
 }
 
 /** The directory a host-path PV names: `spec.hostPath.path` or `spec.local.path`. */

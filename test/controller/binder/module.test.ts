@@ -37,3 +37,33 @@ test('the binder module calls the provisioning hook its peers contribute once it
   await instance.syncClaim?.(fake.addClaim(pvc('data', '1Gi', { cls: 'fast' })));
   assert.deepEqual(asked, ['data']);
 });
+
+test('the binder module wakes the claims of a StorageClass created after them, and the class-less ones when it is the default', async () => {
+  const fake = new FakeCluster();
+  const instance = binder(fake);
+  await instance.start?.();
+  fake.addClaim(pvc('fast-data', '1Gi', { cls: 'fast' }));
+  fake.addClaim(pvc('other-data', '1Gi', { cls: 'other' }));
+  fake.addClaim(pvc('no-class', '1Gi'));
+  fake.enqueuedClaims.length = 0;
+  fake.addClass(storageClass('fast', { provisioner: 'example.com/ours' }));
+  assert.deepEqual(fake.enqueuedClaims, ['default/fast-data'], 'only the claims naming the new class');
+  fake.enqueuedClaims.length = 0;
+  const dflt = storageClass('dflt', { provisioner: 'example.com/ours' });
+  dflt.metadata.annotations = { 'storageclass.kubernetes.io/is-default-class': 'true' };
+  fake.addClass(dflt);
+  assert.deepEqual(fake.enqueuedClaims, ['default/no-class'], 'a new default class wakes the claims that name no class');
+});
+
+test('a StorageClass change that decides nothing (a label) wakes no claim', async () => {
+  const fake = new FakeCluster();
+  const instance = binder(fake);
+  await instance.start?.();
+  fake.addClaim(pvc('fast-data', '1Gi', { cls: 'fast' }));
+  const cls = fake.addClass(storageClass('fast', { provisioner: 'example.com/ours' }));
+  fake.enqueuedClaims.length = 0;
+  fake.addClass({ ...cls, metadata: { ...cls.metadata, labels: { team: 'a' } } });
+  assert.deepEqual(fake.enqueuedClaims, []);
+  fake.addClass({ ...cls, parameters: { tier: 'gold' } });
+  assert.deepEqual(fake.enqueuedClaims, ['default/fast-data'], 'new parameters may change what provisioning does');
+});

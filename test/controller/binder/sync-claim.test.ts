@@ -171,7 +171,7 @@ test('WaitForFirstConsumer: no binding and a WaitForFirstConsumer event until a 
   h.fake.addClaim(pvc('c', '1Gi', { cls: 'local' }));
   await sync(h);
   assert.deepEqual(h.fake.eventReasons(KEY), ['WaitForFirstConsumer']);
-  assert.equal(h.fake.eventsFor(KEY)[0].message, 'waiting for first consumer to be created before binding');
+  assert.match(h.fake.eventsFor(KEY)[0].message ?? '', /^waiting for first consumer to be created before binding \(a scheduler sets annotation volume\.kubernetes\.io\/selected-node .*kubectl annotate pvc -n default \S+ volume\.kubernetes\.io\/selected-node=<node>\)$/);
   assert.equal(h.fake.volume('free')!.spec.claimRef, undefined);
   assert.equal(h.fake.successfulWrites().length, 0);
 });

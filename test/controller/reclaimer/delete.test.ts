@@ -102,7 +102,8 @@ test('a deleter that always fails gets exactly the configured attempts, then the
   const last = r.fake.eventsFor('v').at(-1)!;
   assert.equal(last.reason, 'VolumeFailedDelete');
   assert.equal(last.type, 'Warning');
-  assert.match(last.message, /remove annotation pv-controller\.io\/reclaim-failed-attempts to retry/);
+  assert.match(last.message, /to retry, fix the cause and remove annotations pv-controller\.io\/reclaim-failed-attempts and pv-controller\.io\/reclaim-last-attempt: /);
+  assert.match(last.message, /kubectl annotate pv \S+ pv-controller\.io\/reclaim-failed-attempts- pv-controller\.io\/reclaim-last-attempt-\)$/);
 });
 
 test('a refusal that is not retryable (unsafe path) fails at once, counted as one attempt', async () => {

@@ -13,7 +13,7 @@ const noChanges = { onChange: () => undefined };
 
 function moduleSet(fake: FakeCluster, modules: ControllerModule[], controllers = '*'): ModuleSet {
   const options = parseControllerOptions({ controllers });
-  return new ModuleSet(modules, fake.ctx, { options, plugins: new PluginRegistry(), changes: { volumes: noChanges, claims: noChanges } }, silentLog);
+  return new ModuleSet(modules, fake.ctx, { options, plugins: new PluginRegistry(), changes: { volumes: noChanges, claims: noChanges, classes: noChanges } }, silentLog);
 }
 
 function recorder(name: string, seen: string[], instance: ModuleInstance = {}): ControllerModule {

@@ -9,7 +9,7 @@ import { newClaim, newVolume, waitFor } from '../../helpers/objects.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
-test('`pv-controller controller` binds against a server, holds the lease, and exits 0 on SIGTERM releasing it', async (t) => {
+test('`pv-controller controller` binds against a server, holds the lease, warns that it serves no plugin, and exits 0 on SIGTERM releasing it', async (t) => {
   const srv = await startTestApiServer();
   const client = new RestTransport(srv.kc, { qps: 0, burst: 0 });
   const child = spawn(
@@ -58,4 +58,5 @@ test('`pv-controller controller` binds against a server, holds the lease, and ex
   const lease = await client.request<Lease>({ method: 'GET', verb: 'get', path: leasePath });
   assert.equal(lease.spec?.holderIdentity ?? '', '', 'released on a clean shutdown');
   assert.match(stderr, /INFO +controller started/);
+  assert.match(stderr, /WARN +no volume plugin is configured: .*configure one with --host-path-root, --nfs-mount or --cloud-provider/);
 });

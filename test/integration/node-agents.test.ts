@@ -1,0 +1,122 @@
+/**
+ * The multi-node shape on the embedded server: a central controller that serves no host-path
+ * plugin, and two `pv-controller node-agent` processes (nodes n1 and n2, each with its own root).
+ * No scheduler runs here, so the test sets the selected-node annotation as kube-scheduler would.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ANN_SELECTED_NODE, LABEL_HOSTNAME } from '../../src/kube/annotations.js';
+import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import { NODE_HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
+import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
+import { TestRestClient } from '../helpers/rest-client.js';
+import { waitFor } from './provisioning-helpers.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const NODES = ['n1', 'n2'];
+
+class AgentsApi extends TestRestClient {
+  post<T extends object>(path: string, apiVersion: string, kind: string, body: T): Promise<T> {
+    return this.create(path, apiVersion, kind, body);
+  }
+  get<T>(path: string): Promise<T | undefined> {
+    return this.getOrUndefined<T>(path);
+  }
+  items<T extends KubeObject>(path: string): Promise<T[]> {
+    return this.list<T>(path);
+  }
+  delete(path: string): Promise<void> {
+    return this.remove(path);
+  }
+  events(ns: string, name: string) {
+    return this.eventsAbout(ns, name);
+  }
+}
+
+function startAgent(kubeconfig: string, node: string, root: string): ChildProcess {
+  const args = [
+    CLI, 'node-agent', '--kubeconfig', kubeconfig, '--node-name', node, '--host-path-root', root,
+    '--capacity-namespace', 'default', '--capacity-publish-period', '1s', '--leader-elect', 'false',
+    '--metrics-bind-address', '0', '--volume-stats-agg-period', '0', '--pvclaimbinder-sync-period', '2s', '--kube-api-qps', '1000',
+  ];
+  return spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+function stopAgent(agent: ChildProcess): Promise<void> {
+  if (agent.exitCode !== null || agent.pid === undefined) return Promise.resolve();
+  const exited = new Promise<void>((done) => agent.once('exit', () => done()));
+  process.kill(-agent.pid, 'SIGKILL');
+  return exited;
+}
+
+describe('node agents: each provisions, deletes and reports capacity for its own node only', () => {
+  let cluster: TestCluster;
+  let api: AgentsApi;
+  const agents: ChildProcess[] = [];
+  const roots: Record<string, string> = {};
+
+  before(async () => {
+    cluster = await startTestCluster({ noHostPath: true });
+    api = new AgentsApi(cluster.kc);
+    for (const node of NODES) {
+      roots[node] = join(cluster.dataDir, `root-${node}`);
+      await mkdir(roots[node]);
+      await api.post('/api/v1/nodes', 'v1', 'Node', { metadata: { name: node, labels: { [LABEL_HOSTNAME]: node } } });
+      agents.push(startAgent(cluster.api.server.kubeconfigPath, node, roots[node]));
+    }
+    await api.post('/apis/storage.k8s.io/v1/storageclasses', 'storage.k8s.io/v1', 'StorageClass', {
+      metadata: { name: 'local' },
+      provisioner: NODE_HOST_PATH_PROVISIONER,
+      reclaimPolicy: 'Delete',
+      volumeBindingMode: 'WaitForFirstConsumer',
+    });
+  });
+
+  after(async () => {
+    await Promise.all(agents.map(stopAgent));
+    api.close();
+    await cluster.stop();
+  });
+
+  test('each agent publishes its CSIStorageCapacity for the class, and the CSIDriver the scheduler needs', async () => {
+    const capacities = await waitFor(async () => {
+      const items = await api.items<KubeObject & { storageClassName: string; capacity?: string; nodeTopology?: { matchLabels: Record<string, string> } }>(
+        '/apis/storage.k8s.io/v1/namespaces/default/csistoragecapacities',
+      );
+      return items.length === 2 ? items : undefined;
+    }, 'two CSIStorageCapacity objects');
+    assert.deepEqual(capacities.map((c) => c.nodeTopology?.matchLabels[LABEL_HOSTNAME]).sort(), NODES);
+    for (const c of capacities) {
+      assert.equal(c.storageClassName, 'local');
+      assert.match(c.capacity ?? '', /^\d+(\.\d+)?([KMGTPE]i)?$/);
+      assert.equal(c.metadata.ownerReferences?.[0]?.kind, 'Node');
+    }
+    const driver = await api.get<{ spec: { storageCapacity: boolean; attachRequired: boolean } }>(`/apis/storage.k8s.io/v1/csidrivers/${NODE_HOST_PATH_PROVISIONER}`);
+    assert.deepEqual([driver?.spec.storageCapacity, driver?.spec.attachRequired], [true, false]);
+  });
+
+  test('a claim placed on n1 is provisioned by n1 only: a local PV pinned to n1, its directory under n1\'s root; deleting it removes it there', async () => {
+    const claim = await api.post<PersistentVolumeClaim>('/api/v1/namespaces/default/persistentvolumeclaims', 'v1', 'PersistentVolumeClaim', {
+      metadata: { name: 'on-n1', namespace: 'default', annotations: { [ANN_SELECTED_NODE]: 'n1' } },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'local' },
+    });
+    const bound = await waitFor(async () => {
+      const c = await api.get<PersistentVolumeClaim>('/api/v1/namespaces/default/persistentvolumeclaims/on-n1');
+      return c?.status?.phase === 'Bound' ? c : undefined;
+    }, 'the claim to be Bound');
+    const pv = await api.get<PersistentVolume>(`/api/v1/persistentvolumes/${bound.spec.volumeName}`);
+    assert.equal(pv?.spec.local?.path, join(roots.n1, `kubernetes-dynamic-pvc-${claim.metadata.uid}`));
+    assert.deepEqual(pv?.spec.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.[0]?.values, ['n1']);
+    assert.deepEqual((await readdir(roots.n2)).filter((n) => !n.startsWith('.')), [], 'nothing on n2');
+    const reasons = (await api.events('default', 'on-n1')).map((e) => `${e.reason}: ${e.message}`);
+    assert.ok(!reasons.some((r) => r.startsWith('ProvisioningFailed')), reasons.join('\n'));
+
+    await api.delete('/api/v1/namespaces/default/persistentvolumeclaims/on-n1');
+    await waitFor(async () => ((await api.get(`/api/v1/persistentvolumes/${bound.spec.volumeName}`)) ? undefined : true), 'the PV to be deleted');
+    await waitFor(async () => ((await readdir(roots.n1)).filter((n) => !n.startsWith('.')).length === 0 ? true : undefined), 'n1\'s directory to be removed');
+  });
+});
