@@ -209,11 +209,38 @@ test('JSON patch paths name members of the document, never inherited properties'
     { op: 'test', path: '/metadata/toString', value: 1 },
     { op: 'add', path: '/__proto__/polluted', value: 1 },
     { op: 'remove', path: '/spec/hasOwnProperty' },
-    { op: 'replace', path: '/spec/mountOptions/01', value: 'x' },
   ]) {
     assert.deepEqual(statusOf(() => applyPatch(JSON_PATCH, a1, [op], PV)).code, 422, JSON.stringify(op));
   }
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('JSON patch array indexes are read as kube-apiserver reads them: Atoi, negative from the end, 422 past it', () => {
+  const mountOptions = (ops: unknown[]) => (applyPatch(JSON_PATCH, a1, ops, PV).spec as { mountOptions: string[] }).mountOptions;
+  assert.deepEqual(mountOptions([{ op: 'replace', path: '/spec/mountOptions/01', value: 'x' }]), ['noatime', 'x']);
+  assert.deepEqual(mountOptions([{ op: 'add', path: '/spec/mountOptions/+2', value: 'x' }]), ['noatime', 'nfsvers=4', 'x']);
+  assert.deepEqual(mountOptions([{ op: 'add', path: '/spec/mountOptions/-1', value: 'x' }]), ['noatime', 'nfsvers=4', 'x']);
+  assert.deepEqual(mountOptions([{ op: 'remove', path: '/spec/mountOptions/-2' }]), ['nfsvers=4']);
+  for (const op of [
+    { op: 'add', path: '/spec/mountOptions/3', value: 'x' },
+    { op: 'add', path: '/spec/mountOptions/x', value: 'x' },
+    { op: 'add', path: '/spec/mountOptions/-4', value: 'x' },
+    { op: 'copy', from: '/spec/mountOptions/0', path: '/spec/mountOptions/5' },
+    { op: 'test', path: '/spec/mountOptions/2', value: 'x' },
+  ]) {
+    assert.deepEqual(statusOf(() => applyPatch(JSON_PATCH, a1, [op], PV)).code, 422, JSON.stringify(op));
+  }
+});
+
+test('a JSON patch that writes under a missing parent or moves a value into itself is 422, not a crash', () => {
+  for (const op of [
+    { op: 'copy', from: '/spec/mountOptions', path: '/spec/nope/-' },
+    { op: 'move', from: '/spec/mountOptions', path: '/spec/nope/x' },
+    { op: 'move', from: '/spec', path: '/spec/x' },
+    { op: 'add', path: '/spec/capacity/storage/x', value: 1 },
+  ]) {
+    assert.deepEqual(statusOf(() => applyPatch(JSON_PATCH, a1, [op], PV)).code, 422, JSON.stringify(op));
+  }
 });
 
 test('a patched object larger than a request body may be is 413, for every patch type', () => {
