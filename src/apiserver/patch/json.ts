@@ -70,7 +70,7 @@ function arrayIndex(token: string, length: number, insert: boolean): number | un
  * a new member, so its parent must be an object or array. Undefined when it names nothing.
  */
 function canonicalPointer(doc: JsonValue, pointer: string, insert: boolean): string | undefined {
-  if (pointer === '') return insert ? undefined : '';
+  if (pointer === '') return '';
   if (!pointer.startsWith('/')) return undefined;
   const tokens = pointer.slice(1).split('/').map(unescapeToken);
   let current: JsonValue = doc;
@@ -96,11 +96,11 @@ function canonicalPointer(doc: JsonValue, pointer: string, insert: boolean): str
 function canonicalOperation(doc: JsonValue, op: Operation): Operation {
   const missing = (pointer: string): PatchApplyError => new PatchApplyError(`${op.op} operation does not apply: doc is missing path: ${pointer}`);
   const writesNew = op.op === 'add' || op.op === 'copy' || op.op === 'move';
-  if (writesNew && op.path === '') return op;
-  const path = canonicalPointer(doc, op.path, writesNew);
+  // The whole document can be replaced or tested, never added to, removed, copied or moved.
+  const path = op.path === '' && (writesNew || op.op === 'remove') ? undefined : canonicalPointer(doc, op.path, writesNew);
   if (path === undefined) throw missing(op.path);
   if (op.op !== 'copy' && op.op !== 'move') return { ...op, path };
-  const from = canonicalPointer(doc, op.from, false);
+  const from = op.from === '' ? undefined : canonicalPointer(doc, op.from, false);
   if (from === undefined) throw missing(op.from);
   // A value cannot move into itself: once removed, its destination's parent is gone.
   if (op.op === 'move' && path.startsWith(`${from}/`)) throw missing(op.path);

@@ -238,6 +238,10 @@ test('a JSON patch that writes under a missing parent or moves a value into itse
     { op: 'move', from: '/spec/mountOptions', path: '/spec/nope/x' },
     { op: 'move', from: '/spec', path: '/spec/x' },
     { op: 'add', path: '/spec/capacity/storage/x', value: 1 },
+    { op: 'copy', from: '/labels/metadata', path: '' },
+    { op: 'add', path: '', value: { a: 1 } },
+    { op: 'remove', path: '' },
+    { op: 'move', from: '', path: '/spec/x' },
   ]) {
     assert.deepEqual(statusOf(() => applyPatch(JSON_PATCH, a1, [op], PV)).code, 422, JSON.stringify(op));
   }
