@@ -6,7 +6,7 @@ import { FINALIZER_PVC_PROTECTION } from '../../kube/annotations.js';
 import type { KubeObject, PersistentVolumeClaim, StatusCause, StorageClass } from '../../kube/types.js';
 import { accessModesKey, defaultStorageClass, storageClassOfClaim } from '../../kube/volume-helpers.js';
 import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
-import { ensureFinalizer, keepStored, resourceInfo } from './common.js';
+import { ensureFinalizer, keepStored, resourceInfo, roundResourceListToMilli } from './common.js';
 import { required } from './field-errors.js';
 import { nameIsDNSSubdomain, resetObjectMetaForStatus, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column } from './printing.js';
@@ -60,7 +60,11 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
   defaults(obj) {
     const pvc = asPVC(obj);
     if (pvc.spec.volumeMode === undefined || pvc.spec.volumeMode === null) pvc.spec.volumeMode = 'Filesystem';
+    roundResourceListToMilli(pvc.spec.resources?.requests);
+    roundResourceListToMilli(pvc.spec.resources?.limits);
     if (typeof pvc.status !== 'object' || pvc.status === null) pvc.status = {};
+    roundResourceListToMilli(pvc.status.capacity);
+    roundResourceListToMilli(pvc.status.allocatedResources);
     if (!pvc.status.phase) pvc.status.phase = 'Pending';
   },
 
