@@ -9,6 +9,7 @@
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { ApiError, BadRequestError } from '../../kube/errors.js';
+import { jsonTypeOf } from '../decode/typed-decoder.js';
 import { isJsonObject, type JsonValue } from './json-value.js';
 
 /** kube-apiserver caps the number of operations in one JSON patch (maxJSONPatchOperations). */
@@ -28,14 +29,16 @@ export class PatchApplyError extends ApiError {
   }
 }
 
+/** kube-apiserver's 400 for a patch body that does not unmarshal into what its type needs. */
+export function undecodablePatch(value: unknown, goType: string, prefix = 'error decoding patch: '): BadRequestError {
+  return new BadRequestError(`${prefix}json: cannot unmarshal ${jsonTypeOf(value)} into Go value of type ${goType}`);
+}
+
 function decodeOperations(patch: unknown): Operation[] {
-  // Go's DecodePatch unmarshals into []map: anything else is a 400.
-  if (!Array.isArray(patch)) {
-    throw new BadRequestError('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
-  }
-  if (!patch.every(isJsonObject)) {
-    throw new BadRequestError('json: cannot unmarshal non-object into Go value of type jsonpatch.Operation');
-  }
+  // kube-apiserver unmarshals the body into []jsonPatchOp first: anything else is a 400.
+  if (!Array.isArray(patch)) throw undecodablePatch(patch, '[]handlers.jsonPatchOp');
+  const notAnOperation = patch.find((op) => !isJsonObject(op));
+  if (notAnOperation !== undefined) throw undecodablePatch(notAnOperation, 'handlers.jsonPatchOp');
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
     throw new ApiError(413, 'RequestEntityTooLarge',
       `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);

@@ -294,3 +294,17 @@ test('strategic merge compares list elements a linear number of times ($setEleme
     applyStrategicMergePatch(pv as unknown as JsonObject, { metadata: { ownerReferences: [...deletes, { uid: names[0], name: 'renamed' }] } }, patchMetaForKind('PersistentVolume')));
   assert.deepEqual((left.metadata as { ownerReferences: unknown[] }).ownerReferences, [{ uid: names[0], name: 'renamed', kind: 'K', apiVersion: 'v1' }]);
 });
+
+test('a patch body of the wrong JSON type is the 400 kube-apiserver gives when it cannot unmarshal it', () => {
+  const cases: Array<[string, unknown, string]> = [
+    [JSON_PATCH, { op: 'add' }, 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp'],
+    [JSON_PATCH, ['x'], 'error decoding patch: json: cannot unmarshal string into Go value of type handlers.jsonPatchOp'],
+    ['application/merge-patch+json', [1, 2], 'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}'],
+    ['application/merge-patch+json', null, 'Invalid JSON Patch'],
+    [SMP, 5, 'json: cannot unmarshal number into Go value of type map[string]interface {}'],
+  ];
+  for (const [type, body, message] of cases) {
+    assert.deepEqual(statusOf(() => applyPatch(type, a1, body, PV)), { code: 400, reason: 'BadRequest', message }, `${type} ${JSON.stringify(body)}`);
+  }
+  assert.deepEqual(applyPatch(SMP, a1, null, PV), a1, 'a null strategic merge patch changes nothing');
+});
