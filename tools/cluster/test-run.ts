@@ -32,6 +32,7 @@ export const CLUSTER_SUITES = [
   'integration/orphan-metric.test.js',
   'integration/controller/leader-election.test.js',
   'integration/controller/events.test.js',
+  'integration/hostile-corpus.test.js',
   'cluster/',
 ];
 
