@@ -56,7 +56,9 @@ export function summarize(answer: RawAnswer): AnswerSummary {
     return { code: answer.code, text: answer.text.slice(0, 300) };
   }
   if (body?.kind === 'Status') {
-    const summary: AnswerSummary = { code: answer.code, kind: 'Status', message: body.message as string };
+    // The stored resourceVersion a precondition message quotes differs from server to server.
+    const message = (body.message as string).replace(/ResourceVersion in record \(\d+\)/, 'ResourceVersion in record (<rv>)');
+    const summary: AnswerSummary = { code: answer.code, kind: 'Status', message };
     if (body.reason !== undefined) summary.reason = body.reason as string;
     if (body.details !== undefined) summary.details = body.details;
     return summary;
