@@ -8,10 +8,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { FIXTURES, HOSTILE_REQUESTS } from '../hostile/corpus.js';
+import { FIXTURE_PV, FIXTURES, HOSTILE_REQUESTS, PVS } from '../hostile/corpus.js';
 import { send, summarize, type AnswerSummary, type ServerAddress } from '../hostile/send.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 import { onRealControlPlane } from '../helpers/control-plane.js';
+import { waitFor } from '../helpers/wait.js';
 import { assertControllerStillBinds } from './hostile-helpers.js';
 
 const EXPECTED = JSON.parse(readFileSync(new URL('../../../test/hostile/expected.json', import.meta.url), 'utf8')) as Record<string, AnswerSummary>;
@@ -93,6 +94,11 @@ describe('the hostile-request corpus, each answered as kube-apiserver answers it
     cluster = await startTestCluster();
     server = cluster.api.server;
     for (const f of FIXTURES) assert.equal((await send(server, { name: 'fixture', method: 'POST', path: f.path, body: JSON.stringify(f.body) })).code, 201);
+    // The controller makes the volume Available once; after that nothing but the corpus could change it.
+    await waitFor(async () => {
+      const got = await send(server, { name: 'settle', method: 'GET', path: `${PVS}/${FIXTURE_PV}` });
+      return (JSON.parse(got.text) as { status?: { phase?: string } }).status?.phase === 'Available';
+    }, `${FIXTURE_PV} Available`);
   });
   after(async () => cluster.stop());
 
