@@ -30,11 +30,22 @@ export function isOpenPath(pathname: string): boolean {
   return OPEN_PATHS.has(pathname);
 }
 
-/** Constant-time check of `Authorization: Bearer <token>`. */
+/**
+ * The token of an `Authorization` header read as kube-apiserver's bearer authenticator reads
+ * it: the header trimmed, split on the first two single spaces, the scheme `bearer` in any case,
+ * the token the second part. `Bearer  t` (two spaces) has an empty token and names nobody.
+ */
+export function bearerToken(header: string | undefined): string | undefined {
+  const parts = (header ?? '').trim().split(' ');
+  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer' || parts[1] === '') return undefined;
+  return parts[1];
+}
+
+/** Constant-time check of the request's bearer token. */
 export function hasValidToken(req: IncomingMessage, token: string): boolean {
-  const header = req.headers.authorization;
-  if (!header || !header.startsWith('Bearer ')) return false;
-  const given = Buffer.from(header.slice('Bearer '.length).trim());
+  const bearer = bearerToken(req.headers.authorization);
+  if (bearer === undefined) return false;
+  const given = Buffer.from(bearer);
   const want = tokenBytes(token);
   return given.length === want.length && timingSafeEqual(given, want);
 }

@@ -94,6 +94,19 @@ export function requireStorageResourceVersion(rv: string): void {
   if (problem !== undefined) throw new UnknownServerError(problem);
 }
 
+/**
+ * PUT and PATCH: the resourceVersion a body carries is parsed by storage before it is compared,
+ * so one that is no number is a reason-less 500 with strconv's text alone.
+ */
+export function requireBodyResourceVersion(rv: string | undefined): void {
+  if (rv === undefined || rv === '') return;
+  try {
+    parseGoUint(rv);
+  } catch (err) {
+    throw new UnknownServerError((err as Error).message);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // ListOptions (list, watch, deletecollection)
 

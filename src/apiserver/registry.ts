@@ -29,7 +29,7 @@ import { generatedName, jsonEqual, rfc3339Seconds, specPart } from './object-uti
 import { deleteCollection, deleteObject, type DeleteOptions } from './deletion.js';
 import type { AdmissionContext, ResourceStrategy } from './resources/strategy.js';
 import { storageResource } from './router.js';
-import { requireStorageResourceVersion } from './query-params.js';
+import { requireBodyResourceVersion, requireStorageResourceVersion } from './query-params.js';
 import type { Selection } from './selection.js';
 import { requireCollectionKey, requireLookupableNamespace, requireNamespaceForCollectionWrite, requireObjectKey } from './storage-key.js';
 import type { ObjectKey, Storage } from './storage/storage.js';
@@ -256,6 +256,7 @@ export class Registry {
     const name = next.metadata.name ?? '';
     const prev = this.get(s, namespace, name);
     const wantRV = next.metadata.resourceVersion;
+    requireBodyResourceVersion(wantRV);
     if (wantRV !== undefined && wantRV !== '' && wantRV !== prev.metadata.resourceVersion) {
       throw new ConflictError(identityOf(s.info, name));
     }

@@ -134,6 +134,9 @@ async function openConfiguredStorage(opts: ApiServerOptions, strategies: Resourc
   return await openStorage({ kind: 'memory', retainChanges: opts.retainChanges, logger });
 }
 
+/** How long a connection may take to send its request headers. */
+export const REQUEST_HEADERS_TIMEOUT_MS = 32_000;
+
 export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
   const log = opts.logger ?? pino({ level: 'info' });
   await mkdir(opts.dataDir, { recursive: true, mode: 0o700 });
@@ -156,6 +159,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   // Outlast clients' idle pools (Go: 90 s) so they, not we, close idle keep-alive connections:
   // a server-side close racing a new request shows up as ECONNRESET in the client.
   server.keepAliveTimeout = IDLE_KEEPALIVE_MS;
+  // kube-apiserver's ReadHeaderTimeout (k8s.io/apiserver secure_serving.go): a client that never
+  // finishes its request headers has its connection closed after 32 s.
+  server.headersTimeout = REQUEST_HEADERS_TIMEOUT_MS;
   let stopping: Promise<void> | undefined;
   const metrics = new ApiServerMetrics(storedObjectCounter(registry));
   const healthChecks = serverHealthChecks(storage, () => stopping !== undefined);

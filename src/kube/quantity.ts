@@ -86,18 +86,38 @@ function divideAwayFromZero(n: bigint, d: bigint): bigint {
   return n % d === 0n ? q : n < 0n ? q - 1n : q + 1n;
 }
 
+/**
+ * The largest number of integer digits a decimal quantity may have. apimachinery has no bound
+ * below an int32 exponent (kube-apiserver answers `1e2147483647` with a 504 after computing for
+ * its whole request timeout); this one is far above any real size, and it bounds the value, not
+ * the written exponent, so the canonical form of every accepted quantity parses again.
+ */
+const MAX_DECIMAL_DIGITS = 1000;
+
+/** The decimal order of `whole.fraction × 10^exponent`: the value is below 10^order, and at least 10^(order-1). */
+function decimalOrder(parts: NumberParts, exponent: number): number {
+  const whole = parts.whole.replace(/^0+/, '');
+  if (whole !== '') return whole.length + exponent;
+  const leadingZeros = /^0*/.exec(parts.fraction)![0].length;
+  return exponent - leadingZeros;
+}
+
 /** The magnitude (as nanos, rounded up) of `whole.fraction × base^exponent`. */
 function magnitudeInNanos(parts: NumberParts, sfx: Suffix): bigint {
+  if (/^0*$/.test(parts.whole) && /^0*$/.test(parts.fraction)) return 0n;
+  if (sfx.base === 10) {
+    const order = decimalOrder(parts, sfx.exponent);
+    if (order > MAX_DECIMAL_DIGITS) throw new QuantityParseError(parts.suffix, 'quantity too large');
+    // Below 10^-9 the value rounds up to one nano-unit.
+    if (order < -9) return 1n;
+  }
   let numerator = BigInt(parts.whole + parts.fraction) * NANO;
-  if (numerator === 0n) return 0n;
   let denominator = 10n ** BigInt(parts.fraction.length);
   if (sfx.base === 2) {
     numerator *= 1n << BigInt(sfx.exponent);
   } else if (sfx.exponent >= 0) {
-    if (sfx.exponent > 400) throw new QuantityParseError(parts.suffix, 'quantity too large');
     numerator *= 10n ** BigInt(sfx.exponent);
   } else {
-    if (-sfx.exponent > 400) return 1n;
     denominator *= 10n ** BigInt(-sfx.exponent);
   }
   return divideAwayFromZero(numerator, denominator);

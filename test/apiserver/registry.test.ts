@@ -67,6 +67,14 @@ test('a create the strategy rejects is a 422 carrying its causes and the qualifi
   });
 });
 
+test('an update or patch whose resourceVersion is no number is the reason-less 500 storage answers, not a 409', async () => {
+  const { reg } = await setup();
+  const { object } = await reg.create(widgets, '', widget('w1'));
+  const err = await rejects(reg.update(widgets, '', 'w1', { ...object, metadata: { ...object.metadata, resourceVersion: 'abc' } }), 500, '');
+  assert.equal(err.message, 'strconv.ParseUint: parsing "abc": invalid syntax');
+  await rejects(reg.patch(widgets, '', 'w1', 'application/merge-patch+json', { metadata: { resourceVersion: '-1' } }), 500, '');
+});
+
 test('a second create of one name is 409 AlreadyExists; a name is required', async () => {
   const { reg } = await setup();
   await reg.create(widgets, '', widget('w1'));

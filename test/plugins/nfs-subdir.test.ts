@@ -92,6 +92,12 @@ describe('nfs-subdir pathPattern', () => {
     assert.throws(() => renderPattern('${.PVC.labels.nope}/x', claim()), /no value/);
   });
 
+  test('a label or annotation named like an inherited property (__proto__, constructor) has no value: InvalidParameter, not a crash', () => {
+    for (const pattern of ['${.PVC.labels.__proto__}', '${.PVC.annotations.constructor}', 'a/${.PVC.labels.toString}']) {
+      assert.throws(() => renderPattern(pattern, claim()), { code: 'InvalidParameter', message: /no value/ }, pattern);
+    }
+  });
+
   const badPatterns: Array<[string, RegExp]> = [
     ['/abs/${.PVC.name}', /relative/],
     ['../${.PVC.name}', /"\.\." component/],

@@ -37,6 +37,7 @@ export const CLUSTER_SUITES = [
   'integration/expansion-kill.test.js',
   'integration/attributes-class.test.js',
   'integration/node-agents.test.js',
+  'integration/hostile-corpus.test.js',
   'cluster/',
 ];
 

@@ -97,7 +97,8 @@ function goTypeName(schema: TypeSchema): string {
   }
 }
 
-function jsonTypeOf(value: unknown): string {
+/** The JSON type as Go's decoder names it in "cannot unmarshal <type> into ...". */
+export function jsonTypeOf(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'boolean') return 'bool';
   return typeof value === 'object' ? 'object' : typeof value;

@@ -8,7 +8,7 @@ import { inspectValue, parseRequestBody } from '../decode/request-body.js';
 import { MAX_NESTING_DEPTH } from '../decode/typed-decoder.js';
 import { MAX_BODY_BYTES } from '../http-io.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
-import { applyJsonPatch } from './json.js';
+import { applyJsonPatch, undecodablePatch } from './json.js';
 import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
 import { applyMergePatch } from './merge.js';
 import { patchMetaForKind } from './patch-meta.js';
@@ -68,6 +68,16 @@ function requireWithinObjectLimit(result: JsonValue): void {
 }
 
 /**
+ * Merge and strategic merge patches are unmarshalled into a map first: any other JSON is a 400
+ * (a `null` merge patch is "Invalid JSON Patch"; a `null` strategic one changes nothing).
+ */
+function requireMapPatch(body: unknown, prefix: string): JsonObject {
+  if (isJsonObject(body)) return body;
+  if (body === null) throw new BadRequestError('Invalid JSON Patch');
+  throw undecodablePatch(body, 'map[string]interface {}', prefix);
+}
+
+/**
  * Applies a PATCH body (already decoded JSON, or raw bytes) to `current`; returns a new object and
  * never mutates `current`. 415 for other content types (server-side apply is not a patch here), 400 for a
  * malformed patch, 422 for a JSON patch that does not apply or copies too much, 413 for a result
@@ -80,8 +90,8 @@ export function applyPatch(contentType: string, current: KubeObject, patch: unkn
   const doc = cloneJson(current) as unknown as JsonObject;
   let result: JsonValue;
   if (mediaType === JSON_PATCH) result = applyJsonPatch(doc, body);
-  else if (mediaType === MERGE_PATCH) result = applyMergePatch(doc, body);
-  else result = applyStrategicMergePatch(doc, body, patchMetaForKind(strategy.info.kind));
+  else if (mediaType === MERGE_PATCH) result = applyMergePatch(doc, requireMapPatch(body, 'error decoding patch: '));
+  else result = body === null ? doc : applyStrategicMergePatch(doc, requireMapPatch(body, ''), patchMetaForKind(strategy.info.kind));
   if (!isJsonObject(result)) {
     throw new BadRequestError('the patched object is not a JSON object');
   }

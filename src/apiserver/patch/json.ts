@@ -9,6 +9,7 @@
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { ApiError, BadRequestError } from '../../kube/errors.js';
+import { jsonTypeOf } from '../decode/typed-decoder.js';
 import { isJsonObject, type JsonValue } from './json-value.js';
 
 /** kube-apiserver caps the number of operations in one JSON patch (maxJSONPatchOperations). */
@@ -28,14 +29,16 @@ export class PatchApplyError extends ApiError {
   }
 }
 
+/** kube-apiserver's 400 for a patch body that does not unmarshal into what its type needs. */
+export function undecodablePatch(value: unknown, goType: string, prefix = 'error decoding patch: '): BadRequestError {
+  return new BadRequestError(`${prefix}json: cannot unmarshal ${jsonTypeOf(value)} into Go value of type ${goType}`);
+}
+
 function decodeOperations(patch: unknown): Operation[] {
-  // Go's DecodePatch unmarshals into []map: anything else is a 400.
-  if (!Array.isArray(patch)) {
-    throw new BadRequestError('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
-  }
-  if (!patch.every(isJsonObject)) {
-    throw new BadRequestError('json: cannot unmarshal non-object into Go value of type jsonpatch.Operation');
-  }
+  // kube-apiserver unmarshals the body into []jsonPatchOp first: anything else is a 400.
+  if (!Array.isArray(patch)) throw undecodablePatch(patch, '[]handlers.jsonPatchOp');
+  const notAnOperation = patch.find((op) => !isJsonObject(op));
+  if (notAnOperation !== undefined) throw undecodablePatch(notAnOperation, 'handlers.jsonPatchOp');
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
     throw new ApiError(413, 'RequestEntityTooLarge',
       `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
@@ -43,38 +46,77 @@ function decodeOperations(patch: unknown): Operation[] {
   return patch as unknown as Operation[];
 }
 
-const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
+/** strconv.Atoi's syntax: an optional sign and decimal digits ("01", "+1" and "-1" included). */
+const GO_INT = /^[+-]?[0-9]+$/;
 
-/** The value a JSON pointer names, following own members and in-range indexes only. */
-function resolvePointer(doc: JsonValue, pointer: string): { value: JsonValue } | undefined {
-  if (pointer === '') return { value: doc };
+const unescapeToken = (token: string): string => token.replace(/~1/g, '/').replace(/~0/g, '~');
+const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * An array index as evanphx/json-patch (v4, negative indices on) reads it: Atoi, then a
+ * negative index counts from the end. `insert` is add's rule (one past the end allowed, `-`
+ * appends). Undefined where kube-apiserver answers "Unable to access invalid index".
+ */
+function arrayIndex(token: string, length: number, insert: boolean): number | undefined {
+  if (insert && token === '-') return length;
+  if (!GO_INT.test(token)) return undefined;
+  const size = insert ? length + 1 : length;
+  let index = Number(token);
+  if (index < 0) index += size;
+  return index >= 0 && index < size ? index : undefined;
+}
+
+/**
+ * The pointer with every array index made canonical, following own members only (fast-json-
+ * patch would follow inherited properties such as `/constructor` or `/list/length`, and reads
+ * `01`, `-1` or an index past the end its own way). `insert`: the last token is where add puts
+ * a new member, so its parent must be an object or array. Undefined when it names nothing.
+ */
+function canonicalPointer(doc: JsonValue, pointer: string, insert: boolean): string | undefined {
+  if (pointer === '') return '';
   if (!pointer.startsWith('/')) return undefined;
+  const tokens = pointer.slice(1).split('/').map(unescapeToken);
   let current: JsonValue = doc;
-  for (const token of pointer.slice(1).split('/')) {
-    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
+  const canonical: string[] = [];
+  for (const [i, key] of tokens.entries()) {
+    const last = i === tokens.length - 1;
     if (Array.isArray(current)) {
-      if (!ARRAY_INDEX.test(key) || Number(key) >= current.length) return undefined;
-      current = current[Number(key)];
-    } else if (isJsonObject(current) && Object.hasOwn(current, key)) {
+      const index = arrayIndex(key, current.length, insert && last);
+      if (index === undefined) return undefined;
+      canonical.push(String(index));
+      current = current[index];
+    } else if (isJsonObject(current) && (Object.hasOwn(current, key) || (insert && last))) {
+      canonical.push(key);
       current = current[key];
     } else {
       return undefined;
     }
   }
-  return { value: current };
+  return `/${canonical.map(escapeToken).join('/')}`;
 }
 
-/** The pointer an operation must find in the document before it runs. */
-function pointerItReads(op: Operation): string | undefined {
-  switch (op.op) {
-    case 'copy':
-    case 'move':
-      return op.from;
-    case 'add':
-      return op.path === '' ? undefined : op.path.slice(0, op.path.lastIndexOf('/'));
-    default:
-      return op.path;
+/** The operation with canonical pointers; 422 when its source or its destination's parent is missing. */
+function canonicalOperation(doc: JsonValue, op: Operation): Operation {
+  const missing = (pointer: string): PatchApplyError => new PatchApplyError(`${op.op} operation does not apply: doc is missing path: ${pointer}`);
+  const writesNew = op.op === 'add' || op.op === 'copy' || op.op === 'move';
+  // The whole document can be replaced or tested, never added to, removed, copied or moved.
+  const path = op.path === '' && (writesNew || op.op === 'remove') ? undefined : canonicalPointer(doc, op.path, writesNew);
+  if (path === undefined) throw missing(op.path);
+  if (op.op !== 'copy' && op.op !== 'move') return { ...op, path };
+  const from = op.from === '' ? undefined : canonicalPointer(doc, op.from, false);
+  if (from === undefined) throw missing(op.from);
+  // A value cannot move into itself: once removed, its destination's parent is gone.
+  if (op.op === 'move' && path.startsWith(`${from}/`)) throw missing(op.path);
+  return { ...op, path, from };
+}
+
+/** The value at a canonical pointer. */
+function valueAt(doc: JsonValue, pointer: string): JsonValue {
+  let current: JsonValue = doc;
+  for (const token of pointer === '' ? [] : pointer.slice(1).split('/').map(unescapeToken)) {
+    current = (Array.isArray(current) ? current[Number(token)] : (current as Record<string, JsonValue>)[token]);
   }
+  return current;
 }
 
 function jsonBytes(value: JsonValue): number {
@@ -98,11 +140,9 @@ function chargeCopy(budget: CopyBudget, bytes: number): void {
 /** Checks one operation, charges a copy before it is made, and applies it to `doc` (mutated). */
 function applyOne(doc: JsonValue, op: Operation, index: number, budget: CopyBudget): JsonValue {
   fjp.validator(op, index);
-  const read = pointerItReads(op);
-  const found = read === undefined ? { value: doc } : resolvePointer(doc, read);
-  if (!found) throw new PatchApplyError(`${op.op} operation does not apply: doc is missing path: ${read ?? ''}`);
-  if (op.op === 'copy') chargeCopy(budget, jsonBytes(found.value));
-  return fjp.applyOperation(doc, op, false, true, true, index).newDocument as JsonValue;
+  const canonical = canonicalOperation(doc, op);
+  if (canonical.op === 'copy') chargeCopy(budget, jsonBytes(valueAt(doc, canonical.from)));
+  return fjp.applyOperation(doc, canonical, false, true, true, index).newDocument as JsonValue;
 }
 
 /**

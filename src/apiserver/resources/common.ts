@@ -3,6 +3,7 @@
  * parts, and the text of diffs. (Decoding, quantities and timestamps included, happens before
  * a strategy sees an object: see decode/typed-decoder.ts.)
  */
+import { isValidQuantity, Quantity } from '../../kube/quantity.js';
 import type { KubeObject } from '../../kube/types.js';
 import { jsonEqual, rfc3339Seconds } from '../object-utils.js';
 import type { ResourceInfo } from './strategy.js';
@@ -68,4 +69,23 @@ export function diffText(before: unknown, after: unknown): string {
 /** A kind's field-label conversion table: each label selects on itself, each alias on its target. */
 export function fieldLabelTable(labels: string[], aliases: Record<string, string> = {}): Readonly<Record<string, string>> {
   return Object.freeze({ ...Object.fromEntries(labels.map((l) => [l, l])), ...aliases });
+}
+
+const MILLI_IN_NANOS = 1_000_000n;
+
+/**
+ * SetDefaults_ResourceList: every quantity in a ResourceList is rounded up (away from zero) to
+ * milli-units, so `1n` is stored as `1m` and `1500u` as `2m`. Values that do not parse are left
+ * for validation.
+ */
+export function roundResourceListToMilli(list: Record<string, string> | undefined): void {
+  if (typeof list !== 'object' || list === null) return;
+  for (const [key, value] of Object.entries(list)) {
+    if (typeof value !== 'string' || !isValidQuantity(value)) continue;
+    const q = Quantity.parse(value);
+    const rest = q.nanos % MILLI_IN_NANOS;
+    if (rest === 0n) continue;
+    const rounded = q.nanos - rest + (q.nanos < 0n ? -MILLI_IN_NANOS : MILLI_IN_NANOS);
+    list[key] = new Quantity(rounded, q.format).toString();
+  }
 }

@@ -7,7 +7,7 @@ import type { KubeObject, PersistentVolumeClaim, StatusCause, StorageClass } fro
 import { accessModesKey, defaultStorageClass, storageClassOfClaim } from '../../kube/volume-helpers.js';
 import { admitClaimResize, validateAllocatedResources } from './claim-resize.js';
 import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
-import { ensureFinalizer, keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
+import { ensureFinalizer, keepStored, nullUnsetConditionTimes, resourceInfo, roundResourceListToMilli } from './common.js';
 import { required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column, field } from './printing.js';
@@ -62,7 +62,11 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
   defaults(obj) {
     const pvc = asPVC(obj);
     if (pvc.spec.volumeMode === undefined || pvc.spec.volumeMode === null) pvc.spec.volumeMode = 'Filesystem';
+    roundResourceListToMilli(pvc.spec.resources?.requests);
+    roundResourceListToMilli(pvc.spec.resources?.limits);
     if (typeof pvc.status !== 'object' || pvc.status === null) pvc.status = {};
+    roundResourceListToMilli(pvc.status.capacity);
+    roundResourceListToMilli(pvc.status.allocatedResources);
     if (!pvc.status.phase) pvc.status.phase = 'Pending';
     nullUnsetConditionTimes(pvc.status, ['lastProbeTime', 'lastTransitionTime']);
   },

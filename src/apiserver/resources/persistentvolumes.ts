@@ -5,7 +5,7 @@
 import { ANN_MOUNT_OPTIONS, FINALIZER_PV_PROTECTION } from '../../kube/annotations.js';
 import type { KubeObject, PersistentVolume, PersistentVolumeSpec, StatusCause } from '../../kube/types.js';
 import { accessModesKey, hasAnnotation, storageClassOfVolume } from '../../kube/volume-helpers.js';
-import { diffText, ensureFinalizer, keepStored, jsonEqual, resourceInfo, rfc3339Now } from './common.js';
+import { diffText, ensureFinalizer, keepStored, jsonEqual, resourceInfo, rfc3339Now, roundResourceListToMilli } from './common.js';
 import { forbidden, immutable, notSupported, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column, field } from './printing.js';
@@ -145,6 +145,7 @@ export const persistentVolumeStrategy: ResourceStrategy = {
     if (!pv.spec.persistentVolumeReclaimPolicy) pv.spec.persistentVolumeReclaimPolicy = 'Retain';
     if (pv.spec.volumeMode === undefined || pv.spec.volumeMode === null) pv.spec.volumeMode = 'Filesystem';
     if (pv.spec.hostPath && pv.spec.hostPath.type === undefined) pv.spec.hostPath.type = '';
+    roundResourceListToMilli(pv.spec.capacity);
     if (typeof pv.status !== 'object' || pv.status === null) pv.status = {};
     if (!pv.status.phase) pv.status.phase = 'Pending';
   },

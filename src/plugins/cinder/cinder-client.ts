@@ -3,7 +3,9 @@
  * method is one attempt bounded by its signal (a 401 re-authenticates once within it); the
  * plugin retries through cloud-common.
  */
-import { asRecord, asString, CloudHttpError, classifyHttpError, requestJson } from '../cloud-common/http.js';
+import {
+  asRecord, asString, asWholeNumber, CloudHttpError, classifyHttpError, malformedAnswer, requestJson, requireNewPageMarker,
+} from '../cloud-common/http.js';
 import type { ErrorVerdict } from '../cloud-common/retry.js';
 import { PluginError } from '../plugin.js';
 import type { KeystoneClient } from './keystone.js';
@@ -37,16 +39,22 @@ function describeCinderError(_status: number, body: unknown): { message: string;
   return { message: asString(asRecord(detail)?.message) ?? 'no message', reason: kind };
 }
 
+const CINDER = 'Cinder';
+
 function toVolume(raw: unknown): CinderVolume {
-  const volume = asRecord(raw) ?? {};
+  const volume = asRecord(raw);
+  const id = asString(volume?.id);
+  if (!volume || !id) throw malformedAnswer(CINDER, `a volume without an id: ${JSON.stringify(raw)?.slice(0, 200)}`);
+  const sizeGiB = asWholeNumber(volume.size);
+  if (sizeGiB === undefined) throw malformedAnswer(CINDER, `volume ${id} with the size ${JSON.stringify(volume.size)}`);
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries(asRecord(volume.metadata) ?? {})) {
     if (typeof value === 'string') metadata[key] = value;
   }
   return {
-    id: asString(volume.id) ?? '',
+    id,
     name: asString(volume.name) ?? '',
-    sizeGiB: Number(volume.size ?? 0),
+    sizeGiB,
     status: asString(volume.status) ?? 'unknown',
     availabilityZone: asString(volume.availability_zone),
     volumeType: asString(volume.volume_type),
@@ -92,6 +100,7 @@ export class CinderClient {
   /** Volumes (with details) matching the name and/or metadata filters, following markers. */
   async list(filter: { name?: string; metadata?: Record<string, string> }, signal: AbortSignal): Promise<CinderVolume[]> {
     const volumes: CinderVolume[] = [];
+    const markers = new Set<string>();
     let marker: string | undefined;
     while (true) {
       const query = new URLSearchParams({ limit: String(PAGE) });
@@ -99,10 +108,12 @@ export class CinderClient {
       if (filter.metadata !== undefined) query.set('metadata', JSON.stringify(filter.metadata));
       if (marker !== undefined) query.set('marker', marker);
       const raw = asRecord(await this.call('GET', `/volumes/detail?${query}`, signal))?.volumes;
-      const page = Array.isArray(raw) ? raw.map(toVolume) : [];
+      if (!Array.isArray(raw)) throw malformedAnswer(CINDER, `a volume list without a "volumes" array: ${JSON.stringify(raw)?.slice(0, 200)}`);
+      const page = raw.map(toVolume);
       volumes.push(...page);
       if (page.length < PAGE) return volumes;
       marker = page[page.length - 1].id;
+      requireNewPageMarker(CINDER, markers, marker);
     }
   }
 

@@ -2,6 +2,7 @@
  * The small `fetch` layer under the GCE and Cinder clients: JSON in and out, a typed error for
  * every non-2xx answer, and the classification of what is worth retrying.
  */
+import { PluginError } from '../plugin.js';
 import type { ErrorVerdict } from './retry.js';
 
 /** A non-2xx HTTP answer from a cloud API. `reason` is the backend's own code when it gave one. */
@@ -91,4 +92,25 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
 
 export function asString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
+}
+
+/** A whole, non-negative count (a size in GiB): a JSON number, or the decimal string Google's APIs give for int64. */
+export function asWholeNumber(value: unknown): number | undefined {
+  const n = typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/**
+ * A 2xx answer that does not say what it must (a volume without an id, a size that is no whole
+ * number, a list that is no list): never read as a default, which could record a volume as ''
+ * or take "no volumes" for an answer and create a duplicate. Retryable: a broken backend can mend.
+ */
+export function malformedAnswer(api: string, what: string): PluginError {
+  return new PluginError('Backend', `${api} answered ${what}`, true);
+}
+
+/** Pages follow a marker or token; one that comes back again would page forever. */
+export function requireNewPageMarker(api: string, seen: Set<string>, marker: string): void {
+  if (seen.has(marker)) throw malformedAnswer(api, `the page marker ${JSON.stringify(marker)} twice`);
+  seen.add(marker);
 }

@@ -3,7 +3,9 @@
  * Authorization header google-auth-library computes. Each method is one attempt bounded by its
  * signal; the plugin retries them through cloud-common.
  */
-import { asRecord, asString, CloudHttpError, classifyHttpError, requestJson } from '../cloud-common/http.js';
+import {
+  asRecord, asString, asWholeNumber, CloudHttpError, classifyHttpError, malformedAnswer, requestJson, requireNewPageMarker,
+} from '../cloud-common/http.js';
 import type { ErrorVerdict } from '../cloud-common/retry.js';
 import { PluginError } from '../plugin.js';
 
@@ -82,8 +84,14 @@ function lastSegment(url: unknown): string {
   return text.slice(text.lastIndexOf('/') + 1);
 }
 
+const COMPUTE = 'the Compute API';
+
 function toDisk(raw: unknown): GceDisk {
-  const disk = asRecord(raw) ?? {};
+  const disk = asRecord(raw);
+  const name = asString(disk?.name);
+  if (!disk || !name) throw malformedAnswer(COMPUTE, `a disk without a name: ${JSON.stringify(raw)?.slice(0, 200)}`);
+  const sizeGb = asWholeNumber(disk.sizeGb);
+  if (sizeGb === undefined) throw malformedAnswer(COMPUTE, `disk ${name} with the size ${JSON.stringify(disk.sizeGb)}`);
   const zone = asString(disk.zone);
   const replicaZones = Array.isArray(disk.replicaZones) ? disk.replicaZones.map(lastSegment) : [];
   const location: GceLocation = zone
@@ -94,9 +102,9 @@ function toDisk(raw: unknown): GceDisk {
     if (typeof value === 'string') labels[key] = value;
   }
   return {
-    name: asString(disk.name) ?? '',
+    name,
     location,
-    sizeGb: Number(disk.sizeGb ?? 0),
+    sizeGb,
     status: asString(disk.status) ?? 'UNKNOWN',
     description: asString(disk.description),
     labels,
@@ -116,11 +124,13 @@ function performanceBody(performance: GcePerformance | undefined): Record<string
 }
 
 function toOperation(raw: unknown, location: GceLocation): GceOperation {
-  const op = asRecord(raw) ?? {};
+  const op = asRecord(raw);
+  const name = asString(op?.name);
+  if (!op || !name) throw malformedAnswer(COMPUTE, `an operation without a name: ${JSON.stringify(raw)?.slice(0, 200)}`);
   const errors = asRecord(op.error)?.errors;
   const list = Array.isArray(errors) ? errors.map((e) => asRecord(e) ?? {}) : [];
   return {
-    name: asString(op.name) ?? '',
+    name,
     status: asString(op.status) ?? 'UNKNOWN',
     location,
     errorCodes: list.map((e) => asString(e.code) ?? 'UNKNOWN'),
@@ -216,6 +226,7 @@ export class ComputeClient {
   /** Disks in every zone and region of the project matching a list filter, following pages. */
   async aggregatedDisks(project: string, filter: string | undefined, signal: AbortSignal): Promise<GceDisk[]> {
     const disks: GceDisk[] = [];
+    const tokens = new Set<string>();
     let pageToken: string | undefined;
     do {
       const query = new URLSearchParams({ maxResults: '500' });
@@ -227,6 +238,7 @@ export class ComputeClient {
         if (Array.isArray(list)) disks.push(...list.map(toDisk));
       }
       pageToken = asString(page?.nextPageToken);
+      if (pageToken) requireNewPageMarker(COMPUTE, tokens, pageToken);
     } while (pageToken);
     return disks;
   }

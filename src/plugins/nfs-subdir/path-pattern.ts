@@ -67,6 +67,11 @@ export function patternProblems(pattern: string): string[] {
   return problems;
 }
 
+/** Own members only: `${.PVC.labels.__proto__}` or `.constructor` name no label. */
+function ownValue(map: Record<string, string>, key: string): string | undefined {
+  return Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
 function valueOf(variable: Variable, claim: ClaimInfo): string | undefined {
   switch (variable.kind) {
     case 'namespace':
@@ -74,9 +79,9 @@ function valueOf(variable: Variable, claim: ClaimInfo): string | undefined {
     case 'name':
       return claim.name;
     case 'labels':
-      return claim.labels[variable.key];
+      return ownValue(claim.labels, variable.key);
     case 'annotations':
-      return claim.annotations[variable.key];
+      return ownValue(claim.annotations, variable.key);
   }
 }
 

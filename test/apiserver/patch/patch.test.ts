@@ -209,11 +209,42 @@ test('JSON patch paths name members of the document, never inherited properties'
     { op: 'test', path: '/metadata/toString', value: 1 },
     { op: 'add', path: '/__proto__/polluted', value: 1 },
     { op: 'remove', path: '/spec/hasOwnProperty' },
-    { op: 'replace', path: '/spec/mountOptions/01', value: 'x' },
   ]) {
     assert.deepEqual(statusOf(() => applyPatch(JSON_PATCH, a1, [op], PV)).code, 422, JSON.stringify(op));
   }
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('JSON patch array indexes are read as kube-apiserver reads them: Atoi, negative from the end, 422 past it', () => {
+  const mountOptions = (ops: unknown[]) => (applyPatch(JSON_PATCH, a1, ops, PV).spec as { mountOptions: string[] }).mountOptions;
+  assert.deepEqual(mountOptions([{ op: 'replace', path: '/spec/mountOptions/01', value: 'x' }]), ['noatime', 'x']);
+  assert.deepEqual(mountOptions([{ op: 'add', path: '/spec/mountOptions/+2', value: 'x' }]), ['noatime', 'nfsvers=4', 'x']);
+  assert.deepEqual(mountOptions([{ op: 'add', path: '/spec/mountOptions/-1', value: 'x' }]), ['noatime', 'nfsvers=4', 'x']);
+  assert.deepEqual(mountOptions([{ op: 'remove', path: '/spec/mountOptions/-2' }]), ['nfsvers=4']);
+  for (const op of [
+    { op: 'add', path: '/spec/mountOptions/3', value: 'x' },
+    { op: 'add', path: '/spec/mountOptions/x', value: 'x' },
+    { op: 'add', path: '/spec/mountOptions/-4', value: 'x' },
+    { op: 'copy', from: '/spec/mountOptions/0', path: '/spec/mountOptions/5' },
+    { op: 'test', path: '/spec/mountOptions/2', value: 'x' },
+  ]) {
+    assert.deepEqual(statusOf(() => applyPatch(JSON_PATCH, a1, [op], PV)).code, 422, JSON.stringify(op));
+  }
+});
+
+test('a JSON patch that writes under a missing parent or moves a value into itself is 422, not a crash', () => {
+  for (const op of [
+    { op: 'copy', from: '/spec/mountOptions', path: '/spec/nope/-' },
+    { op: 'move', from: '/spec/mountOptions', path: '/spec/nope/x' },
+    { op: 'move', from: '/spec', path: '/spec/x' },
+    { op: 'add', path: '/spec/capacity/storage/x', value: 1 },
+    { op: 'copy', from: '/labels/metadata', path: '' },
+    { op: 'add', path: '', value: { a: 1 } },
+    { op: 'remove', path: '' },
+    { op: 'move', from: '', path: '/spec/x' },
+  ]) {
+    assert.deepEqual(statusOf(() => applyPatch(JSON_PATCH, a1, [op], PV)).code, 422, JSON.stringify(op));
+  }
 });
 
 test('a patched object larger than a request body may be is 413, for every patch type', () => {
@@ -262,4 +293,18 @@ test('strategic merge compares list elements a linear number of times ($setEleme
   const left = withStringifyBudget(20 * n, () =>
     applyStrategicMergePatch(pv as unknown as JsonObject, { metadata: { ownerReferences: [...deletes, { uid: names[0], name: 'renamed' }] } }, patchMetaForKind('PersistentVolume')));
   assert.deepEqual((left.metadata as { ownerReferences: unknown[] }).ownerReferences, [{ uid: names[0], name: 'renamed', kind: 'K', apiVersion: 'v1' }]);
+});
+
+test('a patch body of the wrong JSON type is the 400 kube-apiserver gives when it cannot unmarshal it', () => {
+  const cases: Array<[string, unknown, string]> = [
+    [JSON_PATCH, { op: 'add' }, 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp'],
+    [JSON_PATCH, ['x'], 'error decoding patch: json: cannot unmarshal string into Go value of type handlers.jsonPatchOp'],
+    ['application/merge-patch+json', [1, 2], 'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}'],
+    ['application/merge-patch+json', null, 'Invalid JSON Patch'],
+    [SMP, 5, 'json: cannot unmarshal number into Go value of type map[string]interface {}'],
+  ];
+  for (const [type, body, message] of cases) {
+    assert.deepEqual(statusOf(() => applyPatch(type, a1, body, PV)), { code: 400, reason: 'BadRequest', message }, `${type} ${JSON.stringify(body)}`);
+  }
+  assert.deepEqual(applyPatch(SMP, a1, null, PV), a1, 'a null strategic merge patch changes nothing');
 });

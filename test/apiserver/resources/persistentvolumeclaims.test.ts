@@ -29,6 +29,11 @@ test('a valid claim reads back Pending, Filesystem, with the pvc-protection fina
   assert.deepEqual(c.metadata.finalizers, ['kubernetes.io/pvc-protection']);
 });
 
+test('requests and limits are rounded up to milli-units as SetDefaults_ResourceList rounds them', () => {
+  const c = create(pvc, withChanges(valid, { 'spec.resources': { requests: { storage: '1500u' }, limits: { storage: '1n' } } })).obj as PersistentVolumeClaim;
+  assert.deepEqual(c.spec.resources, { requests: { storage: '2m' }, limits: { storage: '1m' } });
+});
+
 test('DefaultStorageClass admission sets the newest default class only on claims without any class', () => {
   const ctx = emptyAdmission({ 'storage.k8s.io/storageclasses': [
     sc('old', '2020-01-01T00:00:00Z', true), sc('new', '2023-01-01T00:00:00Z', true), sc('newest', '2024-01-01T00:00:00Z', false),

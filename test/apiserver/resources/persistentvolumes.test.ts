@@ -22,6 +22,13 @@ test('a valid PV is defaulted, gets Pending, a transition time and the pv-protec
   assert.deepEqual(p.metadata.finalizers, ['kubernetes.io/pv-protection']);
 });
 
+test('capacity is rounded up to milli-units as SetDefaults_ResourceList rounds it (1n and 1u become 1m, 1500u 2m)', () => {
+  for (const [given, stored] of [['1n', '1m'], ['0.000000001', '1m'], ['1u', '1m'], ['1500u', '2m'], ['0.5m', '1m'], ['1m', '1m'], ['1Gi', '1Gi']]) {
+    const p = create(pv, withChanges(valid, { 'spec.capacity': { storage: given } })).obj as PersistentVolume;
+    assert.equal(p.spec.capacity?.storage, stored, given);
+  }
+});
+
 test('a hostPath source gets type "" when it names none, as kube-apiserver defaults it; a named type stays', () => {
   assert.equal((create(pv, valid).obj as PersistentVolume).spec.hostPath?.type, '');
   const typed = create(pv, withChanges(valid, { 'spec.hostPath': { path: '/tmp/pv1', type: 'DirectoryOrCreate' } })).obj as PersistentVolume;
