@@ -33,7 +33,7 @@ function nested(levels: number, leaf: unknown = 1): unknown {
 
 function* schemaStructs(): Generator<StructSchema> {
   const seen = new Set<object>();
-  const todo: TypeSchema[] = [PV, POD, schemaForKind('', 'v1', 'PersistentVolumeClaim'), schemaForKind('', 'v1', 'Node')];
+  const todo: TypeSchema[] = [PV, POD, schemaForKind('', 'v1', 'PersistentVolumeClaim'), schemaForKind('', 'v1', 'Node'), schemaForKind('storage.k8s.io', 'v1', 'CSIStorageCapacity')];
   while (todo.length > 0) {
     const t = todo.pop()!;
     if (seen.has(t)) continue;
