@@ -4,7 +4,7 @@
  * protection/). Decision code depends only on these interfaces, so it is unit-tested with
  * in-memory fakes and runs unchanged against a real cluster.
  */
-import type { KubeObject, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../kube/types.js';
+import type { KubeObject, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../kube/types.js';
 import type { ObjectKeyString } from '../kube/object-key.js';
 import type { EventReason } from './runtime/event-reasons.js';
 
@@ -37,6 +37,7 @@ export interface ApiClient {
   getVolume(name: string): Promise<PersistentVolume | undefined>;
   getClaim(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
   getStorageClass(name: string): Promise<StorageClass | undefined>;
+  getNode(name: string): Promise<Node | undefined>;
   createVolume(pv: PersistentVolume): Promise<PersistentVolume>;
   updateVolume(pv: PersistentVolume): Promise<PersistentVolume>;
   updateVolumeStatus(pv: PersistentVolume): Promise<PersistentVolume>;
@@ -44,6 +45,9 @@ export interface ApiClient {
   deleteVolume(name: string, uid?: string): Promise<void>;
   updateClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim>;
   updateClaimStatus(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim>;
+  createClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim>;
+  /** Deletes the claim object; with `uid`, only if it is still that object (precondition). */
+  deleteClaim(namespace: string, name: string, uid?: string): Promise<void>;
   /** Pods in a namespace (for "used by pods" checks). */
   listPods(namespace: string): Promise<Pod[]>;
 }
@@ -61,6 +65,8 @@ export interface ControllerContext {
   claims: ObjectStore<PersistentVolumeClaim>;
   classes: ObjectStore<StorageClass>;
   pods?: ObjectStore<Pod>;
+  /** Watched only while a module needs nodes (node-gone). */
+  nodes?: ObjectStore<Node>;
   api: ApiClient;
   events: EventRecorder;
   /** Ask for another sync of a claim / volume soon (e.g. the binder after a PV becomes bound). */
