@@ -8,6 +8,7 @@ import { provisionerModule, type ProvisionerModuleOptions } from './provisioner/
 import { reclaimerModule, type ReclaimerModuleOptions } from './reclaimer/module.js';
 import { protectionModules } from './protection/module.js';
 import { orphanMonitorModule } from './orphan-monitor.js';
+import { nodeGoneModule } from './node-gone/module.js';
 
 export interface ModuleOptions {
   provisioner?: ProvisionerModuleOptions;
@@ -21,6 +22,7 @@ export function defaultModules(options: ModuleOptions = {}): ControllerModule[] 
     provisionerModule(options.provisioner),
     reclaimerModule(options.reclaimer),
     ...protectionModules(),
+    nodeGoneModule(),
     orphanMonitorModule(options.orphanMonitor),
   ];
 }
