@@ -52,7 +52,7 @@ test('flags override defaults', () => {
 });
 
 test('--controllers takes *, names and -name like kube-controller-manager', () => {
-  assert.deepEqual(parseControllers('*,-reclaimer,-pv-protection'), ['binder', 'provisioner', 'pvc-protection']);
+  assert.deepEqual(parseControllers('*,-reclaimer,-pv-protection'), ['binder', 'provisioner', 'pvc-protection', 'node-gone']);
   assert.deepEqual(parseControllers('binder'), ['binder']);
   assert.throws(() => parseControllers('binder,attach'), /unknown controller "attach"/);
 });
