@@ -48,6 +48,7 @@ export function controllerFlags(): Option[] {
     flags.verbosity(),
     new Option('--metrics-bind-address <host:port>', 'where /metrics is served (0 disables)').default(DEFAULTS.metricsBindAddress),
     new Option('--volume-stats-agg-period <duration>', 'how often volume usage is measured (0 disables)').default(DEFAULTS.volumeStatsAggPeriod),
+    new Option('--node-gone-delay <duration>', 'release the local volumes of a deleted Node once it has stayed deleted this long (0 disables)').default(DEFAULTS.nodeGoneDelay),
   ];
 }
 

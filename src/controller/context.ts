@@ -4,7 +4,7 @@
  * protection/). Decision code depends only on these interfaces, so it is unit-tested with
  * in-memory fakes and runs unchanged against a real cluster.
  */
-import type { KubeObject, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../kube/types.js';
+import type { KubeObject, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../kube/types.js';
 import type { ObjectKeyString } from '../kube/object-key.js';
 import type { EventReason } from './runtime/event-reasons.js';
 
@@ -39,6 +39,7 @@ export interface ApiClient {
   getStorageClass(name: string): Promise<StorageClass | undefined>;
   /** Live GET of a VolumeAttributesClass; absent: this client cannot read them (claims naming one wait). */
   getVolumeAttributesClass?(name: string): Promise<VolumeAttributesClass | undefined>;
+  getNode(name: string): Promise<Node | undefined>;
   createVolume(pv: PersistentVolume): Promise<PersistentVolume>;
   updateVolume(pv: PersistentVolume): Promise<PersistentVolume>;
   updateVolumeStatus(pv: PersistentVolume): Promise<PersistentVolume>;
@@ -46,6 +47,9 @@ export interface ApiClient {
   deleteVolume(name: string, uid?: string): Promise<void>;
   updateClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim>;
   updateClaimStatus(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim>;
+  createClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim>;
+  /** Deletes the claim object; with `uid`, only if it is still that object (precondition). */
+  deleteClaim(namespace: string, name: string, uid?: string): Promise<void>;
   /** Pods in a namespace (for "used by pods" checks). */
   listPods(namespace: string): Promise<Pod[]>;
 }
@@ -63,6 +67,8 @@ export interface ControllerContext {
   claims: ObjectStore<PersistentVolumeClaim>;
   classes: ObjectStore<StorageClass>;
   pods?: ObjectStore<Pod>;
+  /** Watched only while a module needs nodes (node-gone). */
+  nodes?: ObjectStore<Node>;
   api: ApiClient;
   events: EventRecorder;
   /** Ask for another sync of a claim / volume soon (e.g. the binder after a PV becomes bound). */

@@ -19,7 +19,7 @@ import type { ControllerContext } from './context.js';
 import { KubeEventRecorder } from './events.js';
 import { LeaderElector } from './leader-election.js';
 import { createControllerLogger } from './log.js';
-import type { ControllerOptions } from './options.js';
+import { watchesNodes, type ControllerOptions } from './options.js';
 import { WorkQueue, type QueueStats } from './queue.js';
 import { makeReflectors, makeStores, readClaimsFence, wireEnqueueRules, type Stores } from './runtime/informers.js';
 import type { ControllerModule } from './runtime/module.js';
@@ -57,7 +57,7 @@ export interface ControllerStats {
   queues: { claims: QueueStats; volumes: QueueStats };
   events: KubeEventRecorder['counts'];
   informers: Record<string, Reflector<never>['counts']>;
-  objects: { volumes: number; claims: number; classes: number; pods: number };
+  objects: { volumes: number; claims: number; classes: number; pods: number; nodes: number };
 }
 
 export interface RunningController {
@@ -133,7 +133,11 @@ class ControllerProcess implements RunningController {
     const env = { options: opts, plugins: this.plugins, metrics: this.metrics.operations, orphans: this.metrics.orphans, changes: this.stores, rest: this.transport };
     this.modules = new ModuleSet(deps.modules, this.context, env, this.log);
     wireEnqueueRules(this.stores, { claim: (key) => this.claimQueue.add(key), volume: (name) => this.volumeQueue.add(name) });
-    this.reflectors = makeReflectors(this.stores, this.transport, this.log, { inactivityMs: deps.informerInactivityMs, backoff: deps.informerBackoff });
+    this.reflectors = makeReflectors(this.stores, this.transport, this.log, {
+      inactivityMs: deps.informerInactivityMs,
+      backoff: deps.informerBackoff,
+      watchNodes: watchesNodes(opts),
+    });
     for (const r of this.reflectors) r.start();
     this.elector?.start();
     if (!this.elector) void this.startWorkers();
@@ -156,6 +160,7 @@ class ControllerProcess implements RunningController {
       claims: stores.claims,
       classes: stores.classes,
       pods: stores.pods,
+      ...(watchesNodes(this.opts) ? { nodes: stores.nodes } : {}),
       api: this.api,
       events: this.events,
       enqueueClaim: (key) => this.claimQueue.add(key),
@@ -235,7 +240,7 @@ class ControllerProcess implements RunningController {
       queues: { claims: this.claimQueue.stats(), volumes: this.volumeQueue.stats() },
       events: { ...this.events.counts },
       informers: Object.fromEntries(this.reflectors.map((r) => [r.kind, { ...r.counts }])),
-      objects: { volumes: stores.volumes.size(), claims: stores.claims.size(), classes: stores.classes.size(), pods: stores.pods.size() },
+      objects: { volumes: stores.volumes.size(), claims: stores.claims.size(), classes: stores.classes.size(), pods: stores.pods.size(), nodes: stores.nodes.size() },
     };
   }
 }

@@ -10,6 +10,7 @@ import { reclaimerModule, type ReclaimerModuleOptions } from './reclaimer/module
 import { protectionModules } from './protection/module.js';
 import { orphanMonitorModule } from './orphan-monitor.js';
 import { capacityPublisherModule, type CapacityPublisherOptions } from './capacity-publisher.js';
+import { nodeGoneModule } from './node-gone/module.js';
 
 export interface ModuleOptions {
   provisioner?: ProvisionerModuleOptions;
@@ -25,6 +26,7 @@ export function defaultModules(options: ModuleOptions = {}): ControllerModule[] 
     reclaimerModule(options.reclaimer),
     ...protectionModules(),
     expanderModule(options.expander),
+    nodeGoneModule(),
     orphanMonitorModule(options.orphanMonitor),
   ];
 }

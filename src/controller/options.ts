@@ -11,7 +11,7 @@
  */
 import { parseDuration } from './duration.js';
 
-export const CONTROLLER_NAMES = ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pv-protection', 'expander'] as const;
+export const CONTROLLER_NAMES = ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pv-protection', 'expander', 'node-gone'] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 export type LogFormat = 'json' | 'text';
 
@@ -41,6 +41,8 @@ export interface ControllerOptions {
   logLevel: string;
   metricsBindAddress: string;
   volumeStatsAggPeriodMs: number;
+  /** --node-gone-delay: how long a deleted Node stays gone before its local volumes are released; 0 disables. */
+  nodeGoneDelayMs: number;
 }
 
 export const DEFAULTS = {
@@ -62,6 +64,9 @@ export const DEFAULTS = {
   logLevel: 'info',
   metricsBindAddress: '127.0.0.1:10258',
   volumeStatsAggPeriod: '1m',
+  // The 300 s Kubernetes gives pods on a not-ready or unreachable node (the default tolerations
+  // of DefaultTolerationSeconds) before it gives up on them: a deleted Node is waited for as long.
+  nodeGoneDelay: '5m',
 } as const;
 
 export class OptionsError extends Error {
@@ -91,6 +96,7 @@ export interface RawControllerFlags {
   v?: string;
   metricsBindAddress?: string;
   volumeStatsAggPeriod?: string;
+  nodeGoneDelay?: string;
 }
 
 export function parseControllerOptions(raw: RawControllerFlags): ControllerOptions {
@@ -107,6 +113,7 @@ export function parseControllerOptions(raw: RawControllerFlags): ControllerOptio
     logLevel: logLevelOf(raw.v),
     metricsBindAddress: hostPort('--metrics-bind-address', raw.metricsBindAddress ?? DEFAULTS.metricsBindAddress),
     volumeStatsAggPeriodMs: durationOrZero('--volume-stats-agg-period', raw.volumeStatsAggPeriod ?? DEFAULTS.volumeStatsAggPeriod),
+    nodeGoneDelayMs: durationOrZero('--node-gone-delay', raw.nodeGoneDelay ?? DEFAULTS.nodeGoneDelay),
   };
   if (raw.kubeconfig !== undefined) opts.kubeconfig = nonEmpty('--kubeconfig', raw.kubeconfig);
   return opts;
@@ -129,6 +136,11 @@ function parseLeaderElection(raw: RawControllerFlags): LeaderElectionConfig {
     throw new OptionsError('--leader-elect-renew-deadline must be greater than 1.2 × --leader-elect-retry-period');
   }
   return le;
+}
+
+/** Whether the node-gone controller runs, and so whether Nodes are watched. */
+export function watchesNodes(opts: Pick<ControllerOptions, 'controllers' | 'nodeGoneDelayMs'>): boolean {
+  return opts.controllers.includes('node-gone') && opts.nodeGoneDelayMs > 0;
 }
 
 /** kube-controller-manager syntax: "*" = all, "name" enables, "-name" disables. */

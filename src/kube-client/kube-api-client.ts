@@ -16,7 +16,7 @@ import {
   type V1DeleteOptions,
 } from '@kubernetes/client-node';
 import { isNotFound } from '../kube/errors.js';
-import type { CoreEvent, KubeObject, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../kube/types.js';
+import type { CoreEvent, KubeObject, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../kube/types.js';
 import { toPlain } from './model-json.js';
 import { paths } from './paths.js';
 import type { KubeVerb } from './request-counters.js';
@@ -71,6 +71,10 @@ export class KubeApiClient {
     return this.getJson(`GET VolumeAttributesClass ${name}`, paths.volumeAttributesClass(name));
   }
 
+  getNode(name: string): Promise<Node | undefined> {
+    return this.getJson(`GET Node ${name}`, paths.node(name));
+  }
+
   async createVolume(pv: PersistentVolume): Promise<PersistentVolume> {
     const what = `create PersistentVolume ${pv.metadata.name ?? ''}`;
     const out = await this.sendJson<PersistentVolume>('POST', 'create', what, paths.volumes(), withKind(pv, 'v1', 'PersistentVolume'));
@@ -86,15 +90,8 @@ export class KubeApiClient {
     return this.putVolume(pv, true);
   }
 
-  async deleteVolume(name: string, uid?: string): Promise<void> {
-    const body: V1DeleteOptions = { apiVersion: 'v1', kind: 'DeleteOptions', ...(uid ? { preconditions: { uid } } : {}) };
-    const out = await this.write<KubeObject | undefined>('delete', `delete PersistentVolume ${name}`, () =>
-      this.core.deletePersistentVolume({ name, body }),
-    );
-    // With finalizers the object lives on (deletionTimestamp set): that is a write, not a delete.
-    const isVolume = out?.kind === 'PersistentVolume';
-    if (isVolume && (out.metadata.finalizers?.length ?? 0) > 0) this.opts.volumes?.recordWrite(out as PersistentVolume);
-    else this.opts.volumes?.recordDelete(name, isVolume ? (out as PersistentVolume) : undefined);
+  deleteVolume(name: string, uid?: string): Promise<void> {
+    return this.deleteRecorded('PersistentVolume', name, this.opts.volumes, uid, (body) => this.core.deletePersistentVolume({ name, body }));
   }
 
   updateClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
@@ -103,6 +100,20 @@ export class KubeApiClient {
 
   updateClaimStatus(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
     return this.putClaim(pvc, true);
+  }
+
+  async createClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
+    const namespace = pvc.metadata.namespace ?? '';
+    const what = `create PersistentVolumeClaim ${namespace}/${pvc.metadata.name ?? ''}`;
+    const out = await this.sendJson<PersistentVolumeClaim>('POST', 'create', what, paths.claims(namespace), withKind(pvc, 'v1', 'PersistentVolumeClaim'));
+    this.opts.claims?.recordWrite(out);
+    return out;
+  }
+
+  deleteClaim(namespace: string, name: string, uid?: string): Promise<void> {
+    return this.deleteRecorded('PersistentVolumeClaim', `${namespace}/${name}`, this.opts.claims, uid, (body) =>
+      this.core.deleteNamespacedPersistentVolumeClaim({ namespace, name, body }),
+    );
   }
 
   async listPods(namespace: string): Promise<Pod[]> {
@@ -161,6 +172,22 @@ export class KubeApiClient {
       if (isNotFound(err)) return undefined;
       throw err;
     }
+  }
+
+  /** A DELETE (uid precondition when given) whose answer is recorded in the own-write cache. */
+  private async deleteRecorded<T extends KubeObject>(
+    kind: string,
+    key: string,
+    recorder: WriteRecorder<T> | undefined,
+    uid: string | undefined,
+    send: (body: V1DeleteOptions) => Promise<object>,
+  ): Promise<void> {
+    const body: V1DeleteOptions = { apiVersion: 'v1', kind: 'DeleteOptions', ...(uid ? { preconditions: { uid } } : {}) };
+    const out = await this.write<KubeObject | undefined>('delete', `delete ${kind} ${key}`, () => send(body));
+    // With finalizers the object lives on (deletionTimestamp set): that is a write, not a delete.
+    const same = out?.kind === kind;
+    if (same && (out.metadata.finalizers?.length ?? 0) > 0) recorder?.recordWrite(out as T);
+    else recorder?.recordDelete(key, same ? (out as T) : undefined);
   }
 
   /** A write: refused unless the guard allows it, then sent and returned as plain JSON. */

@@ -42,6 +42,7 @@ const GENERATED_LISTS: Record<string, GeneratedList> = {
   [paths.claimsAll()]: (t, p) => t.core.listPersistentVolumeClaimForAllNamespaces(p),
   [paths.storageClasses()]: (t, p) => t.storage.listStorageClass(p),
   [paths.podsAll()]: (t, p) => t.core.listPodForAllNamespaces(p),
+  [paths.nodes()]: (t, p) => t.core.listNode(p),
 };
 
 /** Collection paths with a generated list call. */

@@ -39,6 +39,14 @@ export const FINALIZER_PROVISIONING = 'pv-controller.io/provisioning';
 export const ANN_RECLAIM_FAILED_ATTEMPTS = 'pv-controller.io/reclaim-failed-attempts';
 export const ANN_RECLAIM_LAST_ATTEMPT = 'pv-controller.io/reclaim-last-attempt';
 
+// Node gone (this project's): a node-local PV whose Node object was deleted (node-gone/).
+/** When this controller first saw the PV's node gone (RFC 3339): the clock of the delay, kept across restarts. */
+export const ANN_NODE_GONE_SINCE = 'pv-controller.io/node-gone-since';
+/** The claim to re-create (JSON), written before the bound claim is deleted: durable intent. */
+export const ANN_NODE_GONE_CLAIM = 'pv-controller.io/node-gone-claim';
+/** When a Retain PV of a gone node was kept (RFC 3339): it and its claim are left to an operator. */
+export const ANN_NODE_GONE_KEPT = 'pv-controller.io/node-gone-kept';
+
 // Cloud tags and the host-path/NFS metadata record carry the same three keys.
 export const TAG_CREATED_FOR_PVC_NAME = 'kubernetes.io/created-for/pvc/name';
 export const TAG_CREATED_FOR_PVC_NAMESPACE = 'kubernetes.io/created-for/pvc/namespace';

@@ -30,10 +30,11 @@ test('defaults match kube-controller-manager, with the seed\'s 10m sync period',
     resourceName: 'pv-controller',
     resourceNamespace: 'kube-system',
   });
-  assert.deepEqual(o.controllers, ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pv-protection', 'expander']);
+  assert.deepEqual(o.controllers, ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pv-protection', 'expander', 'node-gone']);
   assert.equal(o.logFormat, 'json');
   assert.equal(o.metricsBindAddress, '127.0.0.1:10258');
   assert.equal(o.volumeStatsAggPeriodMs, 60_000);
+  assert.equal(o.nodeGoneDelayMs, 300_000);
 });
 
 test('flags override defaults', () => {
@@ -51,7 +52,7 @@ test('flags override defaults', () => {
 });
 
 test('--controllers takes *, names and -name like kube-controller-manager', () => {
-  assert.deepEqual(parseControllers('*,-reclaimer,-pv-protection'), ['binder', 'provisioner', 'pvc-protection', 'expander']);
+  assert.deepEqual(parseControllers('*,-reclaimer,-pv-protection'), ['binder', 'provisioner', 'pvc-protection', 'expander', 'node-gone']);
   assert.deepEqual(parseControllers('binder'), ['binder']);
   assert.throws(() => parseControllers('binder,attach'), /unknown controller "attach"/);
 });
@@ -64,6 +65,7 @@ test('bad values are refused with a message naming the flag', () => {
     [{ leaderElectLeaseDuration: '5s' }, /lease-duration must be greater/],
     [{ leaderElect: 'maybe' }, /--leader-elect/],
     [{ metricsBindAddress: 'nope' }, /--metrics-bind-address/],
+    [{ nodeGoneDelay: 'soon' }, /--node-gone-delay/],
   ];
   for (const [raw, msg] of cases) assert.throws(() => parseControllerOptions(raw), (e: unknown) => e instanceof OptionsError && msg.test(e.message));
 });

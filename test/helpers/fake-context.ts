@@ -9,7 +9,7 @@
  * the next N writes matching a pattern, or hold a write in flight until the test releases it.
  * Objects handed out are deep-frozen copies, so code that mutates what it read fails loudly.
  */
-import type { KubeObject, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../src/kube/types.js';
+import type { KubeObject, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../src/kube/types.js';
 import { ConflictError, InternalError, NotFoundError } from '../../src/kube/errors.js';
 import { type ApiClient, type ControllerContext, type EventType, type ObjectStore } from '../../src/controller/context.js';
 import { keyOf } from '../../src/kube/object-key.js';
@@ -107,6 +107,7 @@ export class FakeCluster {
       claims: this.store<PersistentVolumeClaim>('PersistentVolumeClaim'),
       classes: this.store<StorageClass>('StorageClass'),
       pods: this.store<Pod>('Pod'),
+      nodes: this.store<Node>('Node'),
       api: this.apiClient(),
       events: { event: (obj, type, reason, message) => this.recordEvent(obj, type, reason, message) },
       enqueueClaim: (key) => void this.enqueuedClaims.push(key),
@@ -128,6 +129,13 @@ export class FakeCluster {
   }
   addPod(pod: Pod): Pod {
     return this.seed('Pod', pod);
+  }
+  addNode(name: string): Node {
+    return this.seed<Node>('Node', { metadata: { name } });
+  }
+  /** Removes an object from the server (and so the cache), as another client's DELETE would. */
+  remove(kind: FakeKind, key: string): void {
+    this.server.apply(kind, 'delete', key, undefined);
   }
   /** Stores `obj` as given (status included); uid/creationTimestamp filled in if absent. */
   seed<T extends KubeObject>(kind: FakeKind, obj: T): T {
@@ -271,12 +279,15 @@ export class FakeCluster {
       getVolume: async (name) => this.read<PersistentVolume>(pvs, name),
       getClaim: async (ns, name) => this.read<PersistentVolumeClaim>(pvcs, `${ns}/${name}`),
       getStorageClass: async (name) => this.read<StorageClass>('StorageClass', name),
+      getNode: async (name) => this.read<Node>('Node', name),
       createVolume: (pv) => typed(this.write(pvs, 'create', keyOf(pv), pv)),
       updateVolume: (pv) => typed(this.write(pvs, 'update', keyOf(pv), pv)),
       updateVolumeStatus: (pv) => typed(this.write(pvs, 'updateStatus', keyOf(pv), pv)),
       deleteVolume: async (name, uid) => void (await this.write(pvs, 'delete', name, undefined, uid)),
       updateClaim: (pvc) => typed(this.write(pvcs, 'update', keyOf(pvc), pvc)),
       updateClaimStatus: (pvc) => typed(this.write(pvcs, 'updateStatus', keyOf(pvc), pvc)),
+      createClaim: (pvc) => typed(this.write(pvcs, 'create', keyOf(pvc), pvc)),
+      deleteClaim: async (ns, name, uid) => void (await this.write(pvcs, 'delete', `${ns}/${name}`, undefined, uid)),
       listPods: async (ns) => this.serverList<Pod>('Pod').filter((p) => p.metadata.namespace === ns),
     };
   }

@@ -10,16 +10,17 @@ import type { KubeObject } from '../../src/kube/types.js';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../src/kube/errors.js';
 import { keyOf } from '../../src/kube/object-key.js';
 
-export type FakeKind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Pod';
+export type FakeKind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Pod' | 'Node';
 export type WriteVerb = 'create' | 'update' | 'updateStatus' | 'delete';
 
-export const FAKE_KINDS: FakeKind[] = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod'];
+export const FAKE_KINDS: FakeKind[] = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Node'];
 
 export const API_VERSIONS: Record<FakeKind, string> = {
   PersistentVolume: 'v1',
   PersistentVolumeClaim: 'v1',
   StorageClass: 'storage.k8s.io/v1',
   Pod: 'v1',
+  Node: 'v1',
 };
 
 const RESOURCES: Record<FakeKind, string> = {
@@ -27,6 +28,7 @@ const RESOURCES: Record<FakeKind, string> = {
   PersistentVolumeClaim: 'persistentvolumeclaims',
   StorageClass: 'storageclasses',
   Pod: 'pods',
+  Node: 'nodes',
 };
 
 export function deepFreeze<T>(value: T): T {

@@ -27,6 +27,7 @@ export const CLUSTER_SUITES = [
   'integration/reclaim-safety.test.js',
   'integration/reclaim-bulk.test.js',
   'integration/protection.test.js',
+  'integration/node-gone.test.js',
   'integration/metrics.test.js',
   'integration/cli/orphans.test.js',
   'integration/orphan-metric.test.js',

@@ -34,6 +34,7 @@ import { failureReason, markFailed, MissingPluginError, recordFailedAttempt, typ
 import { podsUsingReleasedClaim, runRecycle } from './recycle.js';
 import { withPhase, type ReclaimSession } from './session.js';
 import { EventReason } from '../runtime/event-reasons.js';
+import { isReleasingForGoneNode } from '../node-gone/local-volume.js';
 
 export const DEFAULT_MAX_RECLAIM_ATTEMPTS = 3;
 export const DEFAULT_RECLAIM_INTERVAL_MS = 15_000;
@@ -138,7 +139,8 @@ export class Reclaimer {
   }
 
   private async reclaim(pv: PersistentVolume, facts: ReclaimFacts): Promise<SyncResult> {
-    if (hasAnnotation(pv, ANN_MIGRATED_TO)) return DONE;
+    // Its node is gone: node-gone replaces the claim and removes the PV, never touching the data.
+    if (hasAnnotation(pv, ANN_MIGRATED_TO) || isReleasingForGoneNode(pv)) return DONE;
     const policy = pv.spec.persistentVolumeReclaimPolicy;
     if (policy === 'Retain') return DONE;
     if (policy === 'Delete') return this.attempt(pv, 'delete', 'released', facts);

@@ -4,9 +4,12 @@
  * `pkg/controller/volume/events` (ClaimLost, ClaimMisbound and VolumeUnknownReclaimPolicy are
  * literals in its `pv_controller.go`); `Provisioning` is external-provisioner's; the expansion and
  * modification reasons are external-resizer's (it defines them for upstream's resizers). Only
+ * `ReferencedNodeDeleted` is sig-storage-local-static-provisioner's cleanup controller's.
  * ProvisioningCleanedUp is this controller's own: it deletes the backing volume of a claim that
- * no longer wants it, which upstream leaves to a PV it never creates. The messages live beside the
- * code that emits them (binder/events.ts, provisioner/events.ts, reclaimer/events.ts).
+ * no longer wants it, which upstream leaves to a PV it never creates; so are the `NodeGone…`
+ * reasons of node-gone, which re-creates a claim where upstream's cleanup only deletes it. The
+ * messages live beside the code that emits them (binder/events.ts, provisioner/events.ts,
+ * reclaimer/events.ts, node-gone/events.ts).
  */
 export const EventReason = {
   // binding
@@ -40,6 +43,15 @@ export const EventReason = {
   VolumeModify: 'VolumeModify',
   VolumeModifySuccessful: 'VolumeModifySuccessful',
   VolumeModifyFailed: 'VolumeModifyFailed',
+  // node gone
+  /** Warning: a local volume's Node was deleted; the delay has started. */
+  ReferencedNodeDeleted: 'ReferencedNodeDeleted',
+  /** Normal: the Node came back before its volumes were released. */
+  NodeGoneNodeReturned: 'NodeGoneNodeReturned',
+  NodeGoneClaimInUse: 'NodeGoneClaimInUse',
+  NodeGoneClaimRecreated: 'NodeGoneClaimRecreated',
+  NodeGoneVolumeDeleted: 'NodeGoneVolumeDeleted',
+  NodeGoneVolumeKept: 'NodeGoneVolumeKept',
 } as const;
 
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];

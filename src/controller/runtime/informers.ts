@@ -1,10 +1,11 @@
 /**
  * The informers behind the ControllerContext: one merged store and one reflector per kind the
- * controller watches (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod), the rules by
+ * controller watches (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, and Node when a
+ * module asks for nodes), the rules by
  * which their changes enqueue keys, and the claims fence read when workers start.
  */
 import type { Logger } from 'pino';
-import type { PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../kube/types.js';
+import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../kube/types.js';
 import type { Backoff } from '../../kube-client/cache/backoff.js';
 import { MergedStore } from '../../kube-client/cache/merged-store.js';
 import { Reflector } from '../../kube-client/cache/reflector.js';
@@ -19,6 +20,8 @@ export interface Stores {
   claims: MergedStore<PersistentVolumeClaim>;
   classes: MergedStore<StorageClass>;
   pods: MergedStore<Pod>;
+  /** Filled only when `watchNodes` is set (ReflectorOptions): a central controller's node-gone. */
+  nodes: MergedStore<Node>;
 }
 
 export function makeStores(): Stores {
@@ -27,6 +30,7 @@ export function makeStores(): Stores {
     claims: new MergedStore<PersistentVolumeClaim>(),
     classes: new MergedStore<StorageClass>(),
     pods: new MergedStore<Pod>(),
+    nodes: new MergedStore<Node>(),
   };
 }
 
@@ -35,9 +39,11 @@ export interface ReflectorOptions {
   inactivityMs?: number;
   /** Reconnect backoff, one per reflector. */
   backoff?: () => Backoff;
+  /** Watch Nodes too (only a module that needs them: every node's heartbeat is an event). */
+  watchNodes?: boolean;
 }
 
-type Watched = PersistentVolume | PersistentVolumeClaim | StorageClass | Pod;
+type Watched = PersistentVolume | PersistentVolumeClaim | StorageClass | Pod | Node;
 
 export function makeReflectors(stores: Stores, transport: RestTransport, log: Logger, o: ReflectorOptions): Reflector<never>[] {
   const make = <T extends Watched>(kind: string, path: string, store: MergedStore<T>): Reflector<never> =>
@@ -55,6 +61,7 @@ export function makeReflectors(stores: Stores, transport: RestTransport, log: Lo
     make('PersistentVolumeClaim', paths.claimsAll(), stores.claims),
     make('StorageClass', paths.storageClasses(), stores.classes),
     make('Pod', paths.podsAll(), stores.pods),
+    ...(o.watchNodes ? [make('Node', paths.nodes(), stores.nodes)] : []),
   ];
 }
 

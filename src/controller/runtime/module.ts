@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { RestTransport } from '../../kube-client/transport.js';
-import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
+import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
 import type { OperationObserver, OrphanObserver } from '../../metrics/prometheus.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { BinderHooks } from '../binder/hooks.js';
@@ -41,7 +41,13 @@ export interface ModuleEnv {
   /** Where orphan scans are reported (pv_controller_orphaned_volumes). */
   orphans?: OrphanObserver;
   /** Subscribe in `create` to keep an index of your own (the binder's volume index does). */
-  changes: { volumes: ChangeSource<PersistentVolume>; claims: ChangeSource<PersistentVolumeClaim>; classes: ChangeSource<StorageClass> };
+  changes: {
+    volumes: ChangeSource<PersistentVolume>;
+    claims: ChangeSource<PersistentVolumeClaim>;
+    classes: ChangeSource<StorageClass>;
+    /** Fed only while Nodes are watched (`ControllerContext.nodes`). */
+    nodes?: ChangeSource<Node>;
+  };
   /** Requests by path, for the kinds the ApiClient does not cover (CSIStorageCapacity, CSIDriver). */
   rest?: Pick<RestTransport, 'request'>;
   /** The other enabled modules' instances, in order: complete once `start` is called. */

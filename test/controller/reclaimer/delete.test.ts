@@ -5,6 +5,7 @@ import {
   ANN_RECLAIM_LAST_ATTEMPT,
   FINALIZER_PV_CONTROLLER,
   FINALIZER_PV_PROTECTION,
+  ANN_NODE_GONE_CLAIM,
 } from '../../../src/kube/annotations.js';
 import { pino } from 'pino';
 import { finishDeletion } from '../../../src/controller/reclaimer/delete.js';
@@ -262,4 +263,12 @@ test('a volume whose claim the binder found gone by a live read is deleted witho
   r2.fake.addVolume(volume('v'));
   await r2.reclaim();
   assert.equal(r2.fake.reads.filter((x) => x.kind === 'PersistentVolumeClaim').length, 1);
+});
+
+test('a Released Delete volume whose claim node-gone is replacing is not deleted by its plugin: its data is on a gone node', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { annotations: { [ANN_NODE_GONE_CLAIM]: '{"uid":"uid-c","metadata":{"name":"c","namespace":"default"},"spec":{}}' } }));
+  assert.deepEqual(await r.reclaim(), { kind: 'done' });
+  assert.deepEqual(r.plugin.calls, []);
+  assert.equal(r.fake.successfulWrites().length, 0);
 });

@@ -137,7 +137,7 @@ test('a reflector for a collection without a generated list call is refused at c
   const transport = new RestTransport(kc, { qps: 0, burst: 0 });
   t.after(() => transport.close());
   assert.throws(
-    () => new Reflector({ kind: 'Node', path: '/api/v1/nodes', store: new MergedStore(), transport, log: silentLog }),
-    /no generated list call for \/api\/v1\/nodes/,
+    () => new Reflector({ kind: 'ConfigMap', path: '/api/v1/configmaps', store: new MergedStore(), transport, log: silentLog }),
+    /no generated list call for \/api\/v1\/configmaps/,
   );
 });

@@ -1,0 +1,128 @@
+/**
+ * One node-gone step for one node-local PV (local-volume.ts says which PVs):
+ *
+ * 1. Its Node is in the cache: nothing to do, and any marks of an earlier absence are cleared.
+ * 2. Absent, seen deleted by this process after the PV was made, no clock yet: the clock starts
+ *    (annotation `node-gone-since`, so a restart neither forgets nor restarts it) and the PV and
+ *    its claim are told when and what will happen.
+ * 3. The delay not yet over: wait for the rest of it.
+ * 4. Over: a live GET must confirm the node is still absent (a node that came back stops
+ *    everything). Then a Delete PV is released — its bound claim replaced once no pod uses it,
+ *    the PV object removed (release.ts); any other policy keeps the PV and its claim, marked
+ *    (`node-gone-kept`) and said once.
+ *
+ * Replacing a claim is the one step that is never undone: once the old claim is being deleted,
+ * the new one is created even if the node comes back, or the user's claim would be lost; the PV is
+ * then left to its own reclaimer, which can reach the node again.
+ */
+import { ANN_NODE_GONE_CLAIM, ANN_NODE_GONE_KEPT, ANN_NODE_GONE_SINCE } from '../../kube/annotations.js';
+import { isConflict, isNotFound } from '../../kube/errors.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
+import { EventReason } from '../runtime/event-reasons.js';
+import { DONE, type SyncResult } from '../runtime/sync-result.js';
+import { claimTemplateOf } from './claim-template.js';
+import { msgNodeDeleted, msgNodeReturned, msgVolumeKept } from './events.js';
+import { localNodeOf, readMarks, withMarks, withoutMarks, type NodeGoneMarks } from './local-volume.js';
+import { claimInUse, originalClaim, removeVolume, replaceClaim } from './release.js';
+import type { NodeGoneSession } from './session.js';
+
+const after = (ms: number): SyncResult => ({ kind: 'requeueAfter', ms: Math.max(1, Math.ceil(ms)) });
+
+export async function syncNodeGone(s: NodeGoneSession, given: PersistentVolume): Promise<SyncResult> {
+  const pv = newerCopyOf(given, s.ctx.volumes.get(given.metadata.name ?? ''));
+  const node = localNodeOf(pv);
+  if (node === undefined) return DONE;
+  try {
+    return await decide(s, pv, node);
+  } catch (err) {
+    if (isConflict(err) || isNotFound(err)) return { kind: 'retry', reason: isConflict(err) ? 'conflict' : 'not found' };
+    const message = err instanceof Error ? err.message : String(err);
+    s.log.warn({ pv: pv.metadata.name, node, err: message }, 'node-gone sync failed');
+    return { kind: 'retry', reason: message };
+  }
+}
+
+async function decide(s: NodeGoneSession, pv: PersistentVolume, node: string): Promise<SyncResult> {
+  const marks = readMarks(pv);
+  if (s.nodes.get(node)) return marks.any ? nodeReturned(s, pv, node, marks) : DONE;
+  if (!marks.since) return existedBeforeDeletion(s, pv, node) ? startClock(s, pv, node) : DONE;
+  const goneMs = s.ctx.now().getTime() - marks.since.getTime();
+  if (goneMs < s.delayMs) return after(s.delayMs - goneMs);
+  if (await s.ctx.api.getNode(node)) return nodeReturned(s, pv, node, marks);
+  if (pv.spec.persistentVolumeReclaimPolicy !== 'Delete') return keep(s, pv, node, goneMs, marks);
+  return release(s, pv, node, goneMs, marks);
+}
+
+/**
+ * Only the volumes the node had when it was deleted are its to release: one made for the node
+ * after that (a controller with --node-name provisions for its own node whatever the API says)
+ * is left alone, or every claim re-created for a new node would be released again and again.
+ */
+function existedBeforeDeletion(s: NodeGoneSession, pv: PersistentVolume, node: string): boolean {
+  const deleted = s.deletedAt(node);
+  const created = Date.parse(pv.metadata.creationTimestamp ?? '');
+  return deleted !== undefined && Number.isFinite(created) && created <= deleted.getTime();
+}
+
+/** The bound claim the PV's claimRef names, from the cache (events only). */
+function cachedClaimOf(s: NodeGoneSession, pv: PersistentVolume): PersistentVolumeClaim | undefined {
+  const ref = pv.spec.claimRef;
+  if (!ref?.uid) return undefined;
+  const claim = s.ctx.claims.get(`${ref.namespace ?? ''}/${ref.name ?? ''}`);
+  return claim?.metadata.uid === ref.uid ? claim : undefined;
+}
+
+async function startClock(s: NodeGoneSession, pv: PersistentVolume, node: string): Promise<SyncResult> {
+  await s.ctx.api.updateVolume(withMarks(pv, { [ANN_NODE_GONE_SINCE]: s.ctx.now().toISOString() }));
+  const message = msgNodeDeleted(node, s.delayMs, pv.spec.persistentVolumeReclaimPolicy);
+  s.ctx.events.event(pv, 'Warning', EventReason.ReferencedNodeDeleted, message);
+  const claim = cachedClaimOf(s, pv);
+  if (claim) s.ctx.events.event(claim, 'Warning', EventReason.ReferencedNodeDeleted, message);
+  s.log.info({ pv: pv.metadata.name, node, delayMs: s.delayMs }, 'node gone: delay started');
+  return after(s.delayMs);
+}
+
+async function nodeReturned(s: NodeGoneSession, pv: PersistentVolume, node: string, marks: NodeGoneMarks): Promise<SyncResult> {
+  if (marks.claim) {
+    const old = await originalClaim(s, marks.claim);
+    const started = !old || old.metadata.deletionTimestamp !== undefined;
+    const goneMs = marks.since ? s.ctx.now().getTime() - marks.since.getTime() : 0;
+    if (started && (await replaceClaim(s, pv, marks.claim, node, goneMs)) === 'waiting') return after(s.recheckMs);
+  }
+  await s.ctx.api.updateVolume(withoutMarks(pv));
+  s.ctx.events.event(pv, 'Normal', EventReason.NodeGoneNodeReturned, msgNodeReturned(node));
+  s.log.info({ pv: pv.metadata.name, node }, 'node back: marks cleared');
+  return DONE;
+}
+
+async function keep(s: NodeGoneSession, pv: PersistentVolume, node: string, goneMs: number, marks: NodeGoneMarks): Promise<SyncResult> {
+  if (marks.kept) return DONE;
+  await s.ctx.api.updateVolume(withMarks(pv, { [ANN_NODE_GONE_KEPT]: s.ctx.now().toISOString() }));
+  const policy = pv.spec.persistentVolumeReclaimPolicy;
+  const message = msgVolumeKept(node, goneMs, policy);
+  s.ctx.events.event(pv, 'Warning', EventReason.NodeGoneVolumeKept, message);
+  const claim = cachedClaimOf(s, pv);
+  if (claim) s.ctx.events.event(claim, 'Warning', EventReason.NodeGoneVolumeKept, message);
+  s.log.info({ pv: pv.metadata.name, node, policy }, 'node gone: volume kept');
+  return DONE;
+}
+
+async function release(s: NodeGoneSession, pv: PersistentVolume, node: string, goneMs: number, marks: NodeGoneMarks): Promise<SyncResult> {
+  let current = pv;
+  let template = marks.claim;
+  if (!template && pv.spec.claimRef?.uid) {
+    const ref = pv.spec.claimRef;
+    const claim = await s.ctx.api.getClaim(ref.namespace ?? '', ref.name ?? '');
+    if (claim && claim.metadata.uid === ref.uid) {
+      // Someone else is deleting it: nothing to re-create; the binder releases the PV once it is gone.
+      if (claim.metadata.deletionTimestamp) return after(s.recheckMs);
+      if (await claimInUse(s, pv, claim, node, goneMs)) return after(s.recheckMs);
+      template = claimTemplateOf(claim);
+      current = await s.ctx.api.updateVolume(withMarks(pv, { [ANN_NODE_GONE_CLAIM]: JSON.stringify(template) }));
+    }
+  }
+  if (template && (await replaceClaim(s, current, template, node, goneMs)) === 'waiting') return after(s.recheckMs);
+  await removeVolume(s, current, node, goneMs);
+  return DONE;
+}
