@@ -1,0 +1,150 @@
+/**
+ * One chaos run: the API server (the embedded one on SQLite, started here, or a real control
+ * plane given by kubeconfig), the EC2 emulator, the fault proxy, the controllers behind it; the
+ * world, then the workload and the disruptor side by side until the workload created its
+ * claims (or the duration ran out); then settle, check the invariants, and write the record.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig } from '../../src/kube-client/kubeconfig.js';
+import { Ec2Emulator } from '../../test/emulators/ec2.js';
+import { AWS_CREDENTIALS } from '../../test/integration/cloud-helpers.js';
+import { Disruptor } from './disruptor.js';
+import { RecordingClient } from './history.js';
+import { checkInvariants, observe } from './invariants.js';
+import { ControllerFleet, EmbeddedApiServer } from './processes.js';
+import { Prng } from './prng.js';
+import { FaultProxy } from './proxy.js';
+import { progressLine, type ChaosRecord } from './report.js';
+import { settle } from './settle.js';
+import { Workload } from './workload.js';
+import { createWorld } from './world.js';
+
+export interface ChaosOptions {
+  claims: number;
+  seed: number;
+  /** A real control plane's admin kubeconfig; without it the embedded server runs (and is killed). */
+  kubeconfig?: string;
+  /** The credentials the controllers reach that control plane with, through the proxy (default: kubeconfig's). */
+  controllerKubeconfig?: string;
+  /** The workload stops after this long even when it has not created all its claims. */
+  durationMs: number;
+  /** Working directory (volumes, decoys, logs, the API server's data, the record). */
+  dir: string;
+  workers: number;
+  /** Workload operations per second, all workers together. */
+  opsPerSecond: number;
+  apiFaultRate: number;
+  settleTimeoutMs: number;
+  /** Where the JSON record goes (default DIR/chaos-<seed>.json). */
+  out?: string;
+  /** Keep DIR after a run without violations (a failing run always keeps it). */
+  keep: boolean;
+  log(line: string): void;
+}
+
+interface Parts {
+  apiServer: EmbeddedApiServer | undefined;
+  kc: KubeConfig;
+  ec2: Ec2Emulator;
+  proxy: FaultProxy;
+  client: RecordingClient;
+  fleet: ControllerFleet;
+}
+
+async function startParts(o: ChaosOptions, startedAt: number): Promise<Parts> {
+  const logDir = join(o.dir, 'logs');
+  await mkdir(logDir, { recursive: true });
+  await mkdir(join(o.dir, 'volumes'), { recursive: true });
+  const apiServer = o.kubeconfig ? undefined : await EmbeddedApiServer.start(join(o.dir, 'api'), logDir);
+  const kc = loadKubeConfig(o.kubeconfig ?? apiServer!.kubeconfigPath);
+  const ec2 = new Ec2Emulator();
+  await ec2.start();
+  const upstream = o.controllerKubeconfig ? loadKubeConfig(o.controllerKubeconfig) : kc;
+  const proxy = await FaultProxy.start({ dir: join(o.dir, 'proxy'), upstream, holdMs: 40_000 });
+  const cloudEnv = {
+    AWS_ENDPOINT_URL_EC2: ec2.url,
+    AWS_REGION: ec2.region,
+    AWS_ACCESS_KEY_ID: AWS_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: AWS_CREDENTIALS.secretAccessKey,
+    AWS_EC2_METADATA_DISABLED: 'true',
+  };
+  const fleet = new ControllerFleet({ kubeconfig: proxy.kubeconfigPath, hostPathRoot: join(o.dir, 'volumes'), logDir, cloudEnv });
+  return { apiServer, kc, ec2, proxy, client: new RecordingClient(kc, startedAt), fleet };
+}
+
+async function stopParts(p: Parts): Promise<void> {
+  await p.fleet.stopAll();
+  await p.proxy.stop();
+  p.client.close();
+  await p.apiServer?.stop();
+  await p.ec2.stop();
+}
+
+export async function runChaos(o: ChaosOptions): Promise<ChaosRecord> {
+  const startedAt = Date.now();
+  const root = join(o.dir, 'volumes');
+  const prng = new Prng(o.seed);
+  const p = await startParts(o, startedAt);
+  try {
+    const decoys = await createWorld(p.client, root, join(o.dir, 'decoys'), o.seed, o.workers);
+    const workload = new Workload(p.client, root, decoys, o.claims);
+    const disruptor = new Disruptor({ fleet: p.fleet, apiServer: p.apiServer, proxy: p.proxy, ec2: p.ec2, random: prng.fork('disruptor'), apiFaultRate: o.apiFaultRate, log: o.log });
+    p.fleet.start(true);
+    let workloadDone = false;
+    const counters = { workload, disruptor, fleet: p.fleet, proxy: p.proxy, apiServer: p.apiServer, target: o.claims, startedAt };
+    const progress = setInterval(() => o.log(progressLine(counters)), 10_000);
+    const deadline = startedAt + o.durationMs;
+    try {
+      await Promise.all([
+        workload.run(prng.fork('workload'), o.workers, o.opsPerSecond, () => Date.now() > deadline).finally(() => (workloadDone = true)),
+        disruptor.run(() => workloadDone),
+      ]);
+    } finally {
+      clearInterval(progress);
+    }
+    o.log(progressLine(counters));
+    const cloudFaults = disruptor.cloudFaultsFired();
+    const chaosMs = Date.now() - startedAt;
+    o.log('settling: faults off, one controller');
+    const settled = await settle({ client: p.client, proxy: p.proxy, ec2: p.ec2, fleet: p.fleet, apiServer: p.apiServer }, o.settleTimeoutMs);
+    const state = await observe(p.client, root, () => p.ec2.volumes(), p.client.entries);
+    const invariants = await checkInvariants(state, { root, decoys, retainWrites: workload.retainWrites, history: p.client.entries, unownedEntries: workload.unownedStaticDirs });
+    const record: ChaosRecord = {
+      seed: o.seed,
+      server: o.kubeconfig ? 'real' : 'embedded',
+      targetClaims: o.claims,
+      claimsCreated: workload.claimsCreated,
+      claimsByKind: workload.claimsByKind,
+      claimsAtEnd: Object.fromEntries(['Bound', 'Pending', 'Lost'].map((ph) => [ph, state.claims.filter((c) => (c.status?.phase ?? 'Pending') === ph).length])),
+      volumesAtEnd: state.volumes.length,
+      failedVolumes: state.volumes.filter((v) => v.status?.phase === 'Failed').map((v) => `${v.metadata.name ?? ''}: ${v.status?.message ?? ''}`),
+      controllerKills: p.fleet.kills,
+      apiServerKills: p.apiServer?.kills ?? 0,
+      twoControllerStretches: disruptor.twoControllerStretches,
+      unelectedStretches: disruptor.unelectedStretches,
+      apiFaultBursts: disruptor.apiFaultBursts,
+      apiRequestsThroughProxy: p.proxy.requests,
+      apiFaults: Object.fromEntries(p.proxy.counts),
+      cloudFaults,
+      workloadRequests: p.client.entries.length,
+      chaosMs,
+      settled,
+      totalMs: Date.now() - startedAt,
+      invariants,
+      dir: o.dir,
+      historyFile: `${o.out ?? join(o.dir, `chaos-${o.seed}.json`)}.history.json`,
+    };
+    await writeFile(o.out ?? join(o.dir, `chaos-${o.seed}.json`), `${JSON.stringify(record, null, 2)}\n`);
+    await writeFile(record.historyFile, `${JSON.stringify(p.client.entries)}\n`);
+    return record;
+  } finally {
+    await stopParts(p);
+  }
+}
+
+/** Removes the working directory of a clean run unless asked to keep it. */
+export async function cleanUp(o: ChaosOptions, record: ChaosRecord): Promise<void> {
+  if (!o.keep && record.invariants.violations.length === 0 && o.out) await rm(o.dir, { recursive: true, force: true });
+}

@@ -1,0 +1,67 @@
+/**
+ * Settling after the chaos: faults off, the API server up, exactly one controller (leader
+ * election on, a fresh process so no backoff left from the faults), then wait until nothing is
+ * in flight — no claim being deleted or provisioned, no Immediate claim unbound, no reclaimable
+ * volume waiting — and claims and volumes stayed unchanged for three polls in a row.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ANN_SELECTED_NODE, FINALIZER_PROVISIONING } from '../../src/kube/annotations.js';
+import { paths } from '../../src/kube-client/paths.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { Ec2Emulator } from '../../test/emulators/ec2.js';
+import type { RecordingClient } from './history.js';
+import type { ControllerFleet, EmbeddedApiServer } from './processes.js';
+import type { FaultProxy } from './proxy.js';
+import { isWffcClass, NAMESPACE } from './world.js';
+
+export interface SettleParts {
+  client: RecordingClient;
+  proxy: FaultProxy;
+  ec2: Ec2Emulator;
+  fleet: ControllerFleet;
+  apiServer: EmbeddedApiServer | undefined;
+}
+
+function claimInFlight(c: PersistentVolumeClaim): boolean {
+  if (c.metadata.deletionTimestamp || c.metadata.finalizers?.includes(FINALIZER_PROVISIONING)) return true;
+  if (c.status?.phase === 'Bound') return false;
+  const className = c.spec.storageClassName ?? '';
+  if (className === '') return false;
+  return !isWffcClass(className) || c.metadata.annotations?.[ANN_SELECTED_NODE] !== undefined;
+}
+
+function volumeInFlight(pv: PersistentVolume): boolean {
+  if (pv.metadata.deletionTimestamp || pv.status?.phase === 'Pending') return true;
+  return pv.status?.phase === 'Released' && pv.spec.persistentVolumeReclaimPolicy !== 'Retain';
+}
+
+async function listItems<T>(client: RecordingClient, path: string): Promise<T[] | undefined> {
+  const body = await client.get<{ items: T[]; metadata?: { uid?: string } }>(path);
+  return body?.items;
+}
+
+/** True once settled; false when `timeoutMs` passed first (the checks then show what is stuck). */
+export async function settle(p: SettleParts, timeoutMs: number): Promise<boolean> {
+  p.proxy.setRandomFaults(undefined);
+  p.ec2.faults.clear();
+  if (p.apiServer && !p.apiServer.up) await p.apiServer.restart();
+  await p.fleet.stopAll();
+  p.fleet.start(true);
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  let stablePolls = 0;
+  while (Date.now() < deadline) {
+    await sleep(1000);
+    const [claims, volumes] = await Promise.all([
+      listItems<PersistentVolumeClaim>(p.client, paths.claims(NAMESPACE)),
+      listItems<PersistentVolume>(p.client, paths.volumes()),
+    ]);
+    if (!claims || !volumes) continue;
+    const busy = claims.some(claimInFlight) || volumes.some(volumeInFlight);
+    const fingerprint = [...claims, ...volumes].map((o) => `${o.metadata.name ?? ''}@${o.metadata.resourceVersion ?? ''}`).join(',');
+    stablePolls = !busy && fingerprint === last ? stablePolls + 1 : 0;
+    last = fingerprint;
+    if (stablePolls >= 3) return true;
+  }
+  return false;
+}
