@@ -68,11 +68,11 @@ export class Disruptor {
 
   private async act(r: Prng): Promise<void> {
     const action = r.weighted({
-      killController: 3,
+      killController: 2,
       twoControllers: this.stretch ? 0 : 0.8,
       unelected: this.stretch ? 0 : 0.5,
-      killApiServer: this.o.apiServer ? 1.2 : 0,
-      cloudFaults: 3,
+      killApiServer: this.o.apiServer ? 0.6 : 0,
+      cloudFaults: 5,
       apiBurst: 1,
     });
     switch (action) {

@@ -53,7 +53,7 @@ export interface CheckInputs {
 }
 
 /** Reasons that explain a claim that is not Bound. */
-const EXPLAINING = new Set(['WaitForFirstConsumer', 'ProvisioningFailed', 'FailedBinding', 'ExternalProvisioning', 'Provisioning', 'ProvisioningCleanupFailed', 'ClaimLost']);
+const EXPLAINING = new Set(['WaitForFirstConsumer', 'WaitForPodScheduled', 'ProvisioningFailed', 'FailedBinding', 'ExternalProvisioning', 'Provisioning', 'ProvisioningCleanupFailed', 'ClaimLost']);
 
 async function list<T>(client: RecordingClient, path: string): Promise<T[]> {
   const answer = await client.send<{ items: T[]; metadata?: { uid?: string } }>('list', 'GET', path);

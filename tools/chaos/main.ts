@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../../src/controller/duration.js';
+import { liveProcesses } from '../cluster/processes.js';
+import { killGroup } from './processes.js';
 import { cleanUp, runChaos, type ChaosOptions } from './run.js';
 import { summaryLines } from './report.js';
 
@@ -97,6 +99,13 @@ async function main(): Promise<void> {
   } catch (err) {
     process.stderr.write(`chaos: ${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
     process.exit(2);
+  }
+  // Every process of the run is in its own process group: an interrupted run must not leave them.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      for (const proc of liveProcesses()) void killGroup(proc);
+      process.exit(130);
+    });
   }
   options.log(`chaos: seed ${options.seed}, ${options.claims} claims, working in ${options.dir}`);
   const record = await runChaos(options);

@@ -61,12 +61,13 @@ export function applicableFaults(r: ProxiedRequest): ApiFaultKind[] {
 }
 
 /** `{ group, kind: plural resource, name }` of a request path, as kube-apiserver's details name them. */
-export function resourceOfPath(path: string): { group: string; kind: string; name?: string } {
+export function resourceOfPath(path: string): { group?: string; kind: string; name?: string } {
   const parts = path.split('/').filter((p) => p !== '');
   const rest = parts[0] === 'api' ? parts.slice(2) : parts.slice(3);
-  const group = parts[0] === 'api' ? '' : (parts[1] ?? '');
+  // The core group is named by no `group` at all in kube-apiserver's details.
+  const group = parts[0] === 'api' ? undefined : parts[1];
   const scoped = rest[0] === 'namespaces' && rest.length > 2 ? rest.slice(2) : rest;
-  return { group, kind: scoped[0] ?? '', ...(scoped[1] !== undefined ? { name: decodeURIComponent(scoped[1]) } : {}) };
+  return { ...(group ? { group } : {}), kind: scoped[0] ?? '', ...(scoped[1] !== undefined ? { name: decodeURIComponent(scoped[1]) } : {}) };
 }
 
 function statusAnswer(err: ApiError, headers: Record<string, string> = {}): FaultAnswer {

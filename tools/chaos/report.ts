@@ -76,7 +76,7 @@ export function summaryLines(r: ChaosRecord, replay: string): string[] {
     `  claims          ${r.claimsCreated} created (${byKind(r.claimsByKind)}); at the end ${byKind(r.claimsAtEnd)}; ${r.volumesAtEnd} PVs, ${r.failedVolumes.length} Failed`,
     `  kills           controller ${r.controllerKills}, API server ${r.apiServerKills}`,
     `  stretches       two controllers with leader election ${r.twoControllerStretches}, without ${r.unelectedStretches}; API fault bursts ${r.apiFaultBursts}`,
-    `  API faults      ${sum(r.apiFaults)} of ${r.apiRequestsThroughProxy} controller requests: ${byKind(r.apiFaults)}`,
+    `  API faults      ${sum(r.apiFaults)} of ${r.apiRequestsThroughProxy} controller requests during the chaos: ${byKind(r.apiFaults)}`,
     `  cloud faults    ${sum(r.cloudFaults)}: ${byKind(r.cloudFaults)}`,
     `  invariants      ${sum(r.invariants.checked)} checks (${byKind(r.invariants.checked)}), ${violations.length} violations`,
   ];

@@ -106,6 +106,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosRecord> {
     }
     o.log(progressLine(counters));
     const cloudFaults = disruptor.cloudFaultsFired();
+    const chaosRequests = p.proxy.requests;
     const chaosMs = Date.now() - startedAt;
     o.log('settling: faults off, one controller');
     const settled = await settle({ client: p.client, proxy: p.proxy, ec2: p.ec2, fleet: p.fleet, apiServer: p.apiServer }, o.settleTimeoutMs);
@@ -125,7 +126,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosRecord> {
       twoControllerStretches: disruptor.twoControllerStretches,
       unelectedStretches: disruptor.unelectedStretches,
       apiFaultBursts: disruptor.apiFaultBursts,
-      apiRequestsThroughProxy: p.proxy.requests,
+      apiRequestsThroughProxy: chaosRequests,
       apiFaults: Object.fromEntries(p.proxy.counts),
       cloudFaults,
       workloadRequests: p.client.entries.length,
