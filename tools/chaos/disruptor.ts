@@ -72,7 +72,7 @@ export class Disruptor {
       twoControllers: this.stretch ? 0 : 0.8,
       unelected: this.stretch ? 0 : 0.5,
       killApiServer: this.o.apiServer ? 0.6 : 0,
-      cloudFaults: 5,
+      cloudFaults: 6,
       apiBurst: 1,
     });
     switch (action) {
@@ -136,7 +136,7 @@ export class Disruptor {
   private queueCloudFaults(r: Prng): void {
     const action = r.pick(CLOUD_ACTIONS);
     const kind: FaultKind = r.weighted({ serverError: 3, throttle: 3, hang: 0.4, lostResponse: action === 'CreateVolume' ? 2 : 0.5 });
-    const times = r.int(1, 4);
+    const times = r.int(2, 5);
     this.o.ec2.faults.inject(action, kind, times);
     const queued = this.cloudQueued.get(action) ?? [];
     for (let i = 0; i < times; i++) queued.push(kind);

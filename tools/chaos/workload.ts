@@ -46,7 +46,7 @@ export interface RetainWrite {
   digest: string;
 }
 
-const OPS = { dynamic: 5, static: 2, wffc: 2, remove: 3, recreate: 1, retainData: 1, ledger: 3, decoy: 1 } as const;
+const OPS = { dynamic: 5, static: 2, wffc: 2, remove: 3, recreate: 1, retainData: 2, ledger: 3, decoy: 1 } as const;
 type Op = keyof typeof OPS;
 
 export class Workload {

@@ -32,6 +32,8 @@ export const CLUSTER_SUITES = [
   'integration/orphan-metric.test.js',
   'integration/controller/leader-election.test.js',
   'integration/controller/events.test.js',
+  'integration/fault-rows.test.js',
+  'integration/chaos.test.js',
   'cluster/',
 ];
 
