@@ -32,11 +32,18 @@ export interface ControllerSettings {
   cloudEnv: Record<string, string>;
 }
 
-/** The controllers of a run: started, SIGKILLed and counted here. */
+/**
+ * The controllers of a run: started, SIGKILLed and counted here. A controller that exits by
+ * itself (it lost its lease: it exits 1, as kube-controller-manager does) is started again a
+ * second later, as its Deployment would.
+ */
 export class ControllerFleet {
   private readonly running: { proc: ManagedProcess; leaderElect: boolean }[] = [];
   private started = 0;
+  private stopped = false;
   kills = 0;
+  /** Controllers that exited on their own (lease lost) and were restarted. */
+  selfExits = 0;
 
   constructor(private readonly settings: ControllerSettings) {}
 
@@ -61,7 +68,13 @@ export class ControllerFleet {
     this.running.push(entry);
     void proc.exited.then(() => {
       const i = this.running.indexOf(entry);
-      if (i >= 0) this.running.splice(i, 1);
+      if (i < 0 || this.stopped) return;
+      // Still listed: nobody killed it.
+      this.running.splice(i, 1);
+      this.selfExits++;
+      setTimeout(() => {
+        if (!this.stopped) this.start(leaderElect);
+      }, 1000);
     });
     return proc;
   }
@@ -75,8 +88,9 @@ export class ControllerFleet {
     await killGroup(entry.proc);
   }
 
-  /** Kills every controller but leaves the counts alone (settling, shutting down). */
+  /** Kills every controller, for good, and leaves the counts alone. */
   async stopAll(): Promise<void> {
+    this.stopped = true;
     const all = this.running.splice(0);
     await Promise.all(all.map((c) => killGroup(c.proc)));
   }

@@ -19,6 +19,8 @@ export interface ChaosRecord {
   volumesAtEnd: number;
   failedVolumes: string[];
   controllerKills: number;
+  /** Controllers that exited by themselves (lost the lease) and were started again. */
+  controllerLeaseLosses: number;
   apiServerKills: number;
   twoControllerStretches: number;
   unelectedStretches: number;
@@ -74,7 +76,7 @@ export function summaryLines(r: ChaosRecord, replay: string): string[] {
     `chaos run, seed ${r.seed}, against the ${r.server === 'real' ? 'real control plane (no API server kills there)' : 'embedded API server on SQLite'}`,
     `  duration        ${(r.chaosMs / 1000).toFixed(0)} s of chaos, ${(r.totalMs / 1000).toFixed(0)} s in all (${r.settled ? 'settled' : 'did NOT settle'})`,
     `  claims          ${r.claimsCreated} created (${byKind(r.claimsByKind)}); at the end ${byKind(r.claimsAtEnd)}; ${r.volumesAtEnd} PVs, ${r.failedVolumes.length} Failed`,
-    `  kills           controller ${r.controllerKills}, API server ${r.apiServerKills}`,
+    `  kills           controller ${r.controllerKills}, API server ${r.apiServerKills}; ${r.controllerLeaseLosses} controllers lost their lease, exited and were restarted`,
     `  stretches       two controllers with leader election ${r.twoControllerStretches}, without ${r.unelectedStretches}; API fault bursts ${r.apiFaultBursts}`,
     `  API faults      ${sum(r.apiFaults)} of ${r.apiRequestsThroughProxy} controller requests during the chaos: ${byKind(r.apiFaults)}`,
     `  cloud faults    ${sum(r.cloudFaults)}: ${byKind(r.cloudFaults)}`,

@@ -122,6 +122,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosRecord> {
       volumesAtEnd: state.volumes.length,
       failedVolumes: state.volumes.filter((v) => v.status?.phase === 'Failed').map((v) => `${v.metadata.name ?? ''}: ${v.status?.message ?? ''}`),
       controllerKills: p.fleet.kills,
+      controllerLeaseLosses: p.fleet.selfExits,
       apiServerKills: p.apiServer?.kills ?? 0,
       twoControllerStretches: disruptor.twoControllerStretches,
       unelectedStretches: disruptor.unelectedStretches,
