@@ -6,7 +6,7 @@
  *   still in use has its backing volume;
  * - binding: no claim bound to two volumes, no volume to two claims, both sides agree;
  * - retain-data: everything written into a Retain volume is still there, byte for byte;
- * - decoys: nothing outside the root was deleted or changed;
+ * - decoys: nothing outside the root was deleted or changed, and each decoy's PV ended Failed;
  * - claims-explained: every claim is Bound, or Pending with an event that says why;
  * - acknowledged-writes: the history's acknowledged writes are all on the server.
  */
@@ -162,6 +162,11 @@ async function checkFiles(s: ObservedState, inputs: CheckInputs, report: Invaria
   for (const d of inputs.decoys) {
     report.checked.decoys++;
     if (!(await intact(join(d.dir, 'precious.txt'), d.digest))) report.violations.push({ invariant: 'decoys', detail: `decoy ${d.dir} (PV ${d.pvName}, ${d.policy}) was changed or deleted` });
+    // Its claim was deleted once bound (workload.ts): the policy must have been refused.
+    const pv = s.volumes.find((v) => v.metadata.name === d.pvName);
+    if (!s.claims.some((c) => c.metadata.name === d.claimName) && pv?.status?.phase !== 'Failed') {
+      report.violations.push({ invariant: 'decoys', detail: `decoy PV ${d.pvName} (${d.policy} of ${d.pvPath}) is ${pv ? (pv.status?.phase ?? 'without phase') : 'gone'}, not Failed: its reclaim was not refused` });
+    }
   }
 }
 

@@ -12,14 +12,14 @@ import { Ec2Emulator } from '../../test/emulators/ec2.js';
 import { AWS_CREDENTIALS } from '../../test/integration/cloud-helpers.js';
 import { Disruptor } from './disruptor.js';
 import { RecordingClient } from './history.js';
-import { checkInvariants, observe } from './invariants.js';
+import { checkInvariants, observe, type InvariantReport, type ObservedState } from './invariants.js';
 import { ControllerFleet, EmbeddedApiServer } from './processes.js';
 import { Prng } from './prng.js';
 import { FaultProxy } from './proxy.js';
 import { progressLine, type ChaosRecord } from './report.js';
 import { settle } from './settle.js';
 import { Workload } from './workload.js';
-import { createWorld } from './world.js';
+import { createWorld, type Decoy } from './world.js';
 
 export interface ChaosOptions {
   claims: number;
@@ -82,63 +82,87 @@ async function stopParts(p: Parts): Promise<void> {
   await p.ec2.stop();
 }
 
+interface ChaosPhase {
+  decoys: Decoy[];
+  workload: Workload;
+  disruptor: Disruptor;
+  /** Figures taken when the chaos stopped, before settling. */
+  cloudFaults: Record<string, number>;
+  requests: number;
+  chaosMs: number;
+}
+
+/** The world, then the workload and the disruptor side by side until the workload is done. */
+async function runChaosPhase(o: ChaosOptions, p: Parts, startedAt: number): Promise<ChaosPhase> {
+  const prng = new Prng(o.seed);
+  const root = join(o.dir, 'volumes');
+  const decoys = await createWorld(p.client, root, join(o.dir, 'decoys'), o.seed, o.workers);
+  const workload = new Workload(p.client, root, decoys, o.claims);
+  const disruptor = new Disruptor({ fleet: p.fleet, apiServer: p.apiServer, proxy: p.proxy, ec2: p.ec2, random: prng.fork('disruptor'), apiFaultRate: o.apiFaultRate, log: o.log });
+  p.fleet.start(true);
+  let workloadDone = false;
+  const counters = { workload, disruptor, fleet: p.fleet, proxy: p.proxy, apiServer: p.apiServer, target: o.claims, startedAt };
+  const progress = setInterval(() => o.log(progressLine(counters)), 10_000);
+  const deadline = startedAt + o.durationMs;
+  try {
+    await Promise.all([
+      workload.run(prng.fork('workload'), o.workers, o.opsPerSecond, () => Date.now() > deadline).finally(() => (workloadDone = true)),
+      disruptor.run(() => workloadDone),
+    ]);
+  } finally {
+    clearInterval(progress);
+  }
+  o.log(progressLine(counters));
+  return { decoys, workload, disruptor, cloudFaults: disruptor.cloudFaultsFired(), requests: p.proxy.requests, chaosMs: Date.now() - startedAt };
+}
+
+function chaosRecord(o: ChaosOptions, p: Parts, c: ChaosPhase, end: { state: ObservedState; invariants: InvariantReport; settled: boolean; totalMs: number }): ChaosRecord {
+  const { claims, volumes } = end.state;
+  return {
+    seed: o.seed,
+    server: o.kubeconfig ? 'real' : 'embedded',
+    targetClaims: o.claims,
+    claimsCreated: c.workload.claimsCreated,
+    claimsByKind: c.workload.claimsByKind,
+    claimsAtEnd: Object.fromEntries(['Bound', 'Pending', 'Lost'].map((ph) => [ph, claims.filter((cl) => (cl.status?.phase ?? 'Pending') === ph).length])),
+    volumesAtEnd: volumes.length,
+    failedVolumes: volumes.filter((v) => v.status?.phase === 'Failed').map((v) => `${v.metadata.name ?? ''}: ${v.status?.message ?? ''}`),
+    controllerKills: p.fleet.kills,
+    controllerLeaseLosses: p.fleet.selfExits,
+    apiServerKills: p.apiServer?.kills ?? 0,
+    twoControllerStretches: c.disruptor.twoControllerStretches,
+    unelectedStretches: c.disruptor.unelectedStretches,
+    apiFaultBursts: c.disruptor.apiFaultBursts,
+    apiRequestsThroughProxy: c.requests,
+    apiFaults: Object.fromEntries(p.proxy.counts),
+    cloudFaults: c.cloudFaults,
+    workloadRequests: p.client.entries.length,
+    chaosMs: c.chaosMs,
+    settled: end.settled,
+    totalMs: end.totalMs,
+    invariants: end.invariants,
+    dir: o.dir,
+    historyFile: `${recordPath(o)}.history.json`,
+  };
+}
+
+function recordPath(o: ChaosOptions): string {
+  return o.out ?? join(o.dir, `chaos-${o.seed}.json`);
+}
+
 export async function runChaos(o: ChaosOptions): Promise<ChaosRecord> {
   const startedAt = Date.now();
   const root = join(o.dir, 'volumes');
-  const prng = new Prng(o.seed);
   const p = await startParts(o, startedAt);
   try {
-    const decoys = await createWorld(p.client, root, join(o.dir, 'decoys'), o.seed, o.workers);
-    const workload = new Workload(p.client, root, decoys, o.claims);
-    const disruptor = new Disruptor({ fleet: p.fleet, apiServer: p.apiServer, proxy: p.proxy, ec2: p.ec2, random: prng.fork('disruptor'), apiFaultRate: o.apiFaultRate, log: o.log });
-    p.fleet.start(true);
-    let workloadDone = false;
-    const counters = { workload, disruptor, fleet: p.fleet, proxy: p.proxy, apiServer: p.apiServer, target: o.claims, startedAt };
-    const progress = setInterval(() => o.log(progressLine(counters)), 10_000);
-    const deadline = startedAt + o.durationMs;
-    try {
-      await Promise.all([
-        workload.run(prng.fork('workload'), o.workers, o.opsPerSecond, () => Date.now() > deadline).finally(() => (workloadDone = true)),
-        disruptor.run(() => workloadDone),
-      ]);
-    } finally {
-      clearInterval(progress);
-    }
-    o.log(progressLine(counters));
-    const cloudFaults = disruptor.cloudFaultsFired();
-    const chaosRequests = p.proxy.requests;
-    const chaosMs = Date.now() - startedAt;
+    const c = await runChaosPhase(o, p, startedAt);
     o.log('settling: faults off, one controller');
     const settled = await settle({ client: p.client, proxy: p.proxy, ec2: p.ec2, fleet: p.fleet, apiServer: p.apiServer }, o.settleTimeoutMs);
     const state = await observe(p.client, root, () => p.ec2.volumes(), p.client.entries);
-    const invariants = await checkInvariants(state, { root, decoys, retainWrites: workload.retainWrites, history: p.client.entries, unownedEntries: workload.unownedStaticDirs });
-    const record: ChaosRecord = {
-      seed: o.seed,
-      server: o.kubeconfig ? 'real' : 'embedded',
-      targetClaims: o.claims,
-      claimsCreated: workload.claimsCreated,
-      claimsByKind: workload.claimsByKind,
-      claimsAtEnd: Object.fromEntries(['Bound', 'Pending', 'Lost'].map((ph) => [ph, state.claims.filter((c) => (c.status?.phase ?? 'Pending') === ph).length])),
-      volumesAtEnd: state.volumes.length,
-      failedVolumes: state.volumes.filter((v) => v.status?.phase === 'Failed').map((v) => `${v.metadata.name ?? ''}: ${v.status?.message ?? ''}`),
-      controllerKills: p.fleet.kills,
-      controllerLeaseLosses: p.fleet.selfExits,
-      apiServerKills: p.apiServer?.kills ?? 0,
-      twoControllerStretches: disruptor.twoControllerStretches,
-      unelectedStretches: disruptor.unelectedStretches,
-      apiFaultBursts: disruptor.apiFaultBursts,
-      apiRequestsThroughProxy: chaosRequests,
-      apiFaults: Object.fromEntries(p.proxy.counts),
-      cloudFaults,
-      workloadRequests: p.client.entries.length,
-      chaosMs,
-      settled,
-      totalMs: Date.now() - startedAt,
-      invariants,
-      dir: o.dir,
-      historyFile: `${o.out ?? join(o.dir, `chaos-${o.seed}.json`)}.history.json`,
-    };
-    await writeFile(o.out ?? join(o.dir, `chaos-${o.seed}.json`), `${JSON.stringify(record, null, 2)}\n`);
+    const inputs = { root, decoys: c.decoys, retainWrites: c.workload.retainWrites, history: p.client.entries, unownedEntries: c.workload.unownedStaticDirs };
+    const invariants = await checkInvariants(state, inputs);
+    const record = chaosRecord(o, p, c, { state, invariants, settled, totalMs: Date.now() - startedAt });
+    await writeFile(recordPath(o), `${JSON.stringify(record, null, 2)}\n`);
     await writeFile(record.historyFile, `${JSON.stringify(p.client.entries)}\n`);
     return record;
   } finally {

@@ -87,12 +87,23 @@ export class Workload {
         }
       }),
     );
-    // Every decoy's claim is deleted by the end, so every decoy's PV faces its reclaim policy.
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const decoy = this.pickLive(random, (c) => c.kind === 'decoy');
-      if (!decoy) break;
-      if ((await this.removeClaim(random, decoy)) !== 'ok') await sleep(500);
+    // Every decoy's claim is deleted once bound by the end, so every decoy's PV faces its reclaim policy.
+    for (let attempt = 0; attempt < 60 && [...this.live.values()].some((c) => c.kind === 'decoy'); attempt++) {
+      if ((await this.removeBoundDecoy(random)) !== 'ok') await sleep(1000);
     }
+  }
+
+  /**
+   * Deletes a decoy's claim once it is Bound ('unknown' while it is not): deleted earlier, the
+   * PV was never bound, stays Available, and its reclaim policy is never put to the test.
+   */
+  private async removeBoundDecoy(r: Prng): Promise<Answer<unknown>['outcome']> {
+    const decoy = this.pickLive(r, (c) => c.kind === 'decoy');
+    if (!decoy) return 'ok';
+    const claim = await this.client.get<PersistentVolumeClaim>(claimPath(decoy.name));
+    if (claim?.status?.phase === 'Bound') return this.removeClaim(r, decoy);
+    this.taken.delete(decoy.name);
+    return 'unknown';
   }
 
   private perform(op: Exclude<Op, 'ledger'>, r: Prng): Promise<Answer<unknown>['outcome']> {
@@ -110,7 +121,7 @@ export class Workload {
       case 'retainData':
         return this.writeRetainData(r);
       case 'decoy':
-        return this.removeClaim(r, this.pickLive(r, (c) => c.kind === 'decoy'));
+        return this.removeBoundDecoy(r);
     }
   }
 
