@@ -8,6 +8,7 @@
  * - retain-data: everything written into a Retain volume is still there, byte for byte;
  * - decoys: nothing outside the root was deleted or changed, and each decoy's PV ended Failed;
  * - claims-explained: every claim is Bound, or Pending with an event that says why;
+ * - volumes-finished: no PV is left being deleted (Terminating) once the system settled;
  * - acknowledged-writes: the history's acknowledged writes are all on the server.
  */
 import { readdir, readFile } from 'node:fs/promises';
@@ -20,7 +21,7 @@ import { type HeldObject, type HistoryEntry, KEPT_OPS, lostWrites, type Recordin
 import { claimPath, type Decoy, digestOf, NAMESPACE } from './world.js';
 import type { RetainWrite } from './workload.js';
 
-export const INVARIANTS = ['backing-volumes', 'binding', 'retain-data', 'decoys', 'claims-explained', 'acknowledged-writes'] as const;
+export const INVARIANTS = ['backing-volumes', 'binding', 'retain-data', 'decoys', 'claims-explained', 'volumes-finished', 'acknowledged-writes'] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
 export interface Violation {
@@ -184,6 +185,15 @@ function checkClaimsExplained(s: ObservedState, report: InvariantReport): void {
   }
 }
 
+function checkVolumesFinished(s: ObservedState, report: InvariantReport): void {
+  for (const pv of s.volumes) {
+    report.checked['volumes-finished']++;
+    if (!pv.metadata.deletionTimestamp) continue;
+    const detail = `PV ${pv.metadata.name ?? ''} is ${pv.status?.phase ?? 'without phase'} and still being deleted (${pv.status?.message ?? 'no message'}; finalizers ${(pv.metadata.finalizers ?? []).join(', ')})`;
+    report.violations.push({ invariant: 'volumes-finished', detail });
+  }
+}
+
 /** Runs every check over `s`. */
 export async function checkInvariants(s: ObservedState, inputs: CheckInputs): Promise<InvariantReport> {
   const report: InvariantReport = { checked: Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<Invariant, number>, violations: [] };
@@ -191,6 +201,7 @@ export async function checkInvariants(s: ObservedState, inputs: CheckInputs): Pr
   checkBinding(s, report);
   await checkFiles(s, inputs, report);
   checkClaimsExplained(s, report);
+  checkVolumesFinished(s, report);
   const lost = lostWrites(inputs.history, s.held);
   report.checked['acknowledged-writes'] = new Set(inputs.history.filter((e) => KEPT_OPS.has(e.op) && e.outcome === 'ok').map((e) => e.object)).size;
   for (const detail of lost) report.violations.push({ invariant: 'acknowledged-writes', detail });

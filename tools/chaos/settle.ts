@@ -31,7 +31,8 @@ function claimInFlight(c: PersistentVolumeClaim): boolean {
 }
 
 function volumeInFlight(pv: PersistentVolume): boolean {
-  if (pv.metadata.deletionTimestamp || pv.status?.phase === 'Pending') return true;
+  // A Failed PV waits for an operator even while being deleted: it will not change by itself.
+  if ((pv.metadata.deletionTimestamp && pv.status?.phase !== 'Failed') || pv.status?.phase === 'Pending') return true;
   return pv.status?.phase === 'Released' && pv.spec.persistentVolumeReclaimPolicy !== 'Retain';
 }
 

@@ -115,7 +115,7 @@ export class Workload {
       case 'wffc':
         return this.createWaitingClaim(r);
       case 'remove':
-        return this.removeClaim(r, this.pickLive(r, () => true));
+        return this.removeClaim(r, this.pickLive(r, (c) => c.kind !== 'decoy'));
       case 'recreate':
         return this.recreateClaim(r);
       case 'retainData':
