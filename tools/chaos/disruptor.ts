@@ -71,7 +71,7 @@ export class Disruptor {
       killController: 2,
       twoControllers: this.stretch ? 0 : 0.8,
       unelected: this.stretch ? 0 : 0.5,
-      killApiServer: this.o.apiServer ? 0.6 : 0,
+      killApiServer: this.o.apiServer ? 0.9 : 0,
       cloudFaults: 6,
       apiBurst: 1,
     });

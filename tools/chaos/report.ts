@@ -31,6 +31,8 @@ export interface ChaosRecord {
   workloadRequests: number;
   chaosMs: number;
   settled: boolean;
+  /** What had not finished when the settle timeout passed. */
+  stillInFlight: string[];
   totalMs: number;
   invariants: InvariantReport;
   dir: string;
@@ -82,6 +84,7 @@ export function summaryLines(r: ChaosRecord, replay: string): string[] {
     `  cloud faults    ${sum(r.cloudFaults)}: ${byKind(r.cloudFaults)}`,
     `  invariants      ${sum(r.invariants.checked)} checks (${byKind(r.invariants.checked)}), ${violations.length} violations`,
   ];
+  if (!r.settled) lines.push(`  still in flight when the settle timeout passed: ${r.stillInFlight.slice(0, 20).join('; ') || 'nothing (claims and PVs kept changing)'}`);
   for (const v of violations.slice(0, 50)) lines.push(`  VIOLATION ${v.invariant}: ${v.detail}`);
   if (violations.length > 50) lines.push(`  ... and ${violations.length - 50} more in the record`);
   if (violations.length > 0) {

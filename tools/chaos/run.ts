@@ -116,7 +116,7 @@ async function runChaosPhase(o: ChaosOptions, p: Parts, startedAt: number): Prom
   return { decoys, workload, disruptor, cloudFaults: disruptor.cloudFaultsFired(), requests: p.proxy.requests, chaosMs: Date.now() - startedAt };
 }
 
-function chaosRecord(o: ChaosOptions, p: Parts, c: ChaosPhase, end: { state: ObservedState; invariants: InvariantReport; settled: boolean; totalMs: number }): ChaosRecord {
+function chaosRecord(o: ChaosOptions, p: Parts, c: ChaosPhase, end: { state: ObservedState; invariants: InvariantReport; settled: boolean; inFlight: string[]; totalMs: number }): ChaosRecord {
   const { claims, volumes } = end.state;
   return {
     seed: o.seed,
@@ -139,6 +139,7 @@ function chaosRecord(o: ChaosOptions, p: Parts, c: ChaosPhase, end: { state: Obs
     workloadRequests: p.client.entries.length,
     chaosMs: c.chaosMs,
     settled: end.settled,
+    stillInFlight: end.inFlight,
     totalMs: end.totalMs,
     invariants: end.invariants,
     dir: o.dir,
@@ -157,11 +158,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosRecord> {
   try {
     const c = await runChaosPhase(o, p, startedAt);
     o.log('settling: faults off, one controller');
-    const settled = await settle({ client: p.client, proxy: p.proxy, ec2: p.ec2, fleet: p.fleet, apiServer: p.apiServer }, o.settleTimeoutMs);
+    const { settled, inFlight } = await settle({ client: p.client, proxy: p.proxy, ec2: p.ec2, fleet: p.fleet, apiServer: p.apiServer }, o.settleTimeoutMs);
     const state = await observe(p.client, root, () => p.ec2.volumes(), p.client.entries);
     const inputs = { root, decoys: c.decoys, retainWrites: c.workload.retainWrites, history: p.client.entries, unownedEntries: c.workload.unownedStaticDirs };
     const invariants = await checkInvariants(state, inputs);
-    const record = chaosRecord(o, p, c, { state, invariants, settled, totalMs: Date.now() - startedAt });
+    const record = chaosRecord(o, p, c, { state, invariants, settled, inFlight, totalMs: Date.now() - startedAt });
     await writeFile(recordPath(o), `${JSON.stringify(record, null, 2)}\n`);
     await writeFile(record.historyFile, `${JSON.stringify(p.client.entries)}\n`);
     return record;

@@ -41,8 +41,14 @@ async function listItems<T>(client: RecordingClient, path: string): Promise<T[] 
   return body?.items;
 }
 
-/** True once settled; false when `timeoutMs` passed first (the checks then show what is stuck). */
-export async function settle(p: SettleParts, timeoutMs: number): Promise<boolean> {
+export interface SettleResult {
+  settled: boolean;
+  /** What was still in flight at the last poll (empty once settled). */
+  inFlight: string[];
+}
+
+/** Settled, or what was still in flight when `timeoutMs` passed (the checks then show what is stuck). */
+export async function settle(p: SettleParts, timeoutMs: number): Promise<SettleResult> {
   p.proxy.setRandomFaults(undefined);
   p.ec2.faults.clear();
   if (p.apiServer && !p.apiServer.up) await p.apiServer.restart();
@@ -52,6 +58,7 @@ export async function settle(p: SettleParts, timeoutMs: number): Promise<boolean
   const deadline = Date.now() + timeoutMs;
   let last = '';
   let stablePolls = 0;
+  let inFlight: string[] = [];
   while (Date.now() < deadline) {
     await sleep(1000);
     const [claims, volumes] = await Promise.all([
@@ -59,11 +66,15 @@ export async function settle(p: SettleParts, timeoutMs: number): Promise<boolean
       listItems<PersistentVolume>(p.client, paths.volumes()),
     ]);
     if (!claims || !volumes) continue;
-    const busy = claims.some(claimInFlight) || volumes.some(volumeInFlight);
+    inFlight = [
+      ...claims.filter(claimInFlight).map((c) => `claim ${c.metadata.name ?? ''} (${c.status?.phase ?? 'Pending'}${c.metadata.deletionTimestamp ? ', Terminating' : ''})`),
+      ...volumes.filter(volumeInFlight).map((v) => `PV ${v.metadata.name ?? ''} (${v.status?.phase ?? ''}${v.metadata.deletionTimestamp ? ', Terminating' : ''}: ${v.status?.message ?? ''})`),
+    ];
+    const busy = inFlight.length > 0;
     const fingerprint = [...claims, ...volumes].map((o) => `${o.metadata.name ?? ''}@${o.metadata.resourceVersion ?? ''}`).join(',');
     stablePolls = !busy && fingerprint === last ? stablePolls + 1 : 0;
     last = fingerprint;
-    if (stablePolls >= 3) return true;
+    if (stablePolls >= 3) return { settled: true, inFlight: [] };
   }
-  return false;
+  return { settled: false, inFlight };
 }
