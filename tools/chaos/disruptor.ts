@@ -25,6 +25,8 @@ export interface DisruptorOptions {
   log(line: string): void;
 }
 
+type Action = 'killController' | 'twoControllers' | 'unelected' | 'killApiServer' | 'cloudFaults' | 'apiBurst';
+
 interface Stretch {
   elected: boolean;
   until: number;
@@ -44,10 +46,12 @@ export class Disruptor {
   async run(stop: () => boolean): Promise<void> {
     const r = this.o.random;
     this.setApiFaultRate(this.o.apiFaultRate);
+    // Every run, however short, kills a controller and (embedded) the API server at least once.
+    const first: Action[] = ['killController', ...(this.o.apiServer ? (['killApiServer'] as const) : [])];
     while (!stop()) {
       await sleep(r.int(1000, 3500));
       if (this.stretch && Date.now() > this.stretch.until) await this.endStretch();
-      await this.act(r);
+      await this.act(r, first.shift());
     }
     await this.endStretch();
   }
@@ -66,8 +70,8 @@ export class Disruptor {
     this.o.proxy.setRandomFaults({ rate, random: this.o.random.fork('proxy'), weights: { timeout: 0.15, slow: 0.6 } });
   }
 
-  private async act(r: Prng): Promise<void> {
-    const action = r.weighted({
+  private async act(r: Prng, forced?: Action): Promise<void> {
+    const action: Action = forced ?? r.weighted({
       killController: 2,
       twoControllers: this.stretch ? 0 : 0.8,
       unelected: this.stretch ? 0 : 0.5,
