@@ -12,6 +12,7 @@ import { startController, type RunningController } from '../../src/controller/co
 import type { ControllerModule } from '../../src/controller/runtime/module.js';
 import { defaultModules } from '../../src/controller/modules.js';
 import { parseControllerOptions, type ControllerOptions } from '../../src/controller/options.js';
+import { loadKubeConfig } from '../../src/kube-client/kubeconfig.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
 import type { VolumePlugin } from '../../src/plugins/plugin.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
@@ -83,9 +84,11 @@ export async function startTestCluster(opts: TestClusterOptions = {}): Promise<T
     options,
     async startController(overrides = {}) {
       if (cluster.controller) throw new Error('a controller is already running');
+      // Another kubeconfig (a fault-injecting proxy's) replaces the controller's credentials.
+      const kubeConfig = overrides.kubeconfig ? loadKubeConfig(overrides.kubeconfig) : controllerKc;
       cluster.controller = await startController(
         { ...options, ...overrides },
-        { plugins, modules: opts.modules ?? defaultModules(), kubeConfig: controllerKc, logger },
+        { plugins, modules: opts.modules ?? defaultModules(), kubeConfig, logger },
       );
       return cluster.controller;
     },

@@ -22,11 +22,12 @@ export function liveProcesses(): ManagedProcess[] {
   return [...live];
 }
 
-export function startProcess(name: string, bin: string, args: string[], logPath: string, cwd: string): ManagedProcess {
+/** Starts `bin` in its own process group, output appended to `logPath`; `env` is added to this process's environment. */
+export function startProcess(name: string, bin: string, args: string[], logPath: string, cwd: string, env: Record<string, string> = {}): ManagedProcess {
   const fd = openSync(logPath, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(bin, args, { cwd, detached: true, stdio: ['ignore', fd, fd] });
+    child = spawn(bin, args, { cwd, detached: true, stdio: ['ignore', fd, fd], env: { ...process.env, ...env } });
   } finally {
     closeSync(fd);
   }

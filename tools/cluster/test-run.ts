@@ -39,6 +39,8 @@ export const CLUSTER_SUITES = [
   'integration/attributes-class.test.js',
   'integration/node-agents.test.js',
   'integration/hostile-corpus.test.js',
+  'integration/fault-rows.test.js',
+  'integration/chaos.test.js',
   'cluster/',
 ];
 
