@@ -22,11 +22,11 @@ export function liveProcesses(): ManagedProcess[] {
   return [...live];
 }
 
-export function startProcess(name: string, bin: string, args: string[], logPath: string, cwd: string): ManagedProcess {
+export function startProcess(name: string, bin: string, args: string[], logPath: string, cwd: string, env?: NodeJS.ProcessEnv): ManagedProcess {
   const fd = openSync(logPath, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(bin, args, { cwd, detached: true, stdio: ['ignore', fd, fd] });
+    child = spawn(bin, args, { cwd, detached: true, stdio: ['ignore', fd, fd], ...(env ? { env } : {}) });
   } finally {
     closeSync(fd);
   }

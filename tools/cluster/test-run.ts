@@ -33,6 +33,7 @@ export const CLUSTER_SUITES = [
   'integration/controller/leader-election.test.js',
   'integration/controller/events.test.js',
   'integration/node-agents.test.js',
+  'cluster/multinode.test.js',
   'cluster/',
 ];
 
