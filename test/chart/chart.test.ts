@@ -182,12 +182,12 @@ describe('charts/pv-controller', { skip }, () => {
       'persistentvolumes/status: update',
       'persistentvolumeclaims: get,list,watch,update',
       'storageclasses: get,list,watch',
-      'pods: get,list,watch',
+      'pods: list,watch',
       'nodes: get',
       'csidrivers: get,create',
       'events: create,patch',
     ]);
-    assert.deepEqual(rules('pv-controller-node-agent'), ['csistoragecapacities: get,list,create,update,delete', 'leases: get,create,update']);
+    assert.deepEqual(rules('pv-controller-node-agent'), ['csistoragecapacities: list,create,update,delete', 'leases: get,create,update']);
     const binding = objects.find((o) => o.kind === 'RoleBinding' && o.metadata.name === 'pv-controller-node-agent');
     assert.equal(binding?.metadata.namespace, 'kube-system');
   });

@@ -26,7 +26,7 @@ import { startProcess, type ManagedProcess } from '../../tools/cluster/processes
 import { realControlPlaneSkip, startTestControlPlane } from '../helpers/control-plane.js';
 import { mountNamespaceSkipReason } from '../helpers/mount-namespace.js';
 import { waitFor } from '../helpers/wait.js';
-import { addSchedulableNode, ClusterApi, loopDevicesUnder, startNodeAgent, type CapacityObject, type NodeAgent } from './multinode/nodes.js';
+import { addSchedulableNode, ClusterApi, loopDevicesUnder, startNodeAgent, testAgentArgs, type CapacityObject, type NodeAgent } from './multinode/nodes.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const skip = realControlPlaneSkip() || mountNamespaceSkipReason() || imageSupportProblem() || false;
@@ -89,7 +89,7 @@ describe('multi-node on the real control plane: kube-scheduler places pods by th
     for (const node of NODES) {
       await addSchedulableNode(api, node);
       const extraArgs = node === FULL_NODE ? ['--host-path-overcommit-ratio', '0.1'] : [];
-      agents.set(node, startNodeAgent({ node, kubeconfig: plane.kubeconfigPath, sandbox, rootSize: '64m', logDir: plane.dir, extraArgs }));
+      agents.set(node, startNodeAgent({ node, args: testAgentArgs(plane.kubeconfigPath, node, extraArgs), sandbox, rootSize: '64m', logDir: plane.dir }));
     }
     const centralArgs = [
       MAIN, 'controller', '--kubeconfig', plane.controllerKubeconfigPath ?? '', '--leader-elect=true',

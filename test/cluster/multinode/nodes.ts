@@ -90,17 +90,23 @@ export interface NodeAgent {
   volumes(): Promise<{ directories: string[]; images: string[] }>;
 }
 
-/** `pv-controller node-agent` for `node`, in a private mount namespace working in `sandbox`, its root a tmpfs of `rootSize`. */
-export function startNodeAgent(opts: { node: string; kubeconfig: string; sandbox: string; rootSize: string; logDir: string; extraArgs?: string[] }): NodeAgent {
-  const args = [
-    opts.rootSize,
-    '--kubeconfig', opts.kubeconfig, '--node-name', opts.node,
+/** The agent flags of a test run (its root comes from startNodeAgent): quick publishing and resyncs. */
+export function testAgentArgs(kubeconfig: string, node: string, extra: string[] = []): string[] {
+  return [
+    '--kubeconfig', kubeconfig, '--node-name', node,
     '--capacity-namespace', 'kube-system', '--capacity-publish-period', '1s',
     '--leader-elect', 'true', '--leader-elect-resource-namespace', 'kube-system',
     '--metrics-bind-address', '0', '--volume-stats-agg-period', '0', '--pvclaimbinder-sync-period', '2s', '--kube-api-qps', '1000',
-    ...(opts.extraArgs ?? []),
+    ...extra,
   ];
-  const command = mountNamespaceCommand(AGENT_SANDBOX, args, opts.sandbox);
+}
+
+/**
+ * `pv-controller node-agent --host-path-root <sandbox>/root ...args` for `node`, in a private
+ * mount namespace working in `sandbox`, its root a tmpfs of `rootSize`.
+ */
+export function startNodeAgent(opts: { node: string; args: string[]; sandbox: string; rootSize: string; logDir: string }): NodeAgent {
+  const command = mountNamespaceCommand(AGENT_SANDBOX, [opts.rootSize, ...opts.args], opts.sandbox);
   const proc = startProcess(`node-agent ${opts.node}`, command.file, command.args, join(opts.logDir, `agent-${opts.node}.log`), opts.logDir, command.env);
   const root = join(opts.sandbox, 'root');
   // unshare execs node: this pid is the agent itself, inside its namespace.
