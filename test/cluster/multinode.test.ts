@@ -8,7 +8,9 @@
  * ratio 0.1) and is never chosen; mn-a and mn-b hold three 20Mi volumes each, and a seventh pod
  * finds no node. Each volume is a loop-mounted image on its node's root only; deleting the pods
  * and then the claims removes every volume on its own node and leaves nothing mounted or
- * attached.
+ * attached. Then six pods at once: the same three and three. (A claim placed where the room was
+ * already promised would fail on that node's agent, which drops the selected node so that
+ * kube-scheduler places it again; the ProvisioningFailed events count how often.)
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -65,6 +67,13 @@ async function createPodWithClaim(api: ClusterApi, name: string): Promise<void> 
       volumes: [{ name: 'data', persistentVolumeClaim: { claimName: name } }],
     },
   });
+}
+
+/** Deletes the pods at once, then their claims, and waits until no PV is left. */
+async function deleteAndWait(api: ClusterApi, names: string[]): Promise<void> {
+  for (const name of names) await api.deleteNow(`/api/v1/namespaces/${NS}/pods/${name}`);
+  for (const name of names) await api.delete(`/api/v1/namespaces/${NS}/persistentvolumeclaims/${name}`);
+  await waitFor(async () => ((await api.items<PersistentVolume>('/api/v1/persistentvolumes')).length === 0 ? true : undefined), 'every PV to be deleted', SLOW);
 }
 
 function scheduledCondition(pod: Pod | undefined): string {
@@ -192,9 +201,7 @@ describe('multi-node on the real control plane: kube-scheduler places pods by th
 
   test('deleting the pods, then the claims, removes every volume on its own node: nothing left mounted, attached or on disk, and the capacity comes back', async () => {
     const initial = (await publishedCapacity(api))[FULL_NODE];
-    for (const name of placed.keys()) await api.deleteNow(`/api/v1/namespaces/${NS}/pods/${name}`);
-    for (const name of placed.keys()) await api.delete(`/api/v1/namespaces/${NS}/persistentvolumeclaims/${name}`);
-    await waitFor(async () => ((await api.items<PersistentVolume>('/api/v1/persistentvolumes')).length === 0 ? true : undefined), 'every PV to be deleted', SLOW);
+    await deleteAndWait(api, [...placed.keys()]);
     for (const [node, agent] of agents) {
       await waitFor(async () => {
         const { directories, images } = await agent.volumes();
@@ -208,5 +215,20 @@ describe('multi-node on the real control plane: kube-scheduler places pods by th
       return c['mn-a'] >= 3n * CLAIM_BYTES && c['mn-b'] >= 3n * CLAIM_BYTES ? c : undefined;
     }, 'mn-a and mn-b to offer their room again', SLOW);
     assert.equal(capacity[FULL_NODE], initial);
+  });
+  test('a burst of six pods created at once, before any capacity changes, also ends three on mn-a and three on mn-b and none on mn-c', async (t) => {
+    const names = Array.from({ length: 6 }, (_, i) => `burst-${i + 1}`);
+    await Promise.all(names.map((name) => createPodWithClaim(api, name)));
+    const nodes = await waitFor(async () => {
+      const pods = await Promise.all(names.map((name) => api.get<Pod>(`/api/v1/namespaces/${NS}/pods/${name}`)));
+      return pods.every((p) => p?.spec.nodeName) ? pods.map((p) => p?.spec.nodeName ?? '') : undefined;
+    }, 'every pod of the burst to be placed', { timeoutMs: 240_000, intervalMs: 500 });
+    const refused = (await api.items<KubeObject & { reason?: string; involvedObject?: { name?: string } }>(`/api/v1/namespaces/${NS}/events`))
+      .filter((e) => e.reason === 'ProvisioningFailed' && names.includes(e.involvedObject?.name ?? ''));
+    t.diagnostic(`burst placed: ${names.map((n, i) => `${n}→${nodes[i]}`).join(', ')}; ProvisioningFailed events: ${refused.length}`);
+    const counts = Object.fromEntries(NODES.map((n) => [n, nodes.filter((p) => p === n).length]));
+    assert.deepEqual(counts, { 'mn-a': 3, 'mn-b': 3, 'mn-c': 0 });
+    await deleteAndWait(api, names);
+    assert.deepEqual(loopDevicesUnder(sandbox), [], 'no loop device left attached');
   });
 });
