@@ -31,7 +31,8 @@ import { ControllerMetrics } from '../metrics/prometheus.js';
 /** Said at start-up by a controller that serves no plugin: what it can and cannot do then. */
 export const NO_PLUGINS_WARNING =
   'no volume plugin is configured: claims bind only to existing PVs, claims of a class get ExternalProvisioning and wait, ' +
-  'and a released Delete or Recycle volume goes Failed; configure one with --host-path-root, --nfs-mount or --cloud-provider';
+  'and a released Delete or Recycle volume goes Failed; configure one with --host-path-root, --nfs-mount or --cloud-provider ' +
+  '(with node agents serving host-path.pv-controller.io this is expected: their claims still bind here)';
 
 export interface ControllerDeps {
   /** The controllers to run, in sync order (controller/modules.ts lists the shipped ones). */

@@ -1,9 +1,10 @@
 /**
  * The volume plugins this controller runs, by provisioner name. Picking the plugin for a PV
  * follows upstream's findDeletablePlugin: the `pv.kubernetes.io/provisioned-by` annotation
- * first; a provisioner we do not run that is not in-tree (`kubernetes.io/...`) belongs to an
- * external provisioner, so no plugin of ours touches it; otherwise the first plugin whose
- * `handles(pv)` recognises the volume source.
+ * first (the plugin it names owns the PV when its `handles(pv)` agrees); a provisioner we do
+ * not run that is not in-tree (`kubernetes.io/...`) belongs to an external provisioner, so no
+ * plugin of ours touches it; otherwise the first plugin whose `handles(pv)` recognises the
+ * volume source.
  */
 import { ANN_PROVISIONED_BY } from '../kube/annotations.js';
 import type { PersistentVolume } from '../kube/types.js';
@@ -33,7 +34,9 @@ export class PluginRegistry {
     const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
     if (provisioner !== undefined) {
       const named = this.plugins.get(provisioner);
-      if (named) return named;
+      // The named plugin may still disown it: a node agent, for a volume of another node whose
+      // path is the same as one on its own disk.
+      if (named) return named.handles(pv) ? named : undefined;
       if (!provisioner.startsWith(IN_TREE_PREFIX)) return undefined;
     }
     for (const plugin of this.plugins.values()) if (plugin.handles(pv)) return plugin;

@@ -12,13 +12,13 @@ import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { parse, parseAllDocuments } from 'yaml';
 import { findHelm } from '../../tools/cluster/binaries.js';
-import { CHART_DIR, helmTemplate, PLAIN_MANIFESTS, staleManifests } from '../../tools/chart/manifests.js';
+import { CHART_DIR, helmTemplate, NODE_AGENT_VALUES, PLAIN_MANIFESTS, staleManifests } from '../../tools/chart/manifests.js';
 import { GRAFANA_DASHBOARD, PROMETHEUS_RULES } from '../monitoring/monitoring.js';
 
 const run = promisify(execFile);
 const helm = findHelm();
 const skip = helm ? false : 'helm is neither on PATH nor built (`npm run cluster:build` builds it from tools/helm)';
-const VALUES_FILES = ['ci/full-values.yaml', 'ci/gce-values.yaml', 'ci/openstack-values.yaml'];
+const VALUES_FILES = ['ci/full-values.yaml', 'ci/gce-values.yaml', 'ci/openstack-values.yaml', NODE_AGENT_VALUES];
 
 interface RenderedObject {
   kind: string;
@@ -39,17 +39,21 @@ function kinds(objects: RenderedObject[]): string[] {
 
 interface ContainerSpec {
   args: string[];
+  volumeMounts?: Array<{ name: string; mountPath: string; mountPropagation?: string }>;
+  resources?: Record<string, unknown>;
   env?: Array<{ name: string; value?: string }>;
   envFrom?: unknown[];
   securityContext?: Record<string, unknown>;
 }
 
-function controllerContainer(objects: RenderedObject[]): { pod: Record<string, unknown>; container: ContainerSpec } {
-  const deployment = objects.find((o) => o.kind === 'Deployment');
-  assert.ok(deployment, 'a Deployment is rendered');
-  const pod = (deployment.spec as { template: { spec: Record<string, unknown> } }).template.spec;
+function podOf(objects: RenderedObject[], kind: 'Deployment' | 'DaemonSet'): { pod: Record<string, unknown>; container: ContainerSpec } {
+  const workload = objects.find((o) => o.kind === kind);
+  assert.ok(workload, `a ${kind} is rendered`);
+  const pod = (workload.spec as { template: { spec: Record<string, unknown> } }).template.spec;
   return { pod, container: (pod.containers as ContainerSpec[])[0] };
 }
+
+const controllerContainer = (objects: RenderedObject[]) => podOf(objects, 'Deployment');
 
 async function renderFailure(args: string[]): Promise<string> {
   const err = await helmTemplate(args, helm).then(
@@ -138,8 +142,102 @@ describe('charts/pv-controller', { skip }, () => {
     assert.match(unknown, /storageClasses\[x\]: plugin ceph is not served/);
   });
 
-  test('deploy/ (RBAC, the Deployment, its Service, the host-path class) is what the chart renders (npm run chart:manifests)', async () => {
-    assert.deepEqual(PLAIN_MANIFESTS.map((m) => m.file), ['deploy/rbac.yaml', 'deploy/deployment.yaml', 'deploy/service.yaml', 'deploy/storageclass-host-path.yaml']);
+  test('the node-agent values render a DaemonSet of `node-agent --node-name $(NODE_NAME)` with its own ServiceAccount and RBAC, and a controller that serves no host-path and runs as non-root', async () => {
+    const objects = await render(['-f', join(CHART_DIR, NODE_AGENT_VALUES)]);
+    assert.deepEqual(kinds(objects), [
+      'ClusterRole/system:pv-controller',
+      'ClusterRole/system:pv-controller-node-agent',
+      'ClusterRoleBinding/system:pv-controller',
+      'ClusterRoleBinding/system:pv-controller-node-agent',
+      'DaemonSet/pv-controller-node-agent',
+      'Deployment/pv-controller',
+      'Role/pv-controller-leader-election',
+      'Role/pv-controller-node-agent',
+      'RoleBinding/pv-controller-leader-election',
+      'RoleBinding/pv-controller-node-agent',
+      'Service/pv-controller-metrics',
+      'ServiceAccount/pv-controller',
+      'ServiceAccount/pv-controller-node-agent',
+      'StorageClass/pv-local',
+    ]);
+    const agent = podOf(objects, 'DaemonSet');
+    assert.deepEqual(agent.container.args.slice(0, 4), ['node-agent', '--node-name=$(NODE_NAME)', '--host-path-root=/var/lib/pv-controller/volumes', '--host-path-overcommit-ratio=1']);
+    assert.ok(agent.container.args.includes('--capacity-namespace=kube-system'));
+    assert.equal(agent.pod.serviceAccountName, 'pv-controller-node-agent');
+    const controller = controllerContainer(objects);
+    assert.ok(!controller.container.args.some((a) => a.startsWith('--host-path-root') || a.startsWith('--node-name')), controller.container.args.join(' '));
+    assert.equal((controller.pod.securityContext as { runAsNonRoot: boolean }).runAsNonRoot, true);
+    const cls = objects.find((o) => o.kind === 'StorageClass');
+    assert.deepEqual([cls?.provisioner, cls?.volumeBindingMode, cls?.parameters], ['host-path.pv-controller.io', 'WaitForFirstConsumer', { sizing: 'image' }]);
+    const selectors = objects.filter((o) => o.kind === 'Deployment' || o.kind === 'DaemonSet').map((o) => (o.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels['app.kubernetes.io/name']);
+    assert.deepEqual(selectors.sort(), ['pv-controller', 'pv-controller-node-agent'], 'neither selector matches the other\'s pods');
+  });
+
+  test('the agent\'s RBAC is only what an agent does: its node\'s volumes and claims, classes, pods, its Node, the CSIDriver, events; capacity objects and Leases in its namespace', async () => {
+    const objects = await render(['-f', join(CHART_DIR, NODE_AGENT_VALUES)]);
+    const rules = (name: string) => (objects.find((o) => o.metadata.name === name && (o.kind === 'ClusterRole' || o.kind === 'Role'))?.rules as Array<{ resources: string[]; verbs: string[] }>)
+      .map((r) => `${r.resources.join(',')}: ${r.verbs.join(',')}`);
+    assert.deepEqual(rules('system:pv-controller-node-agent'), [
+      'persistentvolumes: get,list,watch,create,update,delete',
+      'persistentvolumes/status: update',
+      'persistentvolumeclaims: get,list,watch,update',
+      'storageclasses: get,list,watch',
+      'pods: list,watch',
+      'nodes: get',
+      'csidrivers: get,create',
+      'events: create,patch',
+    ]);
+    assert.deepEqual(rules('pv-controller-node-agent'), ['csistoragecapacities: list,create,update,delete', 'leases: get,create,update']);
+    const binding = objects.find((o) => o.kind === 'RoleBinding' && o.metadata.name === 'pv-controller-node-agent');
+    assert.equal(binding?.metadata.namespace, 'kube-system');
+  });
+
+  test('sized volumes make the agent privileged with the node\'s /dev and the root Bidirectional; plain directories keep it to DAC_OVERRIDE and FOWNER', async () => {
+    const sized = podOf(await render(['-f', join(CHART_DIR, NODE_AGENT_VALUES)]), 'DaemonSet');
+    assert.deepEqual(sized.container.securityContext, { readOnlyRootFilesystem: true, privileged: true });
+    assert.deepEqual(sized.container.volumeMounts?.map((m) => [m.mountPath, m.mountPropagation ?? 'None']), [
+      ['/tmp', 'None'],
+      ['/var/lib/pv-controller/volumes', 'Bidirectional'],
+      ['/dev', 'None'],
+    ]);
+    const plainArgs = ['--set', 'nodeAgent.enabled=true,storageClasses[0].name=dirs,storageClasses[0].plugin=host-path-node'];
+    const plain = podOf(await render(plainArgs), 'DaemonSet');
+    assert.deepEqual(plain.container.securityContext, { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'], add: ['DAC_OVERRIDE', 'FOWNER'] } });
+    assert.deepEqual(plain.container.volumeMounts?.map((m) => [m.mountPath, m.mountPropagation ?? 'None']), [['/tmp', 'None'], ['/var/lib/pv-controller/volumes', 'None']]);
+    const forced = podOf(await render([...plainArgs, '--set', 'nodeAgent.sizedVolumes=true']), 'DaemonSet');
+    assert.equal(forced.container.securityContext?.privileged, true, 'sizedVolumes for classes made outside the chart');
+  });
+
+  test('the agent takes its root, over-commit ratio, resources, tolerations, nodeSelector and priorityClassName from nodeAgent', async () => {
+    const values = [
+      'nodeAgent.root=/srv/local', 'nodeAgent.overcommitRatio=1.5', 'nodeAgent.priorityClassName=system-node-critical',
+      'nodeAgent.nodeSelector.storage=local', 'nodeAgent.tolerations[0].operator=Exists', 'nodeAgent.resources.limits.memory=1Gi',
+    ];
+    const { pod, container } = podOf(await render(['-f', join(CHART_DIR, NODE_AGENT_VALUES), '--set', values.join(',')]), 'DaemonSet');
+    assert.ok(container.args.includes('--host-path-root=/srv/local') && container.args.includes('--host-path-overcommit-ratio=1.5'), container.args.join(' '));
+    assert.deepEqual((pod.volumes as Array<{ name: string; hostPath?: { path: string } }>).find((v) => v.name === 'host-path-root')?.hostPath?.path, '/srv/local');
+    assert.deepEqual([pod.priorityClassName, pod.nodeSelector, pod.tolerations], ['system-node-critical', { storage: 'local' }, [{ operator: 'Exists' }]]);
+    assert.deepEqual(container.resources?.limits, { memory: '1Gi' });
+  });
+
+  test('refuses node-local classes that cannot work: host-path-node without nodeAgent or Immediate, and host-path once the agents serve local volumes', async () => {
+    const noAgent = await renderFailure(['--set', 'storageClasses[0].name=l,storageClasses[0].plugin=host-path-node']);
+    assert.match(noAgent, /storageClasses\[l\]: plugin host-path-node is not served by this controller/);
+    const immediate = await renderFailure(['--set', 'nodeAgent.enabled=true,storageClasses[0].name=l,storageClasses[0].plugin=host-path-node,storageClasses[0].volumeBindingMode=Immediate']);
+    assert.match(immediate, /storageClasses\[l\]: plugin host-path-node needs volumeBindingMode WaitForFirstConsumer/);
+    const central = await renderFailure(['--set', 'nodeAgent.enabled=true']);
+    assert.match(central, /storageClasses\[pv-host-path\]: with nodeAgent.enabled the node agents serve local volumes: use plugin host-path-node/);
+  });
+
+  test('deploy/ (RBAC, the Deployment, its Service, the host-path class, the node agents and their class) is what the chart renders (npm run chart:manifests)', async () => {
+    assert.deepEqual(PLAIN_MANIFESTS.map((m) => m.file), [
+      'deploy/rbac.yaml',
+      'deploy/deployment.yaml',
+      'deploy/service.yaml',
+      'deploy/storageclass-host-path.yaml',
+      'deploy/node-agent.yaml',
+      'deploy/storageclass-host-path-node.yaml',
+    ]);
     assert.deepEqual(await staleManifests(helm), []);
   });
 });

@@ -5,24 +5,33 @@
  * exact arguments of the chart's Deployment and a TokenRequest token of the chart's
  * ServiceAccount, and binds a claim of the chart's host-path StorageClass — so the chart's RBAC
  * is enough for the controller (test:cluster's audit check fails the run on any denied request).
+ * The node-agent values the same way: every object accepted, and the agent, run with the
+ * DaemonSet's arguments and its own ServiceAccount's token (in a private mount namespace, for
+ * its sized volumes), provisions and deletes a claim with no request of it denied.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { CoordinationV1Api, CoreV1Api, KubernetesObjectApi, type KubernetesObject, type V1PersistentVolume, type V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import { writeKubeconfig } from '../../src/apiserver/kubeconfig.js';
+import { ANN_SELECTED_NODE, LABEL_HOSTNAME } from '../../src/kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import { imageSupportProblem } from '../../src/plugins/host-path/image-volume.js';
+import { grantedUses, summariseAudit, useKey } from '../../tools/cluster/audit.js';
 import { findHelm } from '../../tools/cluster/binaries.js';
 import type { ControlPlane } from '../../tools/cluster/control-plane.js';
 import { startProcess } from '../../tools/cluster/processes.js';
-import { CHART_DIR } from '../../tools/chart/manifests.js';
+import { CHART_DIR, NODE_AGENT_VALUES } from '../../tools/chart/manifests.js';
 import { realControlPlaneSkip, startTestControlPlane } from '../helpers/control-plane.js';
+import { mountNamespaceSkipReason } from '../helpers/mount-namespace.js';
 import { waitFor } from '../helpers/wait.js';
+import { ClusterApi, startNodeAgent } from './multinode/nodes.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const run = promisify(execFile);
@@ -32,8 +41,8 @@ const NAMESPACE = 'kube-system';
 
 type Plane = ControlPlane & { removeDir(): Promise<void> };
 
-async function withPlane(body: (plane: Plane, work: string) => Promise<void>): Promise<void> {
-  const plane = await startTestControlPlane({ controllerServiceAccount: false });
+async function withPlane(body: (plane: Plane, work: string) => Promise<void>, apiServerArgs: string[] = []): Promise<void> {
+  const plane = await startTestControlPlane({ controllerServiceAccount: false, apiServerArgs });
   const work = await mkdtemp(join(tmpdir(), 'pv-helm-'));
   try {
     await body(plane, work);
@@ -93,39 +102,45 @@ test('helm install with every switch on: kube-apiserver accepts every object of 
     await createCrds(plane);
     const values = join(CHART_DIR, 'ci', 'full-values.yaml');
     await runHelm(work, plane.kubeconfigPath, ['install', 'pv-controller', CHART_DIR, '--namespace', NAMESPACE, '-f', values]);
-    const manifest = await runHelm(work, plane.kubeconfigPath, ['get', 'manifest', 'pv-controller', '--namespace', NAMESPACE]);
-    const objects = objectsOf(manifest);
+    const objects = await assertReleaseStored(plane, work);
     assert.equal(objects.length, 13, objects.map((o) => `${o.kind}/${o.metadata?.name}`).join(', '));
-    const client = KubernetesObjectApi.makeApiClient(plane.admin());
-    for (const o of objects) {
-      const stored = await client.read({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata?.name ?? '', namespace: o.metadata?.namespace } });
-      assert.equal(stored.metadata?.annotations?.['meta.helm.sh/release-name'], 'pv-controller', `${o.kind}/${o.metadata?.name} is stored as part of the release`);
-    }
-    const status = await runHelm(work, plane.kubeconfigPath, ['status', 'pv-controller', '--namespace', NAMESPACE, '-o', 'json']);
-    assert.equal((JSON.parse(status) as { info: { status: string } }).info.status, 'deployed');
     const pods = await plane.admin().makeApiClient(CoreV1Api).listNamespacedPod({ namespace: NAMESPACE, labelSelector: 'app.kubernetes.io/name=pv-controller' });
     assert.equal(pods.items.length, 0, 'no kube-controller-manager makes the pods and no kubelet would run them');
   });
 });
 
-/** A kubeconfig with a TokenRequest token of the chart's ServiceAccount. */
-async function serviceAccountKubeconfig(plane: Plane, work: string): Promise<string> {
+/** Every object of the release, each read back from kube-apiserver as part of it; the release is deployed. */
+async function assertReleaseStored(plane: Plane, work: string): Promise<KubernetesObject[]> {
+  const manifest = await runHelm(work, plane.kubeconfigPath, ['get', 'manifest', 'pv-controller', '--namespace', NAMESPACE]);
+  const objects = objectsOf(manifest);
+  const client = KubernetesObjectApi.makeApiClient(plane.admin());
+  for (const o of objects) {
+    const stored = await client.read({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata?.name ?? '', namespace: o.metadata?.namespace } });
+    assert.equal(stored.metadata?.annotations?.['meta.helm.sh/release-name'], 'pv-controller', `${o.kind}/${o.metadata?.name} is stored as part of the release`);
+  }
+  const status = await runHelm(work, plane.kubeconfigPath, ['status', 'pv-controller', '--namespace', NAMESPACE, '-o', 'json']);
+  assert.equal((JSON.parse(status) as { info: { status: string } }).info.status, 'deployed');
+  return objects;
+}
+
+/** A kubeconfig with a TokenRequest token of one of the chart's ServiceAccounts. */
+async function serviceAccountKubeconfig(plane: Plane, work: string, account = 'pv-controller'): Promise<string> {
   const review = await plane.admin().makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
-    name: 'pv-controller',
+    name: account,
     namespace: NAMESPACE,
     body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });
   assert.ok(review.status?.token, 'the TokenRequest answered a token');
-  const path = join(work, 'controller.kubeconfig');
+  const path = join(work, `${account}.kubeconfig`);
   await writeKubeconfig(path, plane.url, plane.caPem, review.status.token);
   return path;
 }
 
-/** The controller container's arguments in the release, made runnable here. */
-function localArgs(manifest: string, nodeName: string): string[] {
-  const deployment = objectsOf(manifest).find((o) => o.kind === 'Deployment') as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } } | undefined;
-  assert.ok(deployment, 'the release has a Deployment');
-  return deployment.spec.template.spec.containers[0].args.map((a) =>
+/** The container arguments of the release's Deployment (or DaemonSet), made runnable here. */
+function localArgs(manifest: string, nodeName: string, kind: 'Deployment' | 'DaemonSet' = 'Deployment'): string[] {
+  const workload = objectsOf(manifest).find((o) => o.kind === kind) as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } } | undefined;
+  assert.ok(workload, `the release has a ${kind}`);
+  return workload.spec.template.spec.containers[0].args.map((a) =>
     a.replace('$(NODE_NAME)', nodeName).replace(/^--metrics-bind-address=.*$/, '--metrics-bind-address=127.0.0.1:0'),
   );
 }
@@ -159,4 +174,62 @@ test('the controller, run with the chart\'s Deployment arguments and ServiceAcco
       await controller.stop();
     }
   });
+});
+
+const AGENT_ACCOUNT = 'pv-controller-node-agent';
+const AGENT_USER = `system:serviceaccount:${NAMESPACE}:${AGENT_ACCOUNT}`;
+const agentSkip = skip || mountNamespaceSkipReason() || imageSupportProblem() || false;
+
+/** The release's node-agent Roles alone, as a file grantedUses reads. */
+async function agentRoles(manifest: string, work: string): Promise<string> {
+  const roles = objectsOf(manifest).filter((o) => (o.kind === 'Role' || o.kind === 'ClusterRole') && o.metadata?.name?.includes('node-agent'));
+  const path = join(work, 'agent-roles.yaml');
+  await writeFile(path, roles.map((r) => stringify(r)).join('---\n'));
+  return path;
+}
+
+test('helm install of the node-agent values: every object accepted (the privileged DaemonSet with its Bidirectional root too); the agent, run with the DaemonSet\'s arguments and its ServiceAccount token, provisions and deletes a sized claim with no request denied', { skip: agentSkip, timeout: 300_000 }, async (t) => {
+  await withPlane(async (plane, work) => {
+    await runHelm(work, plane.kubeconfigPath, ['install', 'pv-controller', CHART_DIR, '--namespace', NAMESPACE, '-f', join(CHART_DIR, NODE_AGENT_VALUES)]);
+    const objects = await assertReleaseStored(plane, work);
+    assert.equal(objects.length, 14, objects.map((o) => `${o.kind}/${o.metadata?.name}`).join(', '));
+    const manifest = await runHelm(work, plane.kubeconfigPath, ['get', 'manifest', 'pv-controller', '--namespace', NAMESPACE]);
+    const api = new ClusterApi(plane.admin());
+    const sandbox = await mkdtemp(join(tmpdir(), 'pv-helm-agent-'));
+    await api.post('/api/v1/nodes', 'v1', 'Node', { metadata: { name: 'node-a', labels: { [LABEL_HOSTNAME]: 'node-a' } } });
+    const controllerArgs = [MAIN, ...localArgs(manifest, 'node-a'), '--kubeconfig', await serviceAccountKubeconfig(plane, work)];
+    const controller = startProcess('pv-controller', process.execPath, controllerArgs, join(work, 'controller.log'), work);
+    // The DaemonSet's arguments, less the root the sandbox gives (a tmpfs of its own at the same place on every node).
+    const agentArgs = localArgs(manifest, 'node-a', 'DaemonSet').filter((a) => a !== 'node-agent' && !a.startsWith('--host-path-root='));
+    const agent = startNodeAgent({ node: 'node-a', args: [...agentArgs, '--kubeconfig', await serviceAccountKubeconfig(plane, work, AGENT_ACCOUNT)], sandbox, rootSize: '64m', logDir: work });
+    try {
+      await api.post('/api/v1/namespaces/default/persistentvolumeclaims', 'v1', 'PersistentVolumeClaim', {
+        metadata: { name: 'data', namespace: 'default', annotations: { [ANN_SELECTED_NODE]: 'node-a' } },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Mi' } }, storageClassName: 'pv-local' },
+      });
+      const claim = await waitFor(async () => {
+        const c = await api.get<PersistentVolumeClaim>('/api/v1/namespaces/default/persistentvolumeclaims/data');
+        return c?.status?.phase === 'Bound' ? c : undefined;
+      }, 'the claim to be Bound', { timeoutMs: 90_000, intervalMs: 250 });
+      const pv = await api.get<PersistentVolume>(`/api/v1/persistentvolumes/${claim.spec.volumeName ?? ''}`);
+      const path = pv?.spec.local?.path ?? '';
+      assert.deepEqual(agent.mountsUnder(path), [path], 'the sized volume is mounted on the agent\'s root');
+      assert.deepEqual(pv?.spec.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.[0]?.values, ['node-a']);
+      await waitFor(async () => ((await api.items(`/apis/storage.k8s.io/v1/namespaces/${NAMESPACE}/csistoragecapacities`)).length === 1 ? true : undefined), 'the agent\'s CSIStorageCapacity', { timeoutMs: 60_000, intervalMs: 250 });
+      await api.delete('/api/v1/namespaces/default/persistentvolumeclaims/data');
+      await waitFor(async () => ((await api.get(`/api/v1/persistentvolumes/${pv?.metadata.name ?? ''}`)) ? undefined : true), 'the PV to be deleted', { timeoutMs: 90_000, intervalMs: 250 });
+      assert.deepEqual(agent.mountsUnder(path), [], 'unmounted once deleted');
+    } finally {
+      await agent.process.stop();
+      await controller.stop();
+      api.close();
+      await rm(sandbox, { recursive: true, force: true });
+    }
+    const summary = await summariseAudit(plane.dir, AGENT_USER);
+    assert.deepEqual(summary.denied, [], 'the chart\'s node-agent RBAC is enough');
+    assert.ok(summary.requests > 0, 'the agent used its own ServiceAccount');
+    const unused = (await grantedUses(await agentRoles(manifest, work))).filter((g) => !summary.used.has(useKey(g))).map(useKey);
+    t.diagnostic(`agent: ${summary.requests} requests; granted but not used in this run: ${unused.join(', ') || 'none'}`);
+    // kube-apiserver refuses privileged containers unless allowed, as kubeadm and most distributions do.
+  }, ['--allow-privileged=true']);
 });

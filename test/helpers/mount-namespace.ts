@@ -29,14 +29,23 @@ export function mountNamespaceSkipReason(): string | undefined {
 }
 
 /**
+ * How to run `node script ...args` in a private mount namespace working in `sandbox` (an empty
+ * directory on this side): for a long-running child its caller starts and stops.
+ */
+export function mountNamespaceCommand(script: string, args: string[], sandbox: string): { file: string; args: string[]; env: NodeJS.ProcessEnv } {
+  const env = { ...process.env, [HOST_MOUNT_NAMESPACE_ENV]: readlinkSync('/proc/self/ns/mnt'), [SANDBOX_DIR_ENV]: sandbox };
+  return { file: 'unshare', args: [...UNSHARE, process.execPath, script, ...args], env };
+}
+
+/**
  * Runs `node script ...args` in a private mount namespace and returns what it printed on stdout
  * as JSON. The child runs in its own process group, killed whatever happens; the sandbox
  * directory it mounted over (empty on this side) is removed afterwards.
  */
 export async function runInMountNamespace<T>(script: string, args: string[] = []): Promise<T> {
   const sandbox = await mkdtemp(join(tmpdir(), 'pvc-mountns-'));
-  const env = { ...process.env, [HOST_MOUNT_NAMESPACE_ENV]: readlinkSync('/proc/self/ns/mnt'), [SANDBOX_DIR_ENV]: sandbox };
-  const child = spawn('unshare', [...UNSHARE, process.execPath, script, ...args], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const command = mountNamespaceCommand(script, args, sandbox);
+  const child = spawn(command.file, command.args, { env: command.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -5,14 +5,16 @@ import type { PersistentVolume } from '../../src/kube/types.js';
 import { NilMetricsProvider } from '../../src/metrics/nil.js';
 import type { VolumePlugin } from '../../src/plugins/plugin.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
+import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
+import { LABEL_HOSTNAME } from '../../src/kube/annotations.js';
 
-/** A plugin that recognises PVs whose hostPath starts with `prefix`. */
+/** A plugin that recognises PVs it provisioned (the annotation names it) and those whose hostPath starts with `prefix`. */
 function fakePlugin(name: string, prefix: string): VolumePlugin {
   return {
     name,
     maxBackingNameLength: 63,
     validateParameters: () => [],
-    handles: (pv) => pv.spec.hostPath?.path.startsWith(prefix) ?? false,
+    handles: (pv) => pv.metadata.annotations?.[ANN_PROVISIONED_BY] === name || (pv.spec.hostPath?.path.startsWith(prefix) ?? false),
     provision: () => Promise.reject(new Error('not used')),
     delete: () => Promise.resolve(),
     metricsFor: () => new NilMetricsProvider(name),
@@ -57,4 +59,22 @@ test('an unknown in-tree provisioner or no annotation falls back to handles()', 
   assert.equal(registry.forVolume(pv('/b/vol', 'kubernetes.io/legacy')), b);
   assert.equal(registry.forVolume(pv('/a/vol')), a);
   assert.equal(registry.forVolume(pv('/c/vol')), undefined);
+});
+
+/** A `local` PV of the node agents' provisioner, under /var/lib/volumes, pinned to `node`. */
+function nodeLocalVolume(node: string): PersistentVolume {
+  return {
+    metadata: { name: `pv-on-${node}`, annotations: { [ANN_PROVISIONED_BY]: NODE_HOST_PATH_PROVISIONER } },
+    spec: {
+      local: { path: '/var/lib/volumes/kubernetes-dynamic-pvc-1' },
+      nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: LABEL_HOSTNAME, operator: 'In', values: [node] }] }] } },
+    },
+  };
+}
+
+test('the plugin the annotation names still has the last word: a node agent gets no plugin for another node\'s volume at the same path', () => {
+  const agent = new HostPathPlugin({ roots: ['/var/lib/volumes'], nodeName: 'n1', provisionerName: NODE_HOST_PATH_PROVISIONER });
+  const registry = new PluginRegistry([agent]);
+  assert.equal(registry.forVolume(nodeLocalVolume('n1')), agent);
+  assert.equal(registry.forVolume(nodeLocalVolume('n2')), undefined, 'n1\'s agent would delete, recycle and measure n2\'s volume on its own disk');
 });

@@ -12,13 +12,25 @@ import { findHelm, REPO_ROOT } from '../cluster/binaries.js';
 
 export const CHART_DIR = join(REPO_ROOT, 'charts', 'pv-controller');
 
-/** Each generated file and the chart template it comes from. */
-export const PLAIN_MANIFESTS = [
+/** The chart's values for the node-agent shape (local volumes on many nodes). */
+export const NODE_AGENT_VALUES = 'ci/node-agent-values.yaml';
+
+export interface PlainManifest {
+  template: string;
+  file: string;
+  /** A values file of the chart to render with (default: the chart's defaults). */
+  values?: string;
+}
+
+/** Each generated file, the chart template it comes from and the values it is rendered with. */
+export const PLAIN_MANIFESTS: readonly PlainManifest[] = [
   { template: 'templates/rbac.yaml', file: 'deploy/rbac.yaml' },
   { template: 'templates/deployment.yaml', file: 'deploy/deployment.yaml' },
   { template: 'templates/service.yaml', file: 'deploy/service.yaml' },
   { template: 'templates/storageclasses.yaml', file: 'deploy/storageclass-host-path.yaml' },
-] as const;
+  { template: 'templates/node-agent.yaml', file: 'deploy/node-agent.yaml', values: NODE_AGENT_VALUES },
+  { template: 'templates/storageclasses.yaml', file: 'deploy/storageclass-host-path-node.yaml', values: NODE_AGENT_VALUES },
+];
 
 const run = promisify(execFile);
 
@@ -34,13 +46,15 @@ export async function helmTemplate(args: string[], helm: string = requireHelm())
   return stdout;
 }
 
-function header(template: string): string {
-  return `# Generated from charts/pv-controller/${template} by \`npm run chart:manifests\`: edit the chart, not this file.\n`;
+function header({ template, values }: PlainManifest): string {
+  const source = values ? `${template} with ${values}` : template;
+  return `# Generated from charts/pv-controller/${source} by \`npm run chart:manifests\`: edit the chart, not this file.\n`;
 }
 
 /** The text a generated file must have. */
-export async function renderPlainManifest(template: string, helm?: string): Promise<string> {
-  const rendered = await helmTemplate(['--set', 'plainManifests=true', '--show-only', template], helm);
+export async function renderPlainManifest(manifest: PlainManifest, helm?: string): Promise<string> {
+  const values = manifest.values ? ['-f', join(CHART_DIR, manifest.values)] : [];
+  const rendered = await helmTemplate([...values, '--set', 'plainManifests=true', '--show-only', manifest.template], helm);
   const body = rendered
     .split('\n')
     .filter((line) => !line.startsWith('# Source: '))
@@ -49,15 +63,15 @@ export async function renderPlainManifest(template: string, helm?: string): Prom
     // helm ends each document with blank lines before its separator.
     .replace(/\n{2,}---\n/g, '\n---\n')
     .replace(/\n+$/, '\n');
-  return header(template) + body;
+  return header(manifest) + body;
 }
 
 /** The generated files whose content differs from the chart's rendering. */
 export async function staleManifests(helm?: string): Promise<string[]> {
   const stale: string[] = [];
-  for (const { template, file } of PLAIN_MANIFESTS) {
-    const current = await readFile(join(REPO_ROOT, file), 'utf8').catch(() => '');
-    if (current !== (await renderPlainManifest(template, helm))) stale.push(file);
+  for (const manifest of PLAIN_MANIFESTS) {
+    const current = await readFile(join(REPO_ROOT, manifest.file), 'utf8').catch(() => '');
+    if (current !== (await renderPlainManifest(manifest, helm))) stale.push(manifest.file);
   }
   return stale;
 }
@@ -69,9 +83,9 @@ async function main(): Promise<number> {
     process.stdout.write(stale.length === 0 ? 'deploy/ matches the chart\n' : `differs from the chart: ${stale.join(', ')} (run npm run chart:manifests)\n`);
     return stale.length === 0 ? 0 : 1;
   }
-  for (const { template, file } of PLAIN_MANIFESTS) {
-    await writeFile(join(REPO_ROOT, file), await renderPlainManifest(template, helm));
-    process.stdout.write(`${file} <- charts/pv-controller/${template}\n`);
+  for (const manifest of PLAIN_MANIFESTS) {
+    await writeFile(join(REPO_ROOT, manifest.file), await renderPlainManifest(manifest, helm));
+    process.stdout.write(`${manifest.file} <- charts/pv-controller/${manifest.template}${manifest.values ? ` with ${manifest.values}` : ''}\n`);
   }
   return 0;
 }

@@ -35,10 +35,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 
 {{/* The provisioner name of each plugin, as StorageClasses name it. */}}
 {{- define "pv-controller.provisioner" -}}
-{{- $names := dict "host-path" "kubernetes.io/host-path" "nfs-subdir" "pv-controller.io/nfs-subdir" "aws-ebs" "kubernetes.io/aws-ebs" "gce-pd" "kubernetes.io/gce-pd" "cinder" "kubernetes.io/cinder" -}}
+{{- $names := dict "host-path" "kubernetes.io/host-path" "host-path-node" "host-path.pv-controller.io" "nfs-subdir" "pv-controller.io/nfs-subdir" "aws-ebs" "kubernetes.io/aws-ebs" "gce-pd" "kubernetes.io/gce-pd" "cinder" "kubernetes.io/cinder" -}}
 {{- $name := get $names .plugin -}}
 {{- if not $name -}}
-{{- fail (printf "storageClasses[%s].plugin must be one of host-path, nfs-subdir, aws-ebs, gce-pd, cinder (got %q)" .name .plugin) -}}
+{{- fail (printf "storageClasses[%s].plugin must be one of host-path, host-path-node, nfs-subdir, aws-ebs, gce-pd, cinder (got %q)" .name .plugin) -}}
 {{- end -}}
 {{- $name -}}
 {{- end -}}
@@ -49,9 +49,50 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
 {{/*
+Whether the controller Deployment serves host-path itself: with node agents, host-path is
+theirs (provisioner host-path.pv-controller.io) and hostPath is ignored.
+*/}}
+{{- define "pv-controller.centralHostPath" -}}
+{{- if and .Values.hostPath.enabled (not .Values.nodeAgent.enabled) }}true{{ end -}}
+{{- end -}}
+
+{{/*
 Whether the controller runs as root: host-path volumes live in a root-owned directory of the
 node, so the host-path plugin needs uid 0; everything else runs as securityContext.runAsUser.
 */}}
 {{- define "pv-controller.runAsRoot" -}}
-{{- if .Values.hostPath.enabled }}true{{ end -}}
+{{- include "pv-controller.centralHostPath" . -}}
+{{- end -}}
+
+{{/* The node agents' pod selector: a name of its own, so the controller Deployment's selector never matches their pods. */}}
+{{- define "pv-controller.nodeAgentSelectorLabels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}-node-agent
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "pv-controller.nodeAgentLabels" -}}
+{{ include "pv-controller.nodeAgentSelectorLabels" . }}
+app.kubernetes.io/component: node-agent
+app.kubernetes.io/part-of: {{ .Chart.Name }}
+{{- if not .Values.plainManifests }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end }}
+{{- end -}}
+
+{{- define "pv-controller.nodeAgentServiceAccountName" -}}
+{{- default (printf "%s-node-agent" (include "pv-controller.fullname" .)) .Values.nodeAgent.serviceAccount.name -}}
+{{- end -}}
+
+{{/*
+Whether the node agents make sized volumes (loop-mounted images): nodeAgent.sizedVolumes, or a
+class of plugin host-path-node in storageClasses with `sizing: image`.
+*/}}
+{{- define "pv-controller.nodeAgentSized" -}}
+{{- $sized := .Values.nodeAgent.sizedVolumes -}}
+{{- range .Values.storageClasses }}
+{{- if and (eq .plugin "host-path-node") (eq (toString (get (.parameters | default dict) "sizing")) "image") }}{{ $sized = true }}{{ end -}}
+{{- end -}}
+{{- if $sized }}true{{ end -}}
 {{- end -}}

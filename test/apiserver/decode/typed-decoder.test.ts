@@ -33,7 +33,8 @@ function nested(levels: number, leaf: unknown = 1): unknown {
 
 function* schemaStructs(): Generator<StructSchema> {
   const seen = new Set<object>();
-  const todo: TypeSchema[] = [PV, POD, schemaForKind('', 'v1', 'PersistentVolumeClaim'), schemaForKind('', 'v1', 'Node'), schemaForKind('storage.k8s.io', 'v1', 'CSIStorageCapacity')];
+  // Every kind the registry serves, so an override of a newly served kind is checked too.
+  const todo: TypeSchema[] = [POD, ...strategies.map((s) => schemaForKind(s.info.group, s.info.version, s.info.kind))];
   while (todo.length > 0) {
     const t = todo.pop()!;
     if (seen.has(t)) continue;
