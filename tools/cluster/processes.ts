@@ -23,7 +23,7 @@ export function liveProcesses(): ManagedProcess[] {
 }
 
 /** Starts `bin` in its own process group, output appended to `logPath`; `env` is added to this process's environment. */
-export function startProcess(name: string, bin: string, args: string[], logPath: string, cwd: string, env: Record<string, string> = {}): ManagedProcess {
+export function startProcess(name: string, bin: string, args: string[], logPath: string, cwd: string, env: NodeJS.ProcessEnv = {}): ManagedProcess {
   const fd = openSync(logPath, 'a');
   let child: ChildProcess;
   try {
