@@ -38,6 +38,11 @@ export const FINALIZER_PROVISIONING = 'pv-controller.io/provisioning';
 // Reclaim retries (this project's; upstream kept them in memory only).
 export const ANN_RECLAIM_FAILED_ATTEMPTS = 'pv-controller.io/reclaim-failed-attempts';
 export const ANN_RECLAIM_LAST_ATTEMPT = 'pv-controller.io/reclaim-last-attempt';
+/**
+ * On a PV whose backing volume our delete has removed (the time it did): what is left is only
+ * the PV object, whatever process finishes it, and no reclaim attempt is charged for that.
+ */
+export const ANN_BACKING_DELETED = 'pv-controller.io/backing-deleted';
 
 // Node gone (this project's): a node-local PV whose Node object was deleted (node-gone/).
 /** When this controller first saw the PV's node gone (RFC 3339): the clock of the delay, kept across restarts. */

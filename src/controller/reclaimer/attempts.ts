@@ -10,7 +10,7 @@
  * is always at least the number of plugin calls ever started.
  */
 import type { PersistentVolume } from '../../kube/types.js';
-import { ANN_RECLAIM_FAILED_ATTEMPTS, ANN_RECLAIM_LAST_ATTEMPT } from '../../kube/annotations.js';
+import { ANN_BACKING_DELETED, ANN_RECLAIM_FAILED_ATTEMPTS, ANN_RECLAIM_LAST_ATTEMPT } from '../../kube/annotations.js';
 
 export interface RetryPolicy {
   /** `--pv-recycler-maximum-retry`: failed attempts in total before the PV goes Failed. */
@@ -86,4 +86,18 @@ export function withoutAttempts(pv: PersistentVolume): PersistentVolume {
 export function hasAttempts(pv: PersistentVolume): boolean {
   const annotations = pv.metadata.annotations ?? {};
   return ANN_RECLAIM_FAILED_ATTEMPTS in annotations || ANN_RECLAIM_LAST_ATTEMPT in annotations;
+}
+
+/**
+ * A copy of `pv` recording that its backing volume is gone: the mark, and no attempts (the one
+ * that succeeded must not count against a retry budget that API faults on the remaining object
+ * writes would otherwise use up across restarts).
+ */
+export function withBackingDeleted(pv: PersistentVolume, at: Date): PersistentVolume {
+  const cleared = withoutAttempts(pv);
+  return withAnnotations(cleared, { ...cleared.metadata.annotations, [ANN_BACKING_DELETED]: at.toISOString() });
+}
+
+export function isBackingDeleted(pv: PersistentVolume): boolean {
+  return (pv.metadata.annotations ?? {})[ANN_BACKING_DELETED] !== undefined;
 }

@@ -13,6 +13,7 @@ import { backingName } from '../../plugins/naming.js';
 import { runCountedAttempt, type ReclaimOperation } from './outcome.js';
 import { measured } from '../runtime/operation-metrics.js';
 import { updateFresh, type ReclaimSession } from './session.js';
+import { isBackingDeleted, withBackingDeleted } from './attempts.js';
 
 const IN_TREE_PREFIX = 'kubernetes.io/';
 
@@ -88,5 +89,7 @@ export const runDelete: ReclaimOperation = async (s, plugin, pv, count, signal) 
   if (pv.metadata.uid) s.backingDeleted.add(pv.metadata.uid);
   // Routine, once per deleted volume: 'volume deleted' (info) follows; the plugin step is debug.
   s.log.debug({ pv: name, plugin: plugin.name }, 'backing volume deleted');
-  await finishDeletion(s, pv);
+  // Recorded on the PV before it is deleted: a lost answer or a restart from here on costs no attempt.
+  const marked = await updateFresh(s, pv, 'spec', (fresh) => (isBackingDeleted(fresh) ? undefined : withBackingDeleted(fresh, s.ctx.now())));
+  await finishDeletion(s, marked ?? pv);
 };

@@ -20,7 +20,7 @@ import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { ControllerContext } from '../context.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { ReclaimFacts } from '../binder/hooks.js';
-import { chargedAttempts, msUntilNextAttempt, readAttempts, withAttempts, type RetryPolicy } from './attempts.js';
+import { chargedAttempts, isBackingDeleted, msUntilNextAttempt, readAttempts, withAttempts, type RetryPolicy } from './attempts.js';
 import { finishDeletion, hasExternalDeleter, runDelete } from './delete.js';
 import {
   MSG_NO_RECYCLER,
@@ -125,7 +125,7 @@ export class Reclaimer {
 
   private isDeleting(pv: PersistentVolume): boolean {
     const uid = pv.metadata.uid ?? '';
-    return this.s.backingDeleted.has(uid) || this.s.ops.isRunning(deleteOpKey(pv));
+    return this.s.backingDeleted.has(uid) || isBackingDeleted(pv) || this.s.ops.isRunning(deleteOpKey(pv));
   }
 
   /** Resolves when no plugin call is running (tests, shutdown). */
@@ -157,7 +157,7 @@ export class Reclaimer {
       s.log.debug({ pv: pv.metadata.name }, 'volume is deleted by an external deleter; leaving it alone');
       return DONE;
     }
-    if (kind === 'delete' && pv.metadata.uid && s.backingDeleted.has(pv.metadata.uid)) {
+    if (kind === 'delete' && ((pv.metadata.uid && s.backingDeleted.has(pv.metadata.uid)) || isBackingDeleted(pv))) {
       await finishDeletion(s, pv);
       return DONE;
     }

@@ -44,7 +44,7 @@ test('Delete marks the PV deleted, then removes our finalizer and, the PV not be
   assert.equal(r.fake.volume('a'), undefined);
   assert.equal(r.fake.volume('b'), undefined, 'no finalizer is left to hold the deleted PV');
   const bWrites = r.fake.successfulWrites().filter((w) => w.key === 'b').map((w) => w.verb);
-  assert.deepEqual(bWrites, ['update', 'delete', 'update'], 'attempt charged; delete (marks it); both finalizers off in one write (removes it)');
+  assert.deepEqual(bWrites, ['update', 'update', 'delete', 'update'], 'attempt charged; backing volume recorded gone; delete (marks it); both finalizers off in one write (removes it)');
 });
 
 test('finishing a deletion leaves pv-protection on a PV that is Bound', async () => {
@@ -271,4 +271,30 @@ test('a Released Delete volume whose claim node-gone is replacing is not deleted
   assert.deepEqual(await r.reclaim(), { kind: 'done' });
   assert.deepEqual(r.plugin.calls, []);
   assert.equal(r.fake.successfulWrites().length, 0);
+});
+
+test('once the backing volume is deleted, PV writes that keep failing across restarts charge no attempt and call the plugin no more: the PV is removed, never Failed', async () => {
+  const r = rig({ maxAttempts: 2 });
+  r.fake.addVolume(volume('v', { provisionedBy: FAKE_PROVISIONER, finalizers: [FINALIZER_PV_CONTROLLER] }));
+  // The plugin deletes the disk, then the PV DELETE fails (a lost answer, an API fault).
+  r.fake.failNextWrites({ verb: 'delete', key: 'v' }, 1);
+  await r.reclaim();
+  assert.equal(r.plugin.calls.length, 1);
+  assert.ok(r.fake.volume('v')?.metadata.annotations?.['pv-controller.io/backing-deleted'], 'the fact is on the PV');
+  assert.equal(attemptsOf(r), undefined, 'the attempt that succeeded is not counted');
+  // A new controller (nothing in memory), and the DELETE fails again, more times than the budget.
+  for (let restart = 0; restart < 3; restart++) {
+    const next = rig({ maxAttempts: 2 });
+    next.fake.addVolume(r.fake.volume('v')!);
+    next.fake.failNextWrites({ verb: 'delete', key: 'v' }, 1);
+    await next.reclaim();
+    assert.deepEqual(next.plugin.calls, [], 'no second plugin call');
+    assert.notEqual(next.fake.volume('v')?.status?.phase, 'Failed');
+    r.fake.addVolume(next.fake.volume('v')!);
+  }
+  const last = rig({ maxAttempts: 2 });
+  last.fake.addVolume(r.fake.volume('v')!);
+  await last.reclaim();
+  assert.equal(last.fake.volume('v'), undefined, 'the PV is finally removed');
+  assert.deepEqual(last.plugin.calls, []);
 });
