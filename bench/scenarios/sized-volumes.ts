@@ -50,7 +50,8 @@ export const sizedVolumesScenario: Scenario = {
     if (why) return { rows: [skippedRow(NAME, 'sized volumes', why)], details: { skipped: why } };
     const count = opts.sizes?.[0] ?? (opts.quick ? 100 : 1000);
     note(`${NAME}: ${count} sized volumes in a private mount namespace`);
-    const r = await runInMountNamespace<ChildResult>(CHILD, [String(count)]);
+    // About a third of a second per volume on this kind of machine, made and deleted one at a time.
+    const r = await runInMountNamespace<ChildResult>(CHILD, [String(count)], Math.max(120_000, count * 1_500));
     const statfsWall = median(r.statfs.map((p) => p.wallSeconds)) ?? NaN;
     const duWall = median(r.du.map((p) => p.wallSeconds)) ?? NaN;
     const rows: ResultRow[] = [

@@ -42,7 +42,7 @@ export function mountNamespaceCommand(script: string, args: string[], sandbox: s
  * as JSON. The child runs in its own process group, killed whatever happens; the sandbox
  * directory it mounted over (empty on this side) is removed afterwards.
  */
-export async function runInMountNamespace<T>(script: string, args: string[] = []): Promise<T> {
+export async function runInMountNamespace<T>(script: string, args: string[] = [], deadlineMs = CHILD_DEADLINE_MS): Promise<T> {
   const sandbox = await mkdtemp(join(tmpdir(), 'pvc-mountns-'));
   const command = mountNamespaceCommand(script, args, sandbox);
   const child = spawn(command.file, command.args, { env: command.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -50,7 +50,7 @@ export async function runInMountNamespace<T>(script: string, args: string[] = []
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const deadline = setTimeout(() => killGroup(child.pid), CHILD_DEADLINE_MS);
+  const deadline = setTimeout(() => killGroup(child.pid), deadlineMs);
   try {
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
       child.once('error', reject);
