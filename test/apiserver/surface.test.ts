@@ -83,7 +83,7 @@ test('/apis and /api answer aggregated discovery v2 with its Content-Type, Vary 
   assert.equal(r.headers['cache-control'], 'public');
   assert.match(String(r.headers.etag), /^"[0-9A-F]{128}"$/);
   const storage = r.json.items.find((i: { metadata: { name?: string } }) => i.metadata.name === 'storage.k8s.io');
-  assert.deepEqual(storage.versions[0].resources[0], {
+  assert.deepEqual(storage.versions[0].resources.find((x: { resource: string }) => x.resource === 'storageclasses'), {
     resource: 'storageclasses', responseKind: { group: '', version: '', kind: 'StorageClass' }, scope: 'Cluster',
     singularResource: 'storageclass', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['sc'],
   });

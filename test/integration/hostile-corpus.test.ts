@@ -60,10 +60,7 @@ export const KNOWN_GAPS: Record<string, string> = {
   'json-accessmodes-object': 'Go names the element type v1.PersistentVolumeAccessMode, the schema only string',
   'json-empty-object': 'validation stops at the missing name; kube-apiserver reports every missing field, and no details.name',
   'yaml-two-documents': 'as json-empty-object',
-  'name-missing': 'details carry name "" where kube-apiserver leaves it out',
   'quantity-negative': 'kube-apiserver adds a "must be a valid resource quantity" cause',
-  'field-selector-unsupported-field': 'the v1.37 message names the supported fields',
-  'delete-precondition-rv-mismatch': 'the v1.37 precondition message and a Kind in details',
   'strategic-patch-bad-directive': 'kube-apiserver answers 500 (a Go map in the message), we 400',
   'patch-unknown-type': 'kube-apiserver answers "415: Unsupported Media Type" with empty details',
 };
