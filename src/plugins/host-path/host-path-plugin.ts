@@ -24,6 +24,8 @@ import {
   PluginError,
   type BackingVolume,
   type DeleteRequest,
+  type ExpandedVolume,
+  type ExpandRequest,
   type ParameterProblem,
   type ProvisionedVolume,
   type ProvisionRequest,
@@ -269,6 +271,15 @@ export class HostPathPlugin implements VolumePlugin {
         }
       }
     }
+  }
+
+  /**
+   * The expand capability: a sized volume grows (image and filesystem, while mounted); a plain
+   * directory has no size to grow and is refused for good (the claim is then Infeasible).
+   */
+  async expand(req: ExpandRequest): Promise<ExpandedVolume> {
+    const bytes = await this.growSized(req.pv, req.sizeBytes, req.signal);
+    return { capacity: formatBytes(bytes), nodeExpansionRequired: false };
   }
 
   /** Grows a sized volume's image and filesystem online to at least `bytes`; returns its new size. */
