@@ -66,14 +66,15 @@ const pages: Case[] = [
   defineCase('list-limit-with-selector', PAGES, 'a limited list with a labelSelector', get(withQuery(PVC.collection, `limit=2&${own}`)), { resource: PVC.resource, setup: five }),
   defineCase('list-limit-zero', PAGES, 'limit=0 lists everything', get(withQuery(PVC.collection, 'limit=0')), { resource: PVC.resource, setup: five.slice(0, 2) }),
   defineCase('list-continue-invalid', PAGES, 'a continue token that is not one', get(withQuery(PVC.collection, 'limit=2&continue=bm90LWEtdG9rZW4')), { resource: PVC.resource }),
-  defineCase('list-rv-zero', PAGES, 'a list at resourceVersion=0', get(withQuery(PVC.collection, 'resourceVersion=0')), { resource: PVC.resource, setup: five.slice(0, 2) }),
   defineCase('list-rv-not-older-than', PAGES, 'a list with resourceVersionMatch=NotOlderThan', get(withQuery(PVC.collection, 'resourceVersion={$rv}&resourceVersionMatch=NotOlderThan')), {
     resource: PVC.resource,
     setup: five.slice(0, 2),
   }),
   defineCase('list-rv-match-without-rv', PAGES, 'resourceVersionMatch without a resourceVersion', get(withQuery(PVC.collection, 'resourceVersionMatch=Exact')), { resource: PVC.resource }),
   defineCase('list-rv-invalid', PAGES, 'a resourceVersion that is no number', get(withQuery(PVC.collection, 'resourceVersion=abc')), { resource: PVC.resource }),
-  defineCase('get-rv-zero', PAGES, 'a get at resourceVersion=0', get(withQuery(item(PVC, 'a'), 'resourceVersion=0')), { resource: PVC.resource, setup: five.slice(0, 1) }),
 ];
 
+// Reads at resourceVersion=0 ("any version") are not compared: kube-apiserver serves them from
+// its watch cache, which may not yet hold an object created a moment before (a 404 or a shorter
+// list in some runs), so no single answer is kube-apiserver's.
 export const selectorCases: Case[] = [...selectors, ...pages];
