@@ -1,6 +1,6 @@
 /** Label and field selectors, limit/continue and list resourceVersion semantics. */
 import type { Case } from './case.js';
-import { EVENT, NAMESPACE, NODE, POD, PV, PVC, SC, create, defineCase, get, item, post, withQuery, type Kind, plural } from './fixtures.js';
+import { EVENT, NAMESPACE, NODE, POD, PV, PVC, SC, create, defineCase, get, post, withQuery, type Kind, plural } from './fixtures.js';
 
 const SELECTORS = 'selectors';
 const PAGES = 'limit/continue';
