@@ -12,7 +12,8 @@ import { realControlPlaneSkip, startTestControlPlane } from '../helpers/control-
 const skip = realControlPlaneSkip() || (kubectlPath() ? false : NO_KUBECTL);
 
 test('kubectl apply --dry-run=server -f deploy/ is accepted by kube-apiserver, and creates nothing', { skip, timeout: 120_000 }, async () => {
-  const plane = await startTestControlPlane({ controllerServiceAccount: false });
+  // deploy/node-agent.yaml runs privileged (loop mounts): allowed here as kubeadm clusters allow it.
+  const plane = await startTestControlPlane({ controllerServiceAccount: false, apiServerArgs: ['--allow-privileged=true'] });
   try {
     const applied = await runKubectl(['apply', '--dry-run=server', '-f', join(REPO_ROOT, 'deploy')], plane.kubeconfigPath);
     assert.equal(applied.code, 0, `kubectl apply failed:\n${applied.stderr}`);
