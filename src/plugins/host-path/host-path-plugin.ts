@@ -13,7 +13,7 @@
  *   configured root, with no symlinked component, and that is not another PV's directory.
  */
 import { createHash } from 'node:crypto';
-import { promises as fs, realpathSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { posix } from 'node:path';
 import type { Logger } from 'pino';
 import { ANN_PROVISIONED_BY, LABEL_HOSTNAME } from '../../kube/annotations.js';
@@ -35,8 +35,9 @@ import {
 import { emptyDirNoFollow } from '../fs-common/safe-path.js';
 import { listRecords, readRecord, type VolumeRecord } from '../fs-common/metadata-record.js';
 import { fitProblem, remainingBytes, rootCapacity, type RootCapacity } from './capacity.js';
-import { imageBytesFor, imagePathOf, imageSupportProblem, ImageVolumes, SIZING_PARAMETER, SIZINGS, type Sizing } from './image-volume.js';
+import { imageBytesFor, imagePathOf, imageSupportProblem, ImageVolumes, SIZING_PARAMETER, SIZINGS } from './image-volume.js';
 import { HostPathMetricsProvider } from './metrics.js';
+import { normaliseRoot, pinnedTo, realpathOrSelf, sizingOf } from './host-path-helpers.js';
 import {
   assertBackingName,
   assertDirectoryRequest,
@@ -79,13 +80,6 @@ export interface HostPathPluginOptions {
   /** Runs the system tools sized volumes need (tests substitute it). */
   images?: ImageVolumes;
   logger?: Logger;
-}
-
-function normaliseRoot(root: string): string {
-  if (typeof root !== 'string' || !root.startsWith('/') || posix.normalize(root) === '/') {
-    throw new PluginError('InvalidParameter', `host-path root "${root}" must be an absolute directory other than "/"`, false);
-  }
-  return posix.normalize(root).replace(/\/+$/, '');
 }
 
 export class HostPathPlugin implements VolumePlugin {
@@ -384,28 +378,8 @@ export class HostPathPlugin implements VolumePlugin {
   }
 }
 
-function sizingOf(parameters: Record<string, string>): Sizing {
-  return parameters[SIZING_PARAMETER] === 'image' ? 'image' : 'none';
-}
-
-/** True when the PV's node affinity requires exactly this node (the only shape our local PVs have). */
-function pinnedTo(pv: PersistentVolume, node: string): boolean {
-  const terms = pv.spec.nodeAffinity?.required?.nodeSelectorTerms ?? [];
-  return (
-    terms.length === 1 &&
-    (terms[0].matchExpressions ?? []).some((e) => e.key === LABEL_HOSTNAME && e.operator === 'In' && e.values?.length === 1 && e.values[0] === node)
-  );
-}
-
 /** The directory a host-path PV names: `spec.hostPath.path` or `spec.local.path`. */
 export function volumePath(pv: PersistentVolume): string | undefined {
   return pv.spec.hostPath?.path ?? pv.spec.local?.path;
 }
 
-function realpathOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
