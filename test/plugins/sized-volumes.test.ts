@@ -75,10 +75,12 @@ describe('host-path sizing: image (loop-mounted ext4 images, private mount names
   });
 });
 
-test('without root, sizing: image is refused up front with a message that says why and what to do', { skip: process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0 ? false : 'needs root and setpriv to drop to another uid' }, () => {
+test('without root, sizing: image is refused up front with a message that says why and what to do', { skip: process.getuid?.() === 0 ? false : 'needs root to drop to another uid' }, () => {
+  // The child loads the module as root, then drops to nobody before asking: the checkout may sit
+  // in a directory only root can read (CI's mktemp -d is 0700), so nobody could not import it.
   const module = fileURLToPath(new URL('../../src/plugins/host-path/image-volume.js', import.meta.url));
-  const script = `import(${JSON.stringify(module)}).then((m) => process.stdout.write(String(m.imageSupportProblem())))`;
-  const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script], { encoding: 'utf8' });
+  const script = `import(${JSON.stringify(module)}).then((m) => { process.setgroups([]); process.setgid(65534); process.setuid(65534); process.stdout.write(String(m.imageSupportProblem())); })`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, 'sizing: image needs the provisioner to run as root (it attaches loop devices and mounts filesystems)');
 });
