@@ -1,4 +1,5 @@
 /** `npm run bench -- [flags]`: flag parsing only. */
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { benchRoot } from './paths.js';
@@ -16,6 +17,13 @@ function parseStorage(value: string): StorageKind[] {
   if (value === 'both') return ['memory', 'sqlite'];
   if (value === 'memory' || value === 'sqlite') return [value];
   throw new InvalidArgumentError('expected memory, sqlite or both');
+}
+
+/** A second checkout's compiled CLI: `<dir>/dist/src/cli/main.js`, which must exist (npm run build there). */
+function parseBaseline(value: string): string {
+  const cli = join(resolve(value), 'dist', 'src', 'cli', 'main.js');
+  if (!existsSync(cli)) throw new InvalidArgumentError(`no compiled CLI at ${cli}: run npm run build in that checkout`);
+  return cli;
 }
 
 function parsePositive(value: string): number {
@@ -43,6 +51,7 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     .option('--repetitions <n>', 'repetitions per measurement (default 5, bind/provision 3; quick 3, bind/provision 1)', parsePositive)
     .option('--writes <n>', 'measured writes per loop in the apiserver scenario (default 10000; quick 500)', parsePositive)
     .option('--concurrency <n>', 'in-flight requests per client loop and controller workers', parsePositive, 16)
+    .option('--baseline <checkout>', 'another built checkout (e.g. a git worktree of an older commit): apiserver and bind measure its server beside this one, same run', parseBaseline)
     .option('--cpu-prof', 'pass --cpu-prof to the child processes (profiles in the results dir)', false)
     .option('--results-dir <dir>', 'where JSON records go', join(benchRoot(), 'results'))
     .option('--list', 'list the scenarios and exit', false)
@@ -63,6 +72,7 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     writes?: number;
     concurrency: number;
     cpuProf: boolean;
+    baseline?: string;
     resultsDir: string;
     list: boolean;
   }>();
@@ -74,6 +84,7 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     kubeconfig: o.kubeconfig ? resolve(o.kubeconfig) : undefined,
     realCluster: o.realCluster,
     cpuProf: o.cpuProf,
+    baselineCli: o.baseline,
     repetitions: o.repetitions ?? (o.quick ? 3 : 5),
     repetitionsGiven: o.repetitions !== undefined,
     writes: o.writes,

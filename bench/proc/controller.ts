@@ -43,6 +43,8 @@ export interface ControllerSpec {
   kubeconfig: string;
   /** Extra flags, e.g. the host-path plugin's root. */
   flags?: OptionalFlag[];
+  /** The compiled CLI to run (default this checkout's; the --baseline checkout's for its runs). */
+  cli?: string;
 }
 
 /** A controller under test in its own process: ours, or kube-controller-manager. */
@@ -88,7 +90,7 @@ export function startController(opts: BenchOptions, spec: ControllerSpec): Runni
   const dir = mkdtempSync(join(opts.workDir, 'controller-'));
   const child = startChild({
     label: 'controller',
-    script: cliPath(),
+    script: spec.cli ?? cliPath(),
     args: controllerArgs(opts, spec),
     logDir: dir,
     cpuProfDir: opts.cpuProf ? join(opts.resultsDir, 'profiles') : undefined,

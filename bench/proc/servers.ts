@@ -156,15 +156,18 @@ function statsReader(kubeconfig: string): () => Promise<ServerStats | undefined>
   };
 }
 
-/** The embedded API server on fresh storage, or the given cluster when --kubeconfig is set. */
-export async function startApiServer(opts: BenchOptions, storage: StorageKind): Promise<BenchServer> {
+/**
+ * The embedded API server on fresh storage, or the given cluster when --kubeconfig is set. `cli`
+ * is the compiled CLI to run: this checkout's, or the --baseline checkout's.
+ */
+export async function startApiServer(opts: BenchOptions, storage: StorageKind, cli = cliPath()): Promise<BenchServer> {
   if (opts.kubeconfig) {
     return { kind: 'cluster', kubeconfig: opts.kubeconfig, pids: [], stats: noStats, stop: async () => undefined };
   }
   const dir = scratchDir(opts, `apiserver-${storage}`);
   const child = startChild({
     label: `apiserver-${storage}`,
-    script: cliPath(),
+    script: cli,
     args: ['apiserver', '--data-dir', dir, '--storage', storage, '--listen', '127.0.0.1:0'],
     logDir: dir,
     cpuProfDir: cpuProfDir(opts),

@@ -4,7 +4,8 @@
  * memory storage with 0 and 10 watchers and on SQLite (every acknowledged write durable). Every
  * server is a fresh child process per repetition; each repetition measures all cases back to
  * back, so every ratio compares numbers taken in the same minute, and the table reports the
- * median of the per-repetition ratios.
+ * median of the per-repetition ratios. With --baseline, each repetition also measures the other
+ * checkout's memory server, and the table gives this build's rate over that one's.
  */
 import { connect } from '../client/kube-client.js';
 import { deleteCreated, measureCreates, type ClientKind } from '../client/write-loops.js';
@@ -22,10 +23,12 @@ interface Group {
   server: ServerChoice;
   watchers: number;
   clients: ClientKind[];
+  /** The --baseline checkout's server instead of this one's. */
+  baseline?: boolean;
 }
 
 function caseId(group: Group, client: ClientKind): string {
-  return `${group.server}${group.watchers ? `+${group.watchers}w` : ''}/${client}`;
+  return `${group.baseline ? 'baseline:' : ''}${group.server}${group.watchers ? `+${group.watchers}w` : ''}/${client}`;
 }
 
 const BOTH: ClientKind[] = ['raw-https', 'client-node'];
@@ -40,6 +43,9 @@ function groupsFor(opts: BenchOptions): Group[] {
   }
   if (opts.storages.includes('sqlite') && !opts.kubeconfig) {
     groups.push({ server: 'sqlite', watchers: 0, clients: BOTH });
+  }
+  if (opts.baselineCli && !opts.kubeconfig) {
+    groups.push({ server: 'memory', watchers: 0, clients: BOTH, baseline: true });
   }
   return groups;
 }
@@ -58,7 +64,7 @@ async function runGroup(
   watchEvents: number[][],
 ): Promise<void> {
   const server: BenchServer =
-    group.server === 'bare' ? await startBareServer(opts) : await startApiServer(opts, group.server);
+    group.server === 'bare' ? await startBareServer(opts) : await startApiServer(opts, group.server, group.baseline ? opts.baselineCli : undefined);
   const client = await connect(server.kubeconfig);
   const watch =
     group.watchers > 0
@@ -129,7 +135,23 @@ function rowsFrom(opts: BenchOptions, samples: Map<string, number[]>): ResultRow
       });
     }
   }
-  rows.push(...protobufRows(samples));
+  rows.push(...protobufRows(samples), ...baselineRows(samples));
+  return rows;
+}
+
+/** The --baseline checkout's memory server, and this build's rate over its rate, per repetition. */
+function baselineRows(samples: Map<string, number[]>): ResultRow[] {
+  const rows: ResultRow[] = [];
+  for (const client of BOTH) {
+    const theirs = samples.get(`baseline:memory/${client}`);
+    const ours = samples.get(`memory/${client}`);
+    if (!theirs || !ours) continue;
+    const bare = medianOfRatios(theirs, samples.get(`bare/${client}`) ?? []);
+    rows.push(
+      { scenario: NAME, label: `baseline checkout's API server memory, ${client}`, status: 'ok', measured: `${formatNumber(median(theirs))} writes/s = ${formatRatio(bare)} bare` },
+      { scenario: NAME, label: `API server memory, this build vs baseline, ${client}`, status: 'ok', measured: `${formatRatio(medianOfRatios(ours, theirs))} the baseline's writes/s` },
+    );
+  }
   return rows;
 }
 
@@ -152,7 +174,7 @@ async function run(opts: BenchOptions): Promise<ScenarioResult> {
   for (let rep = 0; rep < opts.repetitions; rep++) {
     // Odd repetitions run the cases in reverse, so a drifting machine favours no case.
     for (const group of rep % 2 === 0 ? groups : [...groups].reverse()) {
-      note(`[${NAME}] repetition ${rep + 1}/${opts.repetitions}: ${group.server}, ${group.watchers} watchers`);
+      note(`[${NAME}] repetition ${rep + 1}/${opts.repetitions}: ${group.baseline ? 'baseline ' : ''}${group.server}, ${group.watchers} watchers`);
       try {
         await runGroup(opts, group, rep, sizes, samples, watchEvents);
       } catch (err) {

@@ -9,6 +9,8 @@ export interface SizeSamples {
   n: number;
   floorMs: number[];
   binds: BindSample[];
+  /** The same measurements on the --baseline checkout (its server, its controller), same repetitions. */
+  baseline?: { floorMs: number[]; binds: BindSample[] };
 }
 
 /** Targets on pairs/s, the floor ratio and RSS apply at 10,000 pairs (the issue's size). */
@@ -85,6 +87,25 @@ export function bindRows(scenario: string, where: string, s: SizeSamples): Resul
   ];
   if (misbound > 0) {
     rows.push({ scenario, label: `binding correctness, ${where}, ${size}`, status: 'failed', measured: `${misbound} run(s) bound claims to fewer than ${size} distinct volumes` });
+  }
+  return rows;
+}
+
+/** This build's bind and floor times over the --baseline checkout's, per repetition (medians). */
+export function baselineRows(scenario: string, where: string, s: SizeSamples): ResultRow[] {
+  if (!s.baseline) return [];
+  const size = formatNumber(s.n);
+  const bindMs = s.binds.map((b) => b.bindMs);
+  const theirBindMs = s.baseline.binds.map((b) => b.bindMs);
+  const serverCpu = (binds: BindSample[]): number[] => binds.map((b) => b.serverCpuMs ?? 0);
+  const rows = [
+    row(scenario, `write floor, this build vs baseline, ${where}, ${size}`, `${formatRatio(medianOfRatios(s.floorMs, s.baseline.floorMs))} the baseline's time`),
+  ];
+  if (bindMs.length > 0 && theirBindMs.length > 0) {
+    rows.push(
+      row(scenario, `bind, this build vs baseline, ${where}, ${size}`, `${formatRatio(medianOfRatios(bindMs, theirBindMs))} the baseline's time (baseline ${formatNumber(median(theirBindMs.map((ms) => (s.n * 1000) / ms)))} pairs/s)`),
+      row(scenario, `API server CPU while binding, this build vs baseline, ${where}, ${size}`, `${formatRatio(medianOfRatios(serverCpu(s.binds), serverCpu(s.baseline.binds)))} the baseline's`),
+    );
   }
   return rows;
 }

@@ -3,21 +3,24 @@
  * process, beside the write floor measured in the same repetition on a fresh server of the same
  * kind (order alternates between repetitions so drift hits both alike). Reports pairs/s, p50/p99
  * claim-create → Bound, the bind/floor time ratio, API writes per bound claim and the
- * controller's peak RSS.
+ * controller's peak RSS. With --baseline, each repetition also binds and hand-binds on the other
+ * checkout's server with that checkout's controller, and the table gives this build's times
+ * over those.
  */
 import { runBind, type BindSample } from '../binding/bind-run.js';
 import { measureFloorOn } from '../binding/floor.js';
 import { newRunId } from '../fixtures.js';
 import { note } from '../progress.js';
+import { startController } from '../proc/controller.js';
 import { embeddedServerUnavailable, missingCommand, startApiServer } from '../proc/servers.js';
 import { failedRow, heavyRepetitions, skippedRow, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult, type StorageKind } from '../scenario.js';
-import { bindRows, floorOnlyRows, type SizeSamples } from './bind-rows.js';
+import { baselineRows, bindRows, floorOnlyRows, type SizeSamples } from './bind-rows.js';
 
 const NAME = 'bind';
 
 
-async function measureFloor(opts: BenchOptions, storage: StorageKind, n: number): Promise<number> {
-  const server = await startApiServer(opts, storage);
+async function measureFloor(opts: BenchOptions, storage: StorageKind, n: number, cli?: string): Promise<number> {
+  const server = await startApiServer(opts, storage, cli);
   try {
     return await measureFloorOn(opts, server, newRunId(), n, `${storage} ${n}`);
   } finally {
@@ -25,10 +28,10 @@ async function measureFloor(opts: BenchOptions, storage: StorageKind, n: number)
   }
 }
 
-async function measureBind(opts: BenchOptions, storage: StorageKind, n: number): Promise<BindSample> {
-  const server = await startApiServer(opts, storage);
+async function measureBind(opts: BenchOptions, storage: StorageKind, n: number, cli?: string): Promise<BindSample> {
+  const server = await startApiServer(opts, storage, cli);
   try {
-    return await runBind(opts, server, newRunId(), n);
+    return await runBind(opts, server, newRunId(), n, async (kubeconfig) => startController(opts, { kubeconfig, cli }));
   } finally {
     await server.stop();
   }
@@ -43,8 +46,17 @@ async function measureSize(opts: BenchOptions, storage: StorageKind, n: number, 
     if (floorFirst) samples.floorMs.push(await measureFloor(opts, storage, n));
     if (withController) samples.binds.push(await measureBind(opts, storage, n));
     if (!floorFirst) samples.floorMs.push(await measureFloor(opts, storage, n));
+    if (opts.baselineCli) await measureBaseline(opts, storage, n, withController, samples);
   }
   return samples;
+}
+
+/** One repetition on the --baseline checkout: its server's floor, and its controller binding on its server. */
+async function measureBaseline(opts: BenchOptions, storage: StorageKind, n: number, withController: boolean, samples: SizeSamples): Promise<void> {
+  note(`[${NAME}] ${storage} n=${n} baseline checkout`);
+  samples.baseline ??= { floorMs: [], binds: [] };
+  samples.baseline.floorMs.push(await measureFloor(opts, storage, n, opts.baselineCli));
+  if (withController) samples.baseline.binds.push(await measureBind(opts, storage, n, opts.baselineCli));
 }
 
 function defaultSizes(opts: BenchOptions): number[] {
@@ -64,7 +76,7 @@ async function run(opts: BenchOptions): Promise<ScenarioResult> {
       try {
         const samples = await measureSize(opts, storage, n, noController === undefined);
         details.push(samples);
-        rows.push(...(noController ? floorOnlyRows(NAME, where, samples, noController) : bindRows(NAME, where, samples)));
+        rows.push(...(noController ? floorOnlyRows(NAME, where, samples, noController) : bindRows(NAME, where, samples)), ...baselineRows(NAME, where, samples));
       } catch (err) {
         rows.push(failedRow(NAME, `${where}, ${n} pairs`, err));
       }

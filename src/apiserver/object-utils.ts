@@ -33,13 +33,21 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) {
     const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
+    if (a.length !== bb.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], bb[i])) return false;
+    return true;
   }
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
+  // Plain loops: this runs on every write (no-op detection, managedFields), mostly on equal trees.
+  let defined = 0;
+  for (const k of Object.keys(ao)) {
+    if (ao[k] === undefined) continue;
+    if (!Object.hasOwn(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
+    defined++;
+  }
+  for (const k of Object.keys(bo)) if (bo[k] !== undefined) defined--;
+  return defined === 0;
 }
 
 /** Everything but metadata and status: what a generation bump is decided on. */

@@ -87,6 +87,16 @@ export function checkRoute(s: ResourceStrategy, route: ResourcePath, verb: Verb 
  * prefixFromUserAgent); "unknown" when nothing is left.
  */
 export function managerFromUserAgent(userAgent: string | undefined): string {
+  // A client sends the same User-Agent on every request: the last answer is kept.
+  if (userAgent === lastUserAgent.header) return lastUserAgent.manager;
+  const manager = prefixFromUserAgent(userAgent);
+  lastUserAgent = { header: userAgent, manager };
+  return manager;
+}
+
+let lastUserAgent: { header: string | undefined; manager: string } = { header: undefined, manager: 'unknown' };
+
+function prefixFromUserAgent(userAgent: string | undefined): string {
   let out = '';
   for (const ch of (userAgent ?? '').split('/')[0]) {
     if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;

@@ -6,6 +6,7 @@
  * struct fields of the Go types, by kind.
  */
 import type { KubeObject } from '../../kube/types.js';
+import { deepFreeze } from '../storage/freeze.js';
 
 type Skeleton = Record<string, unknown>;
 
@@ -33,6 +34,19 @@ function skeletonOf(group: string, kind: string): Skeleton {
 /** The empty object of a kind, as the base a create is compared with. */
 export function emptyObjectOf(group: string, kind: string): KubeObject {
   return { ...structuredClone(skeletonOf(group, kind)), metadata: {} } as KubeObject;
+}
+
+const frozenEmpty = new Map<string, KubeObject>();
+
+/** emptyObjectOf, one frozen copy per kind: for comparisons, which only read it. */
+export function frozenEmptyObjectOf(group: string, kind: string): KubeObject {
+  const key = `${group}/${kind}`;
+  let out = frozenEmpty.get(key);
+  if (out === undefined) {
+    out = deepFreeze(emptyObjectOf(group, kind));
+    frozenEmpty.set(key, out);
+  }
+  return out;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -73,10 +73,13 @@ function entryFor(ctx: OwnershipContext, operation: 'Apply' | 'Update', manager 
   return { manager, operation, apiVersion: ctx.apiVersion, subresource: ctx.subresource };
 }
 
-/** Drops `taken` from every manager but `except`; managers left with nothing go. */
+/**
+ * Drops `taken` from every manager but `except`; managers left with nothing go. A manager that
+ * owns some fields but none of these keeps its entry as it is (and so its encoding).
+ */
 function takeFromOthers(managers: Managers, taken: FieldSet, removed: FieldSet, except?: string): void {
   for (const [k, e] of managers) {
-    if (k === except) continue;
+    if (k === except || !(e.fields.isEmpty || e.fields.overlaps(taken) || e.fields.overlaps(removed))) continue;
     const fields = e.fields.clone().subtract(taken).subtract(removed);
     if (fields.isEmpty) managers.delete(k);
     else managers.set(k, { ...e, fields });
@@ -92,7 +95,9 @@ export function recordUpdate(managers: Managers, before: KubeObject, after: Kube
   if (changed.isEmpty) return;
   const entry = entryFor(ctx, 'Update', manager);
   const key = managerKey(entry);
-  const fields = changed.unionWith(managers.get(key)?.fields ?? new FieldSet());
+  const owned = managers.get(key)?.fields;
+  // A manager changing only fields it owns already (a controller's status writes) keeps its set.
+  const fields = owned?.covers(changed) ? owned : changed.unionWith(owned ?? new FieldSet());
   managers.set(key, { ...entry, time: ctx.now, fields });
 }
 

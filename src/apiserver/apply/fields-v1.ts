@@ -7,7 +7,7 @@ import { FieldSet, sortedElements } from './fieldset.js';
 
 export class FieldsV1Error extends Error {}
 
-type FieldsObject = { [key: string]: FieldsObject };
+export type FieldsObject = { [key: string]: FieldsObject };
 
 export function encodeFieldsV1(set: FieldSet): FieldsObject {
   const out: FieldsObject = {};

@@ -107,6 +107,29 @@ export class FieldSet {
     return out;
   }
 
+  /** Whether the sets share a member (what `subtract` would remove). */
+  overlaps(other: FieldSet): boolean {
+    if (this.member && other.member) return true;
+    if (!this.children || !other.children) return false;
+    const [small, large] = this.children.size <= other.children.size ? [this.children, other.children] : [other.children, this.children];
+    for (const [k, c] of small) {
+      const theirs = large.get(k);
+      if (theirs && c.overlaps(theirs)) return true;
+    }
+    return false;
+  }
+
+  /** Whether every member of `other` is a member of this set (a union would add nothing). */
+  covers(other: FieldSet): boolean {
+    if (other.member && !this.member) return false;
+    if (!other.children) return true;
+    for (const [k, c] of other.children) {
+      const mine = this.children?.get(k);
+      if (!mine || !mine.covers(c)) return false;
+    }
+    return true;
+  }
+
   /** Every member path, depth first, children in FieldsV1 order. */
   paths(prefix: string[] = []): string[][] {
     const out: string[][] = [];

@@ -4,7 +4,8 @@
  * and time. Decoding checks what kube-apiserver checks and fails as a whole; encoding sorts the
  * entries as kube-apiserver does (operation, time, manager, apiVersion, subresource).
  */
-import { decodeFieldsV1, encodeFieldsV1, FieldsV1Error } from './fields-v1.js';
+import { deepFreeze } from '../storage/freeze.js';
+import { decodeFieldsV1, encodeFieldsV1, FieldsV1Error, type FieldsObject } from './fields-v1.js';
 import type { FieldSet } from './fieldset.js';
 
 export type Operation = 'Apply' | 'Update';
@@ -78,12 +79,33 @@ function decodeEntry(raw: unknown, index: number): ManagerEntry {
   };
 }
 
+/** The managers of entry lists, by list: stored objects are frozen, so a list never changes. */
 const decoded = new WeakMap<object, Managers>();
+
+/**
+ * The managers of the lists this module encoded most recently, so an object's next write
+ * (which reads the stored list back) finds them without decoding, and its unchanged entries
+ * keep their encoding. Bounded: holding them for every stored object would multiply its memory.
+ */
+const RECENT_LIMIT = 256;
+const recentlyEncoded = new Map<object, Managers>();
+
+function rememberEncoded(list: object, m: Managers): void {
+  recentlyEncoded.set(list, m);
+  if (recentlyEncoded.size > RECENT_LIMIT) recentlyEncoded.delete(recentlyEncoded.keys().next().value!);
+}
+
+/**
+ * The FieldsV1 of field sets this module encoded. Field sets are never mutated once in a
+ * manager entry (they are replaced), so an entry a write leaves as it was keeps its encoding,
+ * which storage then finds frozen and does not walk again.
+ */
+const encodedFields = new WeakMap<FieldSet, FieldsObject>();
 
 /** The managers of an entry list (cached per list: stored objects are frozen, so a list never changes). */
 export function decodeManagers(list: readonly unknown[] | undefined): Managers {
   if (list === undefined) return new Map();
-  const cached = decoded.get(list);
+  const cached = recentlyEncoded.get(list) ?? decoded.get(list);
   if (cached) return copyManagers(cached);
   const out: Managers = new Map();
   list.forEach((raw, i) => {
@@ -113,16 +135,34 @@ function compareEntries(p: ManagerEntry, q: ManagerEntry): number {
   return 0;
 }
 
+function fieldsV1Of(fields: FieldSet): FieldsObject {
+  let out = encodedFields.get(fields);
+  if (out === undefined) {
+    out = deepFreeze(encodeFieldsV1(fields));
+    encodedFields.set(fields, out);
+  }
+  return out;
+}
+
+/**
+ * The entry list of a set of managers, frozen (it is stored as it is, and storage freezes what
+ * it stores) and remembered, so the object's next write reads these managers back without
+ * decoding.
+ */
 export function encodeManagers(m: Managers): EncodedEntry[] {
-  return [...m.values()].sort(compareEntries).map((e) => ({
+  const list = [...m.values()].sort(compareEntries).map((e) => ({
     manager: e.manager,
     operation: e.operation,
     apiVersion: e.apiVersion,
     ...(e.time !== undefined ? { time: e.time } : {}),
-    fieldsType: 'FieldsV1',
-    fieldsV1: encodeFieldsV1(e.fields),
+    fieldsType: 'FieldsV1' as const,
+    fieldsV1: fieldsV1Of(e.fields),
     ...(e.subresource !== '' ? { subresource: e.subresource } : {}),
   }));
+  deepFreeze(list);
+  // Callers drop `m` once encoded; readers get copies (decodeManagers).
+  rememberEncoded(list, m);
+  return list;
 }
 
 /** `managedFields: []` or `[{}]` in a write: the client asks for the record to be cleared. */

@@ -9,7 +9,7 @@ import { apiVersionOf } from '../object-decode.js';
 import { jsonEqual } from '../object-utils.js';
 import type { ResourceInfo } from '../resources/strategy.js';
 import { ApplyTypes } from './apply-type.js';
-import { emptyObjectOf, withByValueStructs } from './empty-object.js';
+import { emptyObjectOf, frozenEmptyObjectOf, withByValueStructs } from './empty-object.js';
 import { applyConfiguration, recordUpdate, withoutManagedFields, type OwnershipContext } from './field-manager.js';
 import { kubernetesApplySemantics } from './list-semantics.js';
 import { decodeManagers, encodeManagers, isResetRequest, ManagedFieldsError, type EncodedEntry, type Managers } from './managed-fields.js';
@@ -81,7 +81,7 @@ export function managedFieldsAfterWrite(
   }
   // An object whose record was cleared is not tracked again until someone applies.
   if (prev !== undefined && managers.size === 0) return undefined;
-  recordUpdate(managers, withoutManagedFields(prev ?? emptyObjectOf(info.group, info.kind)), next, ctx);
+  recordUpdate(managers, withoutManagedFields(prev ?? frozenEmptyObjectOf(info.group, info.kind)), next, ctx);
   return encoded(managers);
 }
 
