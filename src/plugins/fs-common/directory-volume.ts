@@ -273,6 +273,16 @@ export function capacityOf(pv: PersistentVolume): bigint | undefined {
   }
 }
 
+/** The volume directory at `path`, resolved inside one of `roots`, or a MetricsError saying why not. */
+export async function containedForMeasuring(roots: string[], path: string | undefined): Promise<ContainedPath> {
+  if (path === undefined) throw new MetricsError('no path defined for disk usage metrics');
+  try {
+    return await resolveInsideRoot(roots, path);
+  } catch (err) {
+    throw new MetricsError(`cannot measure "${path}": ${(err as Error).message}`, { cause: err });
+  }
+}
+
 /** du of a PV's directory, re-checked for containment at every measurement. */
 export class ContainedDuMetricsProvider implements MetricsProvider {
   constructor(
@@ -282,13 +292,7 @@ export class ContainedDuMetricsProvider implements MetricsProvider {
   ) {}
 
   async getMetrics(signal?: AbortSignal): Promise<VolumeMetrics> {
-    if (this.path === undefined) throw new MetricsError('no path defined for disk usage metrics');
-    let contained: ContainedPath;
-    try {
-      contained = await resolveInsideRoot(this.roots(), this.path);
-    } catch (err) {
-      throw new MetricsError(`cannot measure "${this.path}": ${(err as Error).message}`, { cause: err });
-    }
+    const contained = await containedForMeasuring(this.roots(), this.path);
     const options = this.capacityBytes === undefined ? {} : { capacityBytes: this.capacityBytes };
     return new DuMetricsProvider(contained.path, options).getMetrics(signal);
   }

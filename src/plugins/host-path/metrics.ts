@@ -6,9 +6,8 @@
 import { posix } from 'node:path';
 import { MetricsError, type MetricsProvider, type VolumeMetrics } from '../../metrics/provider.js';
 import { StatfsMetricsProvider } from '../../metrics/statfs.js';
-import { ContainedDuMetricsProvider } from '../fs-common/directory-volume.js';
+import { ContainedDuMetricsProvider, containedForMeasuring } from '../fs-common/directory-volume.js';
 import { readRecord } from '../fs-common/metadata-record.js';
-import { resolveInsideRoot, type ContainedPath } from '../fs-common/safe-path.js';
 import { isMountPoint } from './image-volume.js';
 
 export class HostPathMetricsProvider implements MetricsProvider {
@@ -23,13 +22,7 @@ export class HostPathMetricsProvider implements MetricsProvider {
   }
 
   async getMetrics(signal?: AbortSignal): Promise<VolumeMetrics> {
-    if (this.path === undefined) throw new MetricsError('no path defined for disk usage metrics');
-    let contained: ContainedPath;
-    try {
-      contained = await resolveInsideRoot(this.roots(), this.path);
-    } catch (err) {
-      throw new MetricsError(`cannot measure "${this.path}": ${(err as Error).message}`, { cause: err });
-    }
+    const contained = await containedForMeasuring(this.roots(), this.path);
     const record = await readRecord(contained.root, posix.basename(contained.path)).catch(() => undefined);
     if (record?.sizing !== 'image') return this.du.getMetrics(signal);
     // Unmounted, statfs would measure the root's filesystem and report it as the volume's.
