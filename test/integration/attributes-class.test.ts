@@ -79,14 +79,14 @@ describe('VolumeAttributesClass through the embedded API server and the EC2 emul
     assert.equal(pv.spec.volumeAttributesClassName, 'faster');
     const volume = s.emulator.volumes().find((v) => v.id === pv.spec.csi?.volumeHandle);
     assert.deepEqual([volume?.type, volume?.iops, volume?.throughput], ['io2', 8000, 250]);
-    const reasons = await s.api.eventReasons('default', 'fast');
-    assert.ok(reasons.includes('VolumeModify') && reasons.includes('VolumeModifySuccessful'), reasons.join(','));
+    // Events are recorded beside the status writes, not before them: wait for them as for the status.
+    await s.api.eventsRecorded('default', 'fast', ['VolumeModify', 'VolumeModifySuccessful']);
     await createAttributesClass(s, 'bogus', 'ebs.csi.aws.com', { type: 'gp9' });
     await setAttributesClass(s, 'fast', 'bogus');
     const refused = await claimWhen(s, 'fast', 'to be Infeasible', (c) => c.status?.modifyVolumeStatus?.status === 'Infeasible');
     assert.match(refused.status?.conditions?.find((c) => c.type === 'ModifyVolumeError')?.message ?? '', /type: "gp9" is not one of/);
     assert.equal(refused.status?.currentVolumeAttributesClassName, 'faster');
-    assert.ok((await s.api.eventReasons('default', 'fast')).includes('VolumeModifyFailed'));
+    await s.api.eventsRecorded('default', 'fast', ['VolumeModifyFailed']);
   });
 
   test('a class that does not exist leaves the modification Pending; an in-tree volume cannot take a class (Infeasible)', async () => {

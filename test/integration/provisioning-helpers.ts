@@ -78,6 +78,22 @@ export class TestApi extends TestRestClient {
   async eventReasons(ns: string, name: string): Promise<string[]> {
     return (await this.eventsFor(ns, name)).map((e) => e.reason ?? '');
   }
+
+  /**
+   * Waits until every reason in `wanted` has been recorded about the object, and returns all its
+   * reasons. Events are written beside the status writes a test waits for, not before them.
+   */
+  async eventsRecorded(ns: string, name: string, wanted: string[]): Promise<string[]> {
+    let seen: string[] = [];
+    try {
+      return await waitFor(async () => {
+        seen = await this.eventReasons(ns, name);
+        return wanted.every((reason) => seen.includes(reason)) ? seen : undefined;
+      }, `events ${wanted.join(', ')} about ${ns}/${name}`);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; recorded: ${seen.join(', ') || 'none'}`, { cause: err });
+    }
+  }
 }
 
 interface Hold {

@@ -262,7 +262,7 @@ test('--controllers split: a binder-only controller annotates the claim, a provi
     const claim = await boundClaim(s, 'data');
     assert.equal(claim.spec.volumeName, `pvc-${created.metadata.uid}`);
     assert.equal(claim.metadata.annotations?.['volume.kubernetes.io/storage-provisioner'], external);
-    assert.ok((await s.api.eventReasons('default', 'data')).includes('ExternalProvisioning'));
+    await s.api.eventsRecorded('default', 'data', ['ExternalProvisioning']);
     const pv = await s.api.volume(`pvc-${created.metadata.uid}`);
     assert.equal(pv?.metadata.annotations?.['pv.kubernetes.io/provisioned-by'], external);
     assert.equal(s.plugin.provisionCalls, 1);
