@@ -79,13 +79,16 @@ function rows(storage: string, n: number, samples: ProvisionSample[]): ResultRow
   return out;
 }
 
-/** One repetition: our controller, then the floor on the same server; with --baseline, its controller on a fresh server. */
-async function repetition(opts: BenchOptions, storage: StorageKind, n: number, rep: number, into: ProvisionSizeSamples): Promise<void> {
+/**
+ * One repetition: our controller, then (at the run's smallest size, where the rate targets are)
+ * the floor on the same server; with --baseline, its controller on a fresh server.
+ */
+async function repetition(opts: BenchOptions, storage: StorageKind, n: number, rep: number, into: ProvisionSizeSamples, withFloor: boolean): Promise<void> {
   const runId = `${Date.now().toString(36)}${rep}`;
   const server = await startApiServer(opts, storage);
   try {
     into.ours.push(await runProvision(opts, server, runId, n, launchHostPathController(opts, hostPathRootFlag()!)));
-    into.floor.push(await runProvisionFloor(opts, server, runId, n));
+    if (withFloor) into.floor.push(await runProvisionFloor(opts, server, runId, n));
   } finally {
     await server.stop();
   }
@@ -114,7 +117,7 @@ async function run(opts: BenchOptions): Promise<ScenarioResult> {
       try {
         for (let rep = 0; rep < reps; rep++) {
           note(`[${NAME}] ${storage} n=${n} repetition ${rep + 1}/${reps}`);
-          await repetition(opts, storage, n, rep, samples);
+          await repetition(opts, storage, n, rep, samples, n === Math.min(...sizes));
         }
         result.push(...rows(storage, n, samples.ours), ...floorRows(NAME, storage, samples), ...baselineRows(NAME, storage, samples));
         measuredSizes.push(samples);
