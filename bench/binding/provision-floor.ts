@@ -33,6 +33,7 @@ import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/typ
 import { connect, expectOk, type BenchClient } from '../client/kube-client.js';
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, provisioningClaim, storageClass } from '../fixtures.js';
+import { cpuSnapshot, cpuSpent } from '../proc/child.js';
 import { startProgress } from '../progress.js';
 import { requestsBetween, type BenchServer } from '../proc/servers.js';
 import type { BenchOptions } from '../scenario.js';
@@ -44,6 +45,13 @@ export interface FloorSample {
   /** Requests per volume each way (the bench's claim create / delete included), by "verb resource"; null without counters. */
   requests: { provision: Record<string, number> | null; delete: Record<string, number> | null };
   requestsPerVolume: { provision: number | null; delete: number | null };
+  /** CPU ms per volume of the floor's loops (the bench process) and of the API server; null where unreadable. */
+  cpuMsPerVolume: { provision: FloorCpu; delete: FloorCpu };
+}
+
+export interface FloorCpu {
+  client: number | null;
+  server: number | null;
 }
 
 const CLAIMS = `/api/v1/namespaces/${BENCH_NAMESPACE}/persistentvolumeclaims`;
@@ -161,12 +169,22 @@ async function deleteByHand(client: BenchClient, root: string, v: Provisioned): 
   await call(client, 'PUT', pvPath, { ...deleted, metadata: { ...deleted.metadata, finalizers: [] } });
 }
 
-async function counted<T>(server: BenchServer, n: number, work: () => Promise<T>): Promise<{ result: T; byVerb: Record<string, number> | null; perVolume: number | null }> {
+interface Counted<T> {
+  result: T;
+  byVerb: Record<string, number> | null;
+  perVolume: number | null;
+  cpu: FloorCpu;
+}
+
+async function counted<T>(server: BenchServer, n: number, work: () => Promise<T>): Promise<Counted<T>> {
   const before = await server.stats();
+  const cpuBefore = cpuSnapshot(process.pid, server.pids);
   const result = await work();
+  const spent = cpuSpent(cpuBefore, cpuSnapshot(process.pid, server.pids), n);
+  const cpu = { client: spent.controller, server: spent.server };
   const after = await server.stats();
-  if (!before || !after) return { result, byVerb: null, perVolume: null };
-  return { result, byVerb: perVolumeByVerb(before, after, n), perVolume: requestsBetween(before, after) / n };
+  if (!before || !after) return { result, byVerb: null, perVolume: null, cpu };
+  return { result, byVerb: perVolumeByVerb(before, after, n), perVolume: requestsBetween(before, after) / n, cpu };
 }
 
 /** Times the floor of N volumes each way on a server no controller watches. */
@@ -198,6 +216,7 @@ export async function runProvisionFloor(opts: BenchOptions, server: BenchServer,
       deleteMs: reclaim.result,
       requests: { provision: provision.byVerb, delete: reclaim.byVerb },
       requestsPerVolume: { provision: provision.perVolume, delete: reclaim.perVolume },
+      cpuMsPerVolume: { provision: provision.cpu, delete: reclaim.cpu },
     };
   } finally {
     client.close();

@@ -50,6 +50,14 @@ export function floorRows(scenario: string, storage: string, s: ProvisionSizeSam
     return `${way} ${m === null || Number.isNaN(m) ? 'n/a' : m.toFixed(2)}`;
   });
   rows.push({ scenario, label: `floor requests per volume (bench's own included), ${storage}, ${size}`, status: 'ok', measured: requests.join(', ') });
+  const cpu = WAYS.map((way) => {
+    const of = (pick: (f: FloorSample) => number | null): string => {
+      const values = s.floor.map(pick);
+      return values.includes(null) ? 'n/a' : formatNumber(median(values as number[]), 2);
+    };
+    return `${way} ${of((f) => f.cpuMsPerVolume[way].client)} ms client, ${of((f) => f.cpuMsPerVolume[way].server)} ms API server`;
+  });
+  rows.push({ scenario, label: `floor CPU per volume, ${storage}, ${size}`, status: 'ok', measured: cpu.join('; ') });
   return rows;
 }
 

@@ -31,6 +31,7 @@ const floor = (provisionMs: number, deleteMs: number): FloorSample => ({
   deleteMs,
   requests: { provision: null, delete: null },
   requestsPerVolume: { provision: 10, delete: 8 },
+  cpuMsPerVolume: { provision: { client: 1, server: 1 }, delete: { client: 1, server: 1 } },
 });
 
 test('time / floor is the median of per-repetition ratios, each way, against ≤ 1.5×', () => {
