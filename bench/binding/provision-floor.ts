@@ -8,8 +8,9 @@
  * record unlinked and the record directory fsynced. Per volume that is 10 requests to provision
  * (the bench's claim create and the controller's 9) and 8 to delete (the bench's claim delete,
  * a pod list, the claim's finalizer off, PV status Released, the attempt charged, the backing
- * deletion recorded, the DELETE, the finalizers off). A controller could not be faster than this on
- * the same server and disk. It runs on the controller run's server, after that controller has
+ * deletion recorded, the DELETE, the finalizers off). Each task has one request in flight, as
+ * the bind floor's does; a controller that keeps more in flight (its workers, plugin calls and
+ * event writes overlap) can beat it on a machine where round trips, not CPU, bound the rate. It runs on the controller run's server, after that controller has
  * stopped, on its own claims and its own root.
  */
 import { constants as C, mkdirSync, promises as fs } from 'node:fs';
