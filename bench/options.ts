@@ -45,6 +45,7 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     .option('--quick', 'one-minute smoke run: small sizes, 3 repetitions', false)
     .option('--scenario <names>', `comma-separated: ${scenarioNames.join(', ')} (default: all)`)
     .option('--n <sizes>', 'sizes for bind, comma-separated (default 1000,10000; quick 100); provision uses the smallest', parseSizes)
+    .option('--provision-n <sizes>', 'claim counts for provision, comma-separated (default: the smallest --n, else 1000; quick 50)', parseSizes)
     .option('--storage <kind>', 'API server storage: memory, sqlite or both', parseStorage, ['memory', 'sqlite'])
     .option('--kubeconfig <file>', 'run the client-side scenarios against this cluster')
     .option('--real-cluster', 'side by side with kube-controller-manager on a kube-apiserver + etcd the bench starts (npm run cluster:build first)', false)
@@ -65,6 +66,7 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     quick: boolean;
     scenario?: string;
     n?: number[];
+    provisionN?: number[];
     storage: StorageKind[];
     kubeconfig?: string;
     realCluster: boolean;
@@ -80,6 +82,7 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     quick: o.quick,
     scenarios: o.scenario ? o.scenario.split(',').map((s) => s.trim()).filter(Boolean) : [],
     sizes: o.n,
+    provisionSizes: o.provisionN,
     storages: o.storage,
     kubeconfig: o.kubeconfig ? resolve(o.kubeconfig) : undefined,
     realCluster: o.realCluster,

@@ -13,6 +13,8 @@ export interface BenchOptions {
   scenarios: string[];
   /** Sizes for the size-dependent scenarios (bind, provision); undefined: the scenario's defaults. */
   sizes: number[] | undefined;
+  /** Claim counts for provision (--provision-n); undefined: the smallest of `sizes`, else its default. */
+  provisionSizes?: number[];
   storages: StorageKind[];
   /** Run client-side scenarios against this cluster instead of a child API server. */
   kubeconfig: string | undefined;

@@ -17,7 +17,7 @@ import { BENCH_NAMESPACE, namespaceObject, provisioningClaim, storageClass } fro
 import { startProgress } from '../progress.js';
 import { cpuSnapshot, cpuSpent } from '../proc/child.js';
 import { controllerAlive, type RunningControllerProcess } from '../proc/controller.js';
-import { requestsBetween, type BenchServer } from '../proc/servers.js';
+import { requestsBetween, type BenchServer, type ServerStats } from '../proc/servers.js';
 import type { BenchOptions } from '../scenario.js';
 import { trackBound } from './bound-watch.js';
 import { trackDeletedVolumes } from './deleted-watch.js';
@@ -47,6 +47,18 @@ export interface Traffic {
   /** CPU time (user + system, /proc) per volume of the controller and of the API server; null when unreadable or a cluster. */
   controllerCpuMsPerVolume: number | null;
   serverCpuMsPerVolume: number | null;
+  /** Requests per volume by "verb resource" (server counters, the bench's own included); null on a cluster. */
+  byVerbResourcePerVolume: Record<string, number> | null;
+}
+
+/** Per-volume request counts by "verb resource" between two counter reads. */
+export function perVolumeByVerb(before: ServerStats, after: ServerStats, n: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, count] of Object.entries(after.byVerbResource)) {
+    const delta = count - (before.byVerbResource[key] ?? 0);
+    if (delta > 0) out[key] = Number((delta / n).toFixed(3));
+  }
+  return out;
 }
 
 /** What the controller cost the API server while `work` ran, per volume; the bench made `benchRequests` of the requests (its writes bump the RV by one each). */
@@ -76,6 +88,7 @@ async function measured(
       conflictsPerVolume: both ? (statsAfter.conflicts - statsBefore.conflicts) / n : null,
       controllerCpuMsPerVolume: cpu.controller,
       serverCpuMsPerVolume: cpu.server,
+      byVerbResourcePerVolume: both ? perVolumeByVerb(statsBefore, statsAfter, n) : null,
     },
   };
 }

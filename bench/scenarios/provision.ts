@@ -3,12 +3,14 @@
  * process, then reclaim them (policy Delete): volumes/s for each direction, median over
  * repetitions, each on a fresh API server and a fresh host-path root.
  */
+import { runProvisionFloor } from '../binding/provision-floor.js';
 import { runProvision, type ProvisionLauncher, type ProvisionSample } from '../binding/provision-run.js';
 import { note } from '../progress.js';
 import { commandHelp, hasFlag, startController, type OptionalFlag } from '../proc/controller.js';
 import { embeddedServerUnavailable, missingCommand, startApiServer } from '../proc/servers.js';
 import { checkAtLeast, failedRow, heavyRepetitions, skippedRow, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult, type StorageKind } from '../scenario.js';
 import { formatNumber, median } from '../stats.js';
+import { baselineRows, flatRows, floorRows, type ProvisionSizeSamples } from './provision-rows.js';
 
 const NAME = 'provision';
 const TARGET_PER_SECOND = 300;
@@ -20,10 +22,11 @@ export function hostPathRootFlag(): string | undefined {
 }
 
 /** Our controller with the host-path plugin on the run's root. */
-export function launchHostPathController(opts: BenchOptions, rootFlag: string, extra: OptionalFlag[] = []): ProvisionLauncher {
+export function launchHostPathController(opts: BenchOptions, rootFlag: string, extra: OptionalFlag[] = [], cli?: string): ProvisionLauncher {
   return async (kubeconfig, root) =>
     startController(opts, {
       kubeconfig,
+      ...(cli ? { cli } : {}),
       flags: [
         { flag: rootFlag, args: [rootFlag, root] },
         // Usage measurement has its own scenario (usage-collection): a `du` pass over the fresh
@@ -76,34 +79,54 @@ function rows(storage: string, n: number, samples: ProvisionSample[]): ResultRow
   return out;
 }
 
+/**
+ * One repetition: our controller, then (at the run's smallest size, where the rate targets are)
+ * the floor on the same server; with --baseline, its controller on a fresh server.
+ */
+async function repetition(opts: BenchOptions, storage: StorageKind, n: number, rep: number, into: ProvisionSizeSamples, withFloor: boolean): Promise<void> {
+  const runId = `${Date.now().toString(36)}${rep}`;
+  const server = await startApiServer(opts, storage);
+  try {
+    into.ours.push(await runProvision(opts, server, runId, n, launchHostPathController(opts, hostPathRootFlag()!)));
+    if (withFloor) into.floor.push(await runProvisionFloor(opts, server, runId, n));
+  } finally {
+    await server.stop();
+  }
+  if (!opts.baselineCli) return;
+  note(`[${NAME}] ${storage} n=${n} repetition ${rep + 1}: baseline checkout's controller`);
+  const other = await startApiServer(opts, storage);
+  try {
+    into.baseline.push(await runProvision(opts, other, `${runId}b`, n, launchHostPathController(opts, hostPathRootFlag()!, [], opts.baselineCli)));
+  } finally {
+    await other.stop();
+  }
+}
+
 async function run(opts: BenchOptions): Promise<ScenarioResult> {
   const why = await unavailable(opts);
   if (why) return { rows: [skippedRow(NAME, 'provision and delete host-path volumes', why)], details: { skipped: why } };
-  const launch = launchHostPathController(opts, hostPathRootFlag()!);
-  // The target is at 1,000 volumes; with --n the smallest size given (provisioning 10k directories adds little).
-  const sizes = [opts.sizes ? Math.min(...opts.sizes) : opts.quick ? 50 : 1000];
+  // The rate targets are at 1,000 volumes; --provision-n 1000,10000 also shows whether the cost per volume stays flat.
+  const sizes = opts.provisionSizes ?? [opts.sizes ? Math.min(...opts.sizes) : opts.quick ? 50 : 1000];
   const reps = heavyRepetitions(opts);
   const result: ResultRow[] = [];
-  const details: Array<{ storage: StorageKind; n: number; samples: ProvisionSample[] }> = [];
+  const details: Array<{ storage: StorageKind } & ProvisionSizeSamples> = [];
   for (const storage of opts.storages) {
+    const measuredSizes: ProvisionSizeSamples[] = [];
     for (const n of sizes) {
-      const samples: ProvisionSample[] = [];
+      const samples: ProvisionSizeSamples = { n, ours: [], floor: [], baseline: [] };
       try {
         for (let rep = 0; rep < reps; rep++) {
           note(`[${NAME}] ${storage} n=${n} repetition ${rep + 1}/${reps}`);
-          const server = await startApiServer(opts, storage);
-          try {
-            samples.push(await runProvision(opts, server, `${Date.now().toString(36)}${rep}`, n, launch));
-          } finally {
-            await server.stop();
-          }
+          await repetition(opts, storage, n, rep, samples, n === Math.min(...sizes));
         }
-        result.push(...rows(storage, n, samples));
+        result.push(...rows(storage, n, samples.ours), ...floorRows(NAME, storage, samples), ...baselineRows(NAME, storage, samples));
+        measuredSizes.push(samples);
       } catch (err) {
         result.push(failedRow(NAME, `${storage}, ${n} claims`, err));
       }
-      details.push({ storage, n, samples });
+      details.push({ storage, ...samples });
     }
+    result.push(...flatRows(NAME, storage, measuredSizes));
   }
   return { rows: result, details: { sizes: details } };
 }

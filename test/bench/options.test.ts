@@ -28,6 +28,13 @@ describe('bench options', () => {
     assert.equal(options.cpuProf, true);
   });
 
+  it('--provision-n sizes the provision scenario on its own; without it provision follows --n', () => {
+    const { options } = parseBenchArgs(argv('--n', '1000,10000', '--provision-n', '1000,10000'), names);
+    assert.deepEqual(options.provisionSizes, [1000, 10000]);
+    assert.equal(parseBenchArgs(argv('--n', '500'), names).options.provisionSizes, undefined);
+    assert.throws(() => parseBenchArgs(argv('--provision-n', '0'), names), CommanderError);
+  });
+
   it('rejects an unknown storage and a non-numeric size', () => {
     assert.throws(() => parseBenchArgs(argv('--storage', 'etcd'), names), CommanderError);
     assert.throws(() => parseBenchArgs(argv('--n', 'ten'), names), CommanderError);

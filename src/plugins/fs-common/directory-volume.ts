@@ -20,7 +20,7 @@ import {
 } from './safe-path.js';
 import { isBackingNameOfCluster, pvNameOfBackingName } from '../naming.js';
 import { PluginError, type BackingVolume, type ParameterProblem, type ProvisionRequest, type StrayFile } from '../plugin.js';
-import { listRecords, readRecord, RECORD_DIR, RecordExists, removeRecord, writeRecord, type VolumeRecord } from './metadata-record.js';
+import { listRecords, readRecord, RECORD_DIR, recordsNear, RecordExists, removeRecord, writeRecord, type VolumeRecord } from './metadata-record.js';
 import { listTemporaryRecords, removeTemporaryRecords, STRAY_TEMPORARY_AGE_MS } from './record-temporaries.js';
 
 /** NAME_MAX (255) less room for "archived-" + a timestamp suffix and the record's ".json.<rand>". */
@@ -144,7 +144,7 @@ export async function containedVolumePath(
   const contained = await resolveInsideRoot(roots, path);
   const rel = posix.relative(contained.root, contained.path);
   if (rel.split('/')[0] === RECORD_DIR) throw unsafe(path, roots, `"${RECORD_DIR}" holds volume records, not volumes`);
-  for (const record of await listRecords(contained.root)) {
+  for (const record of await recordsNear(contained.root, rel, backingName)) {
     const problem = overlapProblem(record, rel, backingName, pvName);
     if (problem) throw unsafe(path, roots, problem);
   }

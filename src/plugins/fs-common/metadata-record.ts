@@ -8,8 +8,8 @@
  * A record is written once and never replaced (hard link of a complete temporary file, which
  * fails when the name exists): so a record's file name identifies its content for as long as the
  * file exists, and `listRecords` can keep what it has read in memory and read only names it has
- * not seen. Without that every delete, which checks the path against every other volume, read
- * every record file: O(volumes) opens per delete, ~11 deletes/s at 1,000 volumes.
+ * not seen (capacity accounting and `orphans` list every record). A delete's path check reads
+ * only the records near its path, by name (recordsNear, record-lookup.ts).
  *
  * A writer killed between creating its temporary file and linking it leaves that file behind
  * (`<backingName>.json.<8 hex>`, never a record): record-temporaries.ts lists and removes those.
@@ -24,6 +24,7 @@ import {
 } from '../../kube/annotations.js';
 import { PluginError } from '../plugin.js';
 import { isErrno, isSafeComponent } from './safe-path.js';
+import { isRecordSubPath, markedBelow, namesAtOrAbove, properPrefixes, removePrefixMarkers, writePrefixMarkers } from './record-lookup.js';
 
 /** Directory, directly under a root, that holds the records. Never a volume. */
 export const RECORD_DIR = '.pv-controller';
@@ -89,6 +90,7 @@ function isVolumeRecord(value: unknown): value is VolumeRecord {
     typeof r.backingName === 'string' &&
     typeof r.clusterName === 'string' &&
     typeof r.subPath === 'string' &&
+    isRecordSubPath(r.subPath, r.backingName) &&
     typeof r.plugin === 'string' &&
     typeof tags === 'object' &&
     tags !== null &&
@@ -130,7 +132,11 @@ export async function readRecord(root: string, backingName: string): Promise<Vol
  */
 export async function writeRecord(root: string, record: VolumeRecord): Promise<void> {
   const path = recordPath(root, record.backingName);
+  if (!isRecordSubPath(record.subPath, record.backingName)) {
+    throw new PluginError('InvalidParameter', `sub-path "${record.subPath}" does not end in the backing name "${record.backingName}"`, false);
+  }
   await ensureRecordDir(root);
+  await writePrefixMarkers(recordDir(root), record.backingName, record.subPath);
   const tmp = `${path}.${randomBytes(4).toString('hex')}`; // what isTemporaryRecordName matches
   const handle = await fs.open(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
   try {
@@ -159,6 +165,8 @@ export class RecordExists extends PluginError {
 }
 
 export async function removeRecord(root: string, backingName: string): Promise<void> {
+  // Its sub-path names its prefix markers, which go after it (see record-lookup.ts).
+  const record = await readRecord(root, backingName).catch(() => undefined);
   try {
     await fs.unlink(recordPath(root, backingName));
   } catch (err) {
@@ -166,6 +174,47 @@ export async function removeRecord(root: string, backingName: string): Promise<v
     throw err;
   }
   await syncDirectory(recordDir(root));
+  if (record) await removePrefixMarkers(recordDir(root), backingName, record.subPath);
+}
+
+/**
+ * Per root, the one pass (per process) that gives nested records written without prefix markers
+ * their markers, so the lookups below find them too.
+ */
+const markedRoots = new Map<string, Promise<void>>();
+
+function ensurePrefixMarkers(root: string): Promise<void> {
+  let pass = markedRoots.get(root);
+  if (!pass) {
+    pass = (async () => {
+      for (const record of await listRecords(root)) {
+        if (properPrefixes(record.subPath).length > 0) await writePrefixMarkers(recordDir(root), record.backingName, record.subPath);
+      }
+    })();
+    markedRoots.set(root, pass);
+    pass.catch(() => markedRoots.delete(root));
+  }
+  return pass;
+}
+
+/**
+ * Every record under `root` whose volume is at `rel`, at one of its ancestors, below it, or whose
+ * backing name is `backingName`: what a path check for `rel` must see, read by name (O(depth of
+ * `rel` + records below it)), never by listing. Skips what listRecords skips.
+ */
+export async function recordsNear(root: string, rel: string, backingName: string): Promise<VolumeRecord[]> {
+  await ensurePrefixMarkers(root);
+  const names = new Set([...namesAtOrAbove(rel), backingName, ...(await markedBelow(recordDir(root), rel))]);
+  const records: VolumeRecord[] = [];
+  for (const name of names) {
+    if (!isPlainBackingName(name)) continue;
+    const record = await readRecord(root, name).catch((err: unknown) => {
+      if (err instanceof PluginError) return undefined;
+      throw err;
+    });
+    if (record) records.push(record);
+  }
+  return records;
 }
 
 /**
