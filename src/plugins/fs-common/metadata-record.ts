@@ -24,7 +24,7 @@ import {
 } from '../../kube/annotations.js';
 import { PluginError } from '../plugin.js';
 import { isErrno, isSafeComponent } from './safe-path.js';
-import { isRecordSubPath, markedBelow, namesAtOrAbove, properPrefixes, removePrefixMarkers, writePrefixMarkers } from './record-lookup.js';
+import { isRecordSubPath, markedBelow, namesAtOrAbove, properPrefixes, removePrefixMarkers, syncDirectory, writePrefixMarkers } from './record-lookup.js';
 
 /** Directory, directly under a root, that holds the records. Never a volume. */
 export const RECORD_DIR = '.pv-controller';
@@ -269,15 +269,6 @@ export async function listRecords(root: string): Promise<VolumeRecord[]> {
     if (record) records.push(record);
   }
   return records;
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await fs.open(dir, C.O_RDONLY | C.O_DIRECTORY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** The name writeRecord gives its temporary file, `<backingName>.json.<8 lowercase hex>`, and no other. */

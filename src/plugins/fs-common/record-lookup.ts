@@ -36,13 +36,32 @@ function markerDir(recordDir: string, prefix: string): string {
   return posix.join(recordDir, PREFIX_DIR, createHash('sha256').update(prefix).digest('hex'));
 }
 
-async function mkdirExisting(dir: string): Promise<void> {
-  await fs.mkdir(dir, { mode: 0o700 }).catch((err: unknown) => {
-    if (!isErrno(err, 'EEXIST')) throw err;
-  });
+/** Makes the entries of `dir` durable (a created or removed name survives a power loss). */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fs.open(dir, C.O_RDONLY | C.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
-/** Creates the markers of a nested record (idempotent); before the record is written. */
+/** Creates `dir` if missing; a new one is made durable in its parent. */
+async function mkdirExisting(dir: string): Promise<void> {
+  try {
+    await fs.mkdir(dir, { mode: 0o700 });
+  } catch (err) {
+    if (isErrno(err, 'EEXIST')) return;
+    throw err;
+  }
+  await syncDirectory(posix.dirname(dir));
+}
+
+/**
+ * Creates the markers of a nested record (idempotent); before the record is written. Each marker
+ * is synced before the record is: a record that survives a power loss without its markers would
+ * be invisible to the check that keeps a delete off the volumes below its path.
+ */
 export async function writePrefixMarkers(recordDir: string, backingName: string, subPath: string): Promise<void> {
   const prefixes = properPrefixes(subPath);
   if (prefixes.length === 0) return;
@@ -52,6 +71,7 @@ export async function writePrefixMarkers(recordDir: string, backingName: string,
     await mkdirExisting(dir);
     const handle = await fs.open(posix.join(dir, backingName), C.O_WRONLY | C.O_CREAT | C.O_NOFOLLOW, 0o600);
     await handle.close();
+    await syncDirectory(dir);
   }
 }
 
