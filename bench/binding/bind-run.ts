@@ -59,9 +59,15 @@ async function createClaim(client: BenchClient, runId: string, index: number): P
   await client.core.createNamespacedPersistentVolumeClaim({ namespace: BENCH_NAMESPACE, body });
 }
 
+/**
+ * How long the canary may take: the controller first lists and syncs the N PVs of the set-up
+ * (at 100,000 on a busy machine, well over a minute), so the allowance grows with N.
+ */
+const canaryAllowanceMs = (n: number): number => 60_000 + 3 * n;
+
 async function bindCanary(client: BenchClient, runId: string, n: number, tracker: BoundTracker, alive: () => void): Promise<void> {
   await createClaim(client, runId, n);
-  await tracker.waitForBound(pairSpec(runId, n).claimName, 1, alive, 60_000);
+  await tracker.waitForBound(pairSpec(runId, n).claimName, 1, alive, canaryAllowanceMs(n));
 }
 
 async function createClaimsUntilBound(
