@@ -53,6 +53,7 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     .option('--writes <n>', 'measured writes per loop in the apiserver scenario (default 10000; quick 500)', parsePositive)
     .option('--concurrency <n>', 'in-flight requests per client loop and controller workers', parsePositive, 16)
     .option('--baseline <checkout>', 'another built checkout (e.g. a git worktree of an older commit): apiserver and bind measure its server beside this one, same run', parseBaseline)
+    .option('--no-floor', 'bind: skip the write floor (for sizes that take too long to run twice)')
     .option('--cpu-prof', 'pass --cpu-prof to the child processes (profiles in the results dir)', false)
     .option('--results-dir <dir>', 'where JSON records go', join(benchRoot(), 'results'))
     .option('--list', 'list the scenarios and exit', false)
@@ -74,6 +75,7 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     writes?: number;
     concurrency: number;
     cpuProf: boolean;
+    floor: boolean;
     baseline?: string;
     resultsDir: string;
     list: boolean;
@@ -87,6 +89,7 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     kubeconfig: o.kubeconfig ? resolve(o.kubeconfig) : undefined,
     realCluster: o.realCluster,
     cpuProf: o.cpuProf,
+    noFloor: !o.floor,
     baselineCli: o.baseline,
     repetitions: o.repetitions ?? (o.quick ? 3 : 5),
     repetitionsGiven: o.repetitions !== undefined,

@@ -22,6 +22,8 @@ export interface BenchOptions {
   realCluster: boolean;
   /** Pass `--cpu-prof` to every child process (profiles land in resultsDir). */
   cpuProf: boolean;
+  /** bind: skip the write floor (a run too large to afford it twice, e.g. 100,000 pairs). */
+  noFloor: boolean;
   /** The compiled CLI of a second checkout measured beside this one (--baseline); undefined: none. */
   baselineCli?: string;
   /** How many times each measurement is repeated; the table reports medians. */

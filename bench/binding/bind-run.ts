@@ -11,7 +11,7 @@ import { connect, currentResourceVersion, type BenchClient } from '../client/kub
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, claimFor, pairSpec } from '../fixtures.js';
 import { startProgress } from '../progress.js';
-import { cpuSnapshot, cpuSpent } from '../proc/child.js';
+import { cpuSnapshot, cpuSpent, ownCpuMsSince, peakRssBytes } from '../proc/child.js';
 import { controllerAlive, startController, type OptionalFlag, type RunningControllerProcess } from '../proc/controller.js';
 import { requestsBetween, type BenchServer } from '../proc/servers.js';
 import type { BenchOptions } from '../scenario.js';
@@ -32,9 +32,13 @@ export interface BindSample {
   /** CPU time (user + system, /proc) the controller and the API server spent in the bind window; null when unreadable. */
   controllerCpuMs: number | null;
   serverCpuMs: number | null;
+  /** CPU ms of the bench's own process in the window (its claim creates and its Bound watch). */
+  clientCpuMs: number;
   /** Distinct volumes the claims were bound to (should equal N). */
   distinctVolumes: number;
   controllerPeakRssBytes: number | null;
+  /** VmHWM of the API server's process (its first process: kube-apiserver, not etcd); null when unreadable. */
+  serverPeakRssBytes: number | null;
   /** The timed window on the wall clock (ms since the epoch) and SETTLE_MS more, to find its requests in an audit log. */
   windowWallMs: WallWindow;
   /** Times the server ended the Bound watch and it was resumed; a re-list stamps claims late. */
@@ -55,9 +59,16 @@ async function createClaim(client: BenchClient, runId: string, index: number): P
   await client.core.createNamespacedPersistentVolumeClaim({ namespace: BENCH_NAMESPACE, body });
 }
 
+/**
+ * How long the canary may take: the controller first lists and syncs the N PVs of the set-up
+ * (5,000 took 13 s and 20,000 took 26 s on a busy machine; 100,000 took over 6 minutes there),
+ * so the allowance grows with N. The controller is checked alive all the while.
+ */
+const canaryAllowanceMs = (n: number): number => 60_000 + 10 * n;
+
 async function bindCanary(client: BenchClient, runId: string, n: number, tracker: BoundTracker, alive: () => void): Promise<void> {
   await createClaim(client, runId, n);
-  await tracker.waitForBound(pairSpec(runId, n).claimName, 1, alive, 60_000);
+  await tracker.waitForBound(pairSpec(runId, n).claimName, 1, alive, canaryAllowanceMs(n));
 }
 
 async function createClaimsUntilBound(
@@ -106,9 +117,11 @@ export async function runBind(
     const rvBefore = await currentResourceVersion(client);
     const statsBefore = await server.stats();
     const cpuBefore = cpuSnapshot(controller.pid, server.pids);
+    const clientCpuBefore = process.cpuUsage();
     const wallFrom = Date.now();
     const { startedAt, createdAt } = await createClaimsUntilBound(opts, client, runId, n, tracker, alive);
     const cpu = cpuSpent(cpuBefore, cpuSnapshot(controller.pid, server.pids));
+    const clientCpuMs = ownCpuMsSince(clientCpuBefore);
     const wallTo = await settled();
     const statsAfter = await server.stats();
     const rvAfter = await currentResourceVersion(client);
@@ -128,8 +141,10 @@ export async function runBind(
       conflicts: statsBefore && statsAfter ? statsAfter.conflicts - statsBefore.conflicts : null,
       controllerCpuMs: cpu.controller,
       serverCpuMs: cpu.server,
+      clientCpuMs,
       distinctVolumes: volumes.size - 1, // minus the canary's
       controllerPeakRssBytes: controller.peakRss(),
+      serverPeakRssBytes: server.pids.length > 0 ? peakRssBytes(server.pids[0]) : null,
       windowWallMs: { from: wallFrom, to: wallTo },
       watchResumes: tracker.resumes(),
     };

@@ -12,6 +12,7 @@ import type { PersistentVolume } from '../../src/kube/types.js';
 import { connect, type BenchClient } from '../client/kube-client.js';
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, claimFor, pairSpec } from '../fixtures.js';
+import { ownCpuMsSince, serverCpuTimeMs } from '../proc/child.js';
 import type { BenchServer } from '../proc/servers.js';
 import { startProgress } from '../progress.js';
 import type { BenchOptions } from '../scenario.js';
@@ -65,13 +66,25 @@ export async function runWriteFloor(
   }
 }
 
+export interface FloorSample {
+  ms: number;
+  /** CPU ms (user + system) the API server and the bench's own process spent in the timed loop; null when unreadable. */
+  serverCpuMs: number | null;
+  clientCpuMs: number;
+}
+
 /** The floor on a running server: the bind run's untimed set-up, then the timed hand-binding. */
-export async function measureFloorOn(opts: BenchOptions, server: BenchServer, runId: string, n: number, label: string): Promise<number> {
+export async function measureFloorOn(opts: BenchOptions, server: BenchServer, runId: string, n: number, label: string): Promise<FloorSample> {
   const client = await connect(server.kubeconfig);
   try {
     await ensureNamespaceAndClasses(client, runId);
     const volumes = await createAvailableVolumes(client, runId, n, opts.concurrency, `floor ${n}`);
-    return await runWriteFloor(client, runId, volumes, opts.concurrency, label);
+    const serverBefore = serverCpuTimeMs(server.pids);
+    const clientBefore = process.cpuUsage();
+    const ms = await runWriteFloor(client, runId, volumes, opts.concurrency, label);
+    const clientCpuMs = ownCpuMsSince(clientBefore);
+    const serverAfter = serverCpuTimeMs(server.pids);
+    return { ms, serverCpuMs: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore, clientCpuMs };
   } finally {
     if (server.kind === 'cluster') await deleteRunObjects(client, runId, n, opts.concurrency);
     client.close();

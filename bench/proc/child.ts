@@ -126,11 +126,21 @@ export interface CpuSnapshot {
   server: number | null;
 }
 
-/** The server's CPU is the sum over its processes (kube-apiserver and etcd are two). */
-export function cpuSnapshot(controllerPid: number, serverPids: readonly number[]): CpuSnapshot {
+/** The server's CPU is the sum over its processes (kube-apiserver and etcd are two); null if any is unreadable. */
+export function serverCpuTimeMs(serverPids: readonly number[]): number | null {
   const server = serverPids.map(cpuTimeMs);
   const known = server.length > 0 && server.every((ms) => ms !== null);
-  return { controller: cpuTimeMs(controllerPid), server: known ? server.reduce((a, b) => a! + b!, 0) : null };
+  return known ? server.reduce((a, b) => a! + b!, 0) : null;
+}
+
+export function cpuSnapshot(controllerPid: number, serverPids: readonly number[]): CpuSnapshot {
+  return { controller: cpuTimeMs(controllerPid), server: serverCpuTimeMs(serverPids) };
+}
+
+/** CPU ms (user + system) this process has spent since `since` (a process.cpuUsage() reading). */
+export function ownCpuMsSince(since: NodeJS.CpuUsage): number {
+  const spent = process.cpuUsage(since);
+  return (spent.user + spent.system) / 1000;
 }
 
 /** CPU ms each process spent between two snapshots, divided by `per` (null where unknown). */

@@ -8,18 +8,18 @@
  * over those.
  */
 import { runBind, type BindSample } from '../binding/bind-run.js';
-import { measureFloorOn } from '../binding/floor.js';
+import { measureFloorOn, type FloorSample } from '../binding/floor.js';
 import { newRunId } from '../fixtures.js';
 import { note } from '../progress.js';
 import { startController } from '../proc/controller.js';
 import { embeddedServerUnavailable, missingCommand, startApiServer } from '../proc/servers.js';
 import { failedRow, heavyRepetitions, skippedRow, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult, type StorageKind } from '../scenario.js';
-import { baselineRows, bindRows, floorOnlyRows, type SizeSamples } from './bind-rows.js';
+import { baselineRows, bindRows, flatnessRows, floorOnlyRows, type SizeSamples } from './bind-rows.js';
 
 const NAME = 'bind';
 
 
-async function measureFloor(opts: BenchOptions, storage: StorageKind, n: number, cli?: string): Promise<number> {
+async function measureFloor(opts: BenchOptions, storage: StorageKind, n: number, cli?: string): Promise<FloorSample> {
   const server = await startApiServer(opts, storage, cli);
   try {
     return await measureFloorOn(opts, server, newRunId(), n, `${storage} ${n}`);
@@ -38,14 +38,14 @@ async function measureBind(opts: BenchOptions, storage: StorageKind, n: number, 
 }
 
 async function measureSize(opts: BenchOptions, storage: StorageKind, n: number, withController: boolean): Promise<SizeSamples> {
-  const samples: SizeSamples = { storage, n, floorMs: [], binds: [] };
+  const samples: SizeSamples = { storage, n, floors: [], binds: [] };
   const reps = heavyRepetitions(opts);
   for (let rep = 0; rep < reps; rep++) {
     note(`[${NAME}] ${storage} n=${n} repetition ${rep + 1}/${reps}`);
     const floorFirst = rep % 2 === 1;
-    if (floorFirst) samples.floorMs.push(await measureFloor(opts, storage, n));
+    if (floorFirst && !opts.noFloor) samples.floors.push(await measureFloor(opts, storage, n));
     if (withController) samples.binds.push(await measureBind(opts, storage, n));
-    if (!floorFirst) samples.floorMs.push(await measureFloor(opts, storage, n));
+    if (!floorFirst && !opts.noFloor) samples.floors.push(await measureFloor(opts, storage, n));
     if (opts.baselineCli) await measureBaseline(opts, storage, n, withController, samples);
   }
   return samples;
@@ -55,7 +55,7 @@ async function measureSize(opts: BenchOptions, storage: StorageKind, n: number, 
 async function measureBaseline(opts: BenchOptions, storage: StorageKind, n: number, withController: boolean, samples: SizeSamples): Promise<void> {
   note(`[${NAME}] ${storage} n=${n} baseline checkout`);
   samples.baseline ??= { floorMs: [], binds: [] };
-  samples.baseline.floorMs.push(await measureFloor(opts, storage, n, opts.baselineCli));
+  if (!opts.noFloor) samples.baseline.floorMs.push((await measureFloor(opts, storage, n, opts.baselineCli)).ms);
   if (withController) samples.baseline.binds.push(await measureBind(opts, storage, n, opts.baselineCli));
 }
 
@@ -82,6 +82,7 @@ async function run(opts: BenchOptions): Promise<ScenarioResult> {
       }
     }
   }
+  rows.push(...flatnessRows(NAME, details));
   return { rows, details: { concurrency: opts.concurrency, sizes: details } };
 }
 

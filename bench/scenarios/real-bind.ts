@@ -45,8 +45,8 @@ async function measureSize(opts: BenchOptions, n: number): Promise<RealBindSampl
     for (const side of rotated(['floor', 'ours', 'kcm'] as const, rep)) {
       note(`[${NAME}] n=${n} repetition ${rep + 1}/${reps}: ${side === 'floor' ? 'write floor' : SIDE_NAMES[side]}`);
       if (side === 'floor') {
-        const ms = await withKubeApiServer(opts, 'kube-floor', (server) => measureFloorOn(opts, server, newRunId(), n, `kube-apiserver ${n}`));
-        samples.floorMs.push(ms);
+        const floor = await withKubeApiServer(opts, 'kube-floor', (server) => measureFloorOn(opts, server, newRunId(), n, `kube-apiserver ${n}`));
+        samples.floorMs.push(floor.ms);
       } else {
         samples[side].push(await bindWith(opts, side, n));
       }

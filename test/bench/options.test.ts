@@ -35,6 +35,11 @@ describe('bench options', () => {
     assert.throws(() => parseBenchArgs(argv('--provision-n', '0'), names), CommanderError);
   });
 
+  it('--no-floor skips the write floor; by default it runs', () => {
+    assert.equal(parseBenchArgs(argv(), names).options.noFloor, false);
+    assert.equal(parseBenchArgs(argv('--scenario', 'bind', '--n', '100000', '--no-floor'), names).options.noFloor, true);
+  });
+
   it('rejects an unknown storage and a non-numeric size', () => {
     assert.throws(() => parseBenchArgs(argv('--storage', 'etcd'), names), CommanderError);
     assert.throws(() => parseBenchArgs(argv('--n', 'ten'), names), CommanderError);

@@ -23,7 +23,7 @@ import {
   volumeModeOf,
 } from '../../kube/volume-helpers.js';
 import { ANN_SELECTED_NODE } from '../../kube/annotations.js';
-import { isNewerCopy } from '../../kube-client/cache/resource-version.js';
+import { isNewerCopy, rvNumber } from '../../kube-client/cache/resource-version.js';
 import { CapacityBucket, type LookupCounters } from './capacity-bucket.js';
 import {
   capacityBytesOf,
@@ -55,6 +55,12 @@ const SEP = '\u0000';
 
 function shapeKeyOf(cls: string, volumeMode: string, vac: string): string {
   return [cls, volumeMode, vac].join(SEP);
+}
+
+/** Both copies carry the same integer resourceVersion of the same object (uid). */
+function isSameVersion(a: PersistentVolume, b: PersistentVolume): boolean {
+  const rv = rvNumber(a.metadata.resourceVersion);
+  return rv >= 0 && rv === rvNumber(b.metadata.resourceVersion) && a.metadata.uid === b.metadata.uid;
 }
 
 function isFreeCandidate(pv: PersistentVolume): boolean {
@@ -91,7 +97,9 @@ export class VolumeIndex {
     if (!name) return;
     const held = this.byName.get(name);
     if (held) {
-      if (isNewerCopy(held.pv, pv)) return;
+      // The same version again (the informer's echo of a write whose answer is already held)
+      // is the same content: re-placing it would only redo the bucket work.
+      if (isNewerCopy(held.pv, pv) || isSameVersion(held.pv, pv)) return;
       this.unplace(name, held);
     }
     this.place(name, pv);

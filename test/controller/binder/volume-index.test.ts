@@ -154,6 +154,21 @@ test('an older copy of a volume does not replace a newer one, and removed volume
   assert.equal(nameOf(index.findBestMatch(claim('c', '1Gi'), false)), 'v');
 });
 
+test('the same version of a volume again (an informer echo of a write already held) keeps the copy held', () => {
+  const index = new VolumeIndex();
+  const written = pv('v', '1Gi');
+  written.metadata.resourceVersion = '30';
+  const echo = structuredClone(written);
+  index.upsert(written);
+  index.upsert(echo);
+  assert.equal(index.get('v'), written);
+  assert.equal(nameOf(index.findBestMatch(claim('c', '1Gi'), false)), 'v');
+  const recreated = structuredClone(written);
+  recreated.metadata.uid = `${written.metadata.uid ?? ''}-again`;
+  index.upsert(recreated);
+  assert.equal(index.get('v'), recreated);
+});
+
 test('a volume leaving Available leaves the candidate set', () => {
   const index = indexOf(pv('v', '1Gi'));
   const taken = pv('v', '1Gi', { phase: 'Bound', claim: claim('x', '1Gi') });
