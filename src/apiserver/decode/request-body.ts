@@ -11,6 +11,7 @@
 import { ApiError, BadRequestError } from '../../kube/errors.js';
 import { MAX_BODY_BYTES } from '../http-io.js';
 import { decodeObject, PROTOBUF_MEDIA_TYPE, ProtobufDecodeError } from '../protobuf/envelope.js';
+import { goJsonSyntaxError } from './go-json-syntax.js';
 import { summarizeBody } from './go-text.js';
 import { depthExceededMessage, MAX_NESTING_DEPTH } from './typed-decoder.js';
 import { parseYamlDocument, YamlBodyError } from './yaml-body.js';
@@ -96,8 +97,10 @@ function problemText(problem: ValueProblem, format: BodyFormat): string {
   return format === 'yaml' ? `yaml: exceeded max depth of ${MAX_NESTING_DEPTH}` : depthExceededMessage(problem.container);
 }
 
-/** Go's wording of a JSON syntax error, from V8's ("Unexpected end of JSON input"). */
-function jsonSyntaxDetail(err: unknown): string {
+/** Go's wording of the syntax error JSON.parse found (V8's, lower-cased, should Go's scanner disagree). */
+function jsonSyntaxDetail(raw: Uint8Array, err: unknown): string {
+  const go = goJsonSyntaxError(raw);
+  if (go !== undefined) return go;
   const message = err instanceof Error ? err.message : String(err);
   return message.charAt(0).toLowerCase() + message.slice(1);
 }
@@ -165,7 +168,7 @@ export function parseRequestBody(raw: Uint8Array, role: BodyRole, format: BodyFo
     try {
       value = JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('utf8'));
     } catch (err) {
-      rejectBody(role, raw, jsonSyntaxDetail(err));
+      rejectBody(role, raw, jsonSyntaxDetail(raw, err));
     }
   }
   const limit = format === 'json' && role.role !== 'patch' ? GO_JSON_MAX_DEPTH : MAX_NESTING_DEPTH;
