@@ -46,6 +46,23 @@ describe('decode answers', () => {
     }
   });
 
+  test('a repeated field is refused under Strict and a warning under Warn, in document order with unknown fields, and decoded as Go decodes it', async () => {
+    const body = '{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"dup","annotations":{"x":"1"},"annotations":{"y":"1"}},' +
+      '"spec":{"zz":1,"zz":2,"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/tmp/x"},"hostPath":{"type":""},"accessModes":["ReadWriteMany"]}}';
+    const send = (mode: string): ReturnType<typeof api> =>
+      api(t.server, 'POST', `${PVS}?fieldValidation=${mode}&dryRun=All`, { rawBody: body, headers: { 'Content-Type': 'application/json' } });
+    const strict = await send('Strict');
+    assert.equal(strict.status, 400);
+    assert.equal(strict.json.message, 'PersistentVolume in version "v1" cannot be handled as a PersistentVolume: strict decoding error: ' +
+      'duplicate field "metadata.annotations", unknown field "spec.zz", duplicate field "spec.hostPath", duplicate field "spec.accessModes"');
+    const warn = await send('Warn');
+    assert.equal(warn.status, 201);
+    assert.equal(warn.headers.warning, '299 - "duplicate field \\"metadata.annotations\\"", 299 - "unknown field \\"spec.zz\\"", ' +
+      '299 - "duplicate field \\"spec.hostPath\\"", 299 - "duplicate field \\"spec.accessModes\\""');
+    assert.deepEqual(warn.json.metadata.annotations, { x: '1', y: '1' });
+    assert.deepEqual([warn.json.spec.hostPath, warn.json.spec.accessModes], [{ path: '/tmp/x', type: '' }, ['ReadWriteMany']]);
+  });
+
   test("a body that is not JSON is refused with encoding/json's syntax error", async () => {
     const r = await api(t.server, 'POST', PVS, { rawBody: '{"apiVersion":"v1",}', headers: { 'Content-Type': 'application/json' } });
     assert.equal(r.status, 400);
