@@ -51,7 +51,6 @@ export const DELIBERATE_DIFFERENCES: Record<string, AnswerSummary> = {
 export const KNOWN_GAPS: Record<string, string> = {
   'yaml-tab-indent': "the yaml library's error text, not go-yaml's",
   'json-nul-in-name': 'the name at the head of the message is not Go-quoted (\\x00)',
-  'json-accessmodes-object': 'Go names the element type v1.PersistentVolumeAccessMode, the schema only string',
   'json-empty-object': 'validation stops at the missing name; kube-apiserver reports every missing field, and no details.name',
   'yaml-two-documents': 'as json-empty-object',
   'quantity-negative': 'kube-apiserver adds a "must be a valid resource quantity" cause',
