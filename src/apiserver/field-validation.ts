@@ -9,7 +9,9 @@
 import type { KubeObject } from '../kube/types.js';
 import { goQuote } from './decode/go-text.js';
 import { schemaForKind } from './decode/schema.js';
-import { decodeTyped, DecodeError } from './decode/typed-decoder.js';
+import type { DuplicateFields } from './decode/duplicate-fields.js';
+import { duplicateFieldsOf } from './decode/request-body.js';
+import { decodeTyped, DecodeError, MAX_UNKNOWN_FIELDS } from './decode/typed-decoder.js';
 import type { ResourceInfo } from './resources/strategy.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -22,16 +24,34 @@ export interface DecodedObject {
 
 /**
  * A fresh, typed copy of `body` as its kind: throws DecodeError (Go's text) for a value of
- * the wrong type, and under Strict for unknown fields; Warn returns them as warnings.
+ * the wrong type, and under Strict for unknown or duplicate fields; Warn returns them as
+ * warnings, in document order as Go's strict decoder lists them.
  */
 export function decodeKindObject(info: ResourceInfo, body: Record<string, unknown>, level: FieldValidation): DecodedObject {
   const { value, unknownFields } = decodeTyped(body, schemaForKind(info.group, info.version, info.kind));
   const object = value as KubeObject;
   object.metadata ??= {};
-  if (unknownFields.length === 0 || level === 'Ignore') return { object, warnings: [] };
-  const messages = unknownFields.map((path) => `unknown field ${goQuote(path)}`);
+  if (level === 'Ignore') return { object, warnings: [] };
+  const messages = strictDecodingErrors(unknownFields, duplicateFieldsOf(body));
+  if (messages.length === 0) return { object, warnings: [] };
   if (level === 'Strict') throw new DecodeError(`strict decoding error: ${messages.join(', ')}`);
   return { object, warnings: messages };
+}
+
+/**
+ * Unknown and duplicate fields as sigs.k8s.io/json reports them: in the order it meets them,
+ * leaving out repetitions of an unknown field and inside one (Go skips its value unread).
+ */
+function strictDecodingErrors(unknownFields: string[], found: DuplicateFields | undefined): string[] {
+  const unknown = unknownFields.map((path) => `unknown field ${goQuote(path)}`);
+  if (found === undefined) return unknown;
+  const insideUnknown = (path: string): boolean =>
+    unknownFields.some((u) => path === u || path.startsWith(`${u}.`) || path.startsWith(`${u}[`));
+  const placed = [
+    ...unknownFields.map((path, i) => ({ offset: found.firstOffsets.get(path) ?? 0, message: unknown[i] })),
+    ...found.duplicates.filter((d) => !insideUnknown(d.path)).map((d) => ({ offset: d.offset, message: `duplicate field ${goQuote(d.path)}` })),
+  ];
+  return placed.sort((a, b) => a.offset - b.offset).slice(0, MAX_UNKNOWN_FIELDS).map((p) => p.message);
 }
 
 /** kube-apiserver's warning recorder: past 4,096 runes in all, each warning is cut to 256. */

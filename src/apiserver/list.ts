@@ -4,6 +4,8 @@
  */
 import { ApiError, BadRequestError, ExpiredError } from '../kube/errors.js';
 import type { KubeObject, ObjectList } from '../kube/types.js';
+import { goJsonSyntaxError } from './decode/go-json-syntax.js';
+import { jsonTypeOf } from './decode/typed-decoder.js';
 import { apiVersionOf } from './object-decode.js';
 import { resourceVersionProblem, type ListQuery } from './query-params.js';
 import type { ResourceStrategy } from './resources/strategy.js';
@@ -34,6 +36,9 @@ export function listOptionsFrom(q: ListQuery): ListOptions {
   return opts;
 }
 
+/** The version upstream's continue tokens carry ("v"). */
+const UPSTREAM_TOKEN_VERSION = 'meta.k8s.io/v1';
+
 function encodeContinue(token: ContinueToken): string {
   return Buffer.from(JSON.stringify(token)).toString('base64url');
 }
@@ -42,15 +47,45 @@ function invalidContinue(detail: string): BadRequestError {
   return new BadRequestError(`invalid continue token: continue key is not valid: ${detail}`);
 }
 
-function decodeContinue(raw: string, storage: Storage): ContinueToken {
-  let token: ContinueToken;
-  try {
-    token = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as ContinueToken;
-  } catch (err) {
-    throw invalidContinue((err as Error).message);
+/** Go's base64.RawURLEncoding errors: the first byte outside the alphabet, or a lone last byte. */
+function base64Problem(raw: string): string | undefined {
+  let count = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === '\n' || c === '\r') continue;
+    if (!/[A-Za-z0-9_-]/.test(c)) return `illegal base64 data at input byte ${i}`;
+    count++;
   }
-  if (typeof token?.rv !== 'number' || !Array.isArray(token.after) || token.after.length !== 2) {
-    throw invalidContinue('not a continue token of this server');
+  return count % 4 === 1 ? `illegal base64 data at input byte ${raw.length - 1}` : undefined;
+}
+
+/** The token's JSON, with the errors kube-apiserver's continue-key decoder gives for what is not one. */
+function parseContinueJson(raw: string): unknown {
+  const problem = base64Problem(raw);
+  if (problem !== undefined) throw invalidContinue(problem);
+  const bytes = Buffer.from(raw.replace(/[\r\n]/g, ''), 'base64url');
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    throw invalidContinue(goJsonSyntaxError(bytes) ?? (err as Error).message);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    if (value === null) return {};
+    throw invalidContinue(`json: cannot unmarshal ${jsonTypeOf(value)} into Go value of type storage.continueToken`);
+  }
+  return value;
+}
+
+function decodeContinue(raw: string, storage: Storage): ContinueToken {
+  const token = parseContinueJson(raw) as Partial<ContinueToken> & { v?: unknown };
+  if (typeof token.rv !== 'number' || !Array.isArray(token.after) || token.after.length !== 2) {
+    // Not one of ours: upstream's decoding of its own token format decides the message.
+    if (token.v !== undefined && token.v !== null && typeof token.v !== 'string') {
+      throw invalidContinue(`json: cannot unmarshal ${jsonTypeOf(token.v)} into Go struct field continueToken.v of type string`);
+    }
+    const version = typeof token.v === 'string' ? token.v : '';
+    throw invalidContinue(version === UPSTREAM_TOKEN_VERSION ? 'not a continue token of this server' : `server does not recognize this encoded version ${version}`);
   }
   if (token.rv < storage.oldestRetainedRV()) {
     throw new ApiError(
@@ -60,7 +95,7 @@ function decodeContinue(raw: string, storage: Storage): ContinueToken {
         'You can start a new list without the continue parameter.',
     );
   }
-  return token;
+  return token as ContinueToken;
 }
 
 function parseRV(raw: string): number {

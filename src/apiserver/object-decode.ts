@@ -4,7 +4,8 @@
  */
 import { BadRequestError, ConflictError, type ResourceIdentity } from '../kube/errors.js';
 import type { KubeObject, ObjectMeta, StatusCause } from '../kube/types.js';
-import { DecodeError } from './decode/typed-decoder.js';
+import { isRegisteredKind, schemaForKind } from './decode/schema.js';
+import { decodeTyped, DecodeError } from './decode/typed-decoder.js';
 import { decodeKindObject, type DecodedObject, type FieldValidation } from './field-validation.js';
 import { isPlainObject } from './object-utils.js';
 import type { ResourceInfo } from './resources/strategy.js';
@@ -17,9 +18,47 @@ export function identityOf(info: ResourceInfo, name: string | undefined): Resour
   return info.group ? { group: info.group, kind: info.plural, name } : { kind: info.plural, name };
 }
 
+/** The kind and version a body says it is, as the 400 below names them. */
+interface DataKind {
+  kind: string;
+  version: string;
+}
+
 /** The 400 kube-apiserver gives when a create/update body does not decode into its kind. */
-export function cannotBeHandled(info: ResourceInfo, detail: string): BadRequestError {
-  return new BadRequestError(`${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: ${detail}`);
+export function cannotBeHandled(info: ResourceInfo, detail: string, data: DataKind = info): BadRequestError {
+  return new BadRequestError(`${data.kind} in version "${data.version}" cannot be handled as a ${info.kind}: ${detail}`);
+}
+
+/** Go's package of the internal type a group's kinds convert to (events.k8s.io's Event is core's). */
+export function internalPackage(group: string): string {
+  return group === '' || group === 'events.k8s.io' ? 'core' : group.split('.')[0];
+}
+
+/**
+ * kube-apiserver's decoder reads a body as the kind it names, then converts it to the endpoint's:
+ * a kind its scheme does not know is "not registered"; another registered kind decodes (its own
+ * type errors show) and then has no conversion; the endpoint's kind in another registered
+ * version is refused by the version check after decoding.
+ */
+function requireEndpointKind(info: ResourceInfo, body: Record<string, unknown>): void {
+  const apiVersion = typeof body.apiVersion === 'string' && body.apiVersion !== '' ? body.apiVersion : apiVersionOf(info);
+  const kind = typeof body.kind === 'string' && body.kind !== '' ? body.kind : info.kind;
+  if (apiVersion === apiVersionOf(info) && kind === info.kind) return;
+  const slash = apiVersion.indexOf('/');
+  const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+  const data = { kind, version };
+  if (!isRegisteredKind(group, version, kind)) {
+    throw cannotBeHandled(info, `no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:111"`, data);
+  }
+  if (kind === info.kind) {
+    throw new BadRequestError(`the API version in the data (${apiVersion}) does not match the expected API version (${apiVersionOf(info)})`);
+  }
+  try {
+    decodeTyped(body, schemaForKind(group, version, kind));
+  } catch (err) {
+    throw err instanceof DecodeError ? cannotBeHandled(info, err.message, data) : err;
+  }
+  throw cannotBeHandled(info, `converting (${version}.${kind}) to (${internalPackage(info.group)}.${info.kind}): unknown conversion`, data);
 }
 
 /**
@@ -34,15 +73,7 @@ export function decodeObject(
   fieldValidation: FieldValidation,
 ): DecodedObject {
   if (!isPlainObject(body)) throw new BadRequestError(`Object '${info.kind}' is missing in the request body`);
-  const apiVersion = apiVersionOf(info);
-  if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
-    throw new BadRequestError(
-      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`,
-    );
-  }
-  if (body.kind !== undefined && body.kind !== info.kind) {
-    throw new BadRequestError(`the kind in the data (${String(body.kind)}) does not match the expected kind (${info.kind})`);
-  }
+  requireEndpointKind(info, body);
   let decoded: DecodedObject;
   try {
     decoded = decodeKindObject(info, body, fieldValidation);

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadRequestError, MethodNotAllowedError } from '../kube/errors.js';
 import type { FieldRequirement } from '../kube/selectors.js';
 import type { KubeObject, ObjectList } from '../kube/types.js';
-import { negotiateForm } from './accept.js';
+import { negotiateForm, type ResponseForm } from './accept.js';
 import { objectBodyFormat, parseRequestBody } from './decode/request-body.js';
 import { schemaForKind } from './decode/schema.js';
 import { decodeTyped, DecodeError } from './decode/typed-decoder.js';
@@ -27,6 +27,7 @@ import { storageResource, type ResourcePath } from './router.js';
 import { selectionFor } from './selection.js';
 import { requireCollectionKey } from './storage-key.js';
 import { buildTable, parseIncludeObject } from './table.js';
+import { partialAnswer } from './partial-metadata.js';
 import type { WatchForm } from './watch-events.js';
 import type { WatchHub } from './watch.js';
 
@@ -118,10 +119,20 @@ function writeOptions(r: ResourceRequest, kind: WriteOptionsKind): WriteOptions 
   };
 }
 
+/** The response form of a request; 406 before any work when its Accept header offers none we serve. */
+function responseForm(r: ResourceRequest): ResponseForm {
+  const collectionGet = r.req.method === 'GET' && r.route.name === undefined;
+  return negotiateForm(r.req.headers.accept, collectionGet ? 'collection-get' : 'other');
+}
+
 function respondObject(r: ResourceRequest, code: number, obj: KubeObject | ObjectList, warnings: string[] = []): void {
   const headers: ResponseHeaders = {};
-  const form = negotiateForm(r.req.headers.accept);
+  const form = responseForm(r);
   if (warnings.length > 0) headers.Warning = warningHeaders(warnings);
+  if (form.kind === 'partial') {
+    sendJson(r.res, code, partialAnswer(r.strategy.info, obj, form), headers);
+    return;
+  }
   if (form.kind === 'table' && (r.req.method === 'GET')) {
     const includeObject = parseIncludeObject(r.params.get('includeObject'));
     const isList = Array.isArray((obj as ObjectList).items);
@@ -192,11 +203,11 @@ function serveWatch(r: ResourceRequest, hub: WatchHub): void {
   const fields = route.name === undefined ? q.fields : fieldsForNamedWatch(q.fields, route.name);
   const selection = selectionFor(q.labels, fields, strategy, listNamespace(route));
   requireCollectionKey(strategy.info, selection.namespace);
-  const accepted = negotiateForm(r.req.headers.accept);
+  const accepted = responseForm(r);
   const form: WatchForm =
     accepted.kind === 'table'
       ? { kind: 'table', version: accepted.version, includeObject: parseIncludeObject(params.get('includeObject')) }
-      : { kind: accepted.kind };
+      : accepted;
   hub.serve(r.res, {
     strategy,
     resource: storageResource(strategy.info.group, strategy.info.plural),
@@ -213,6 +224,7 @@ export async function serveResource(r: ResourceRequest, verb: Verb, registry: Re
   const { route, params, strategy: s } = r;
   const ns = route.namespace ?? '';
   const name = route.name ?? '';
+  responseForm(r);
   switch (verb) {
     case 'get':
       return respondObject(r, 200, registry.get(s, ns, name, params.get('resourceVersion') ?? ''));

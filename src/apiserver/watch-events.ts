@@ -7,6 +7,7 @@ import type { KubeObject, Status } from '../kube/types.js';
 import { memoizedJson } from './json-memo.js';
 import { encodeObject, PROTOBUF_WATCH_MEDIA_TYPE, watchFrame } from './protobuf/envelope.js';
 import { apiVersionOf } from './object-decode.js';
+import { partialObjectOf } from './partial-metadata.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 import { selectionMatches, type Selection } from './selection.js';
 import type { Change } from './storage/storage.js';
@@ -14,10 +15,16 @@ import { buildTable, type TableForm } from './table.js';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-/** Output form of a watch: plain objects, one-row Tables, or protobuf. */
-export type WatchForm = { kind: 'json' } | ({ kind: 'table' } & TableForm) | { kind: 'protobuf' };
+/**
+ * Output form of a watch: plain objects, one-row Tables, protobuf, or PartialObjectMetadata.
+ * A watch asking for PartialObjectMetadataList gets no events, as kube-apiserver drops every
+ * event whose object it cannot turn into a list.
+ */
+export type WatchForm =
+  | { kind: 'json' } | ({ kind: 'table' } & TableForm) | { kind: 'protobuf' } | { kind: 'partial'; version: string; list: boolean };
 
 export function formKey(form: WatchForm): string {
+  if (form.kind === 'partial') return `partial/${form.version}/${form.list}`;
   return form.kind === 'table' ? `table/${form.version}/${form.includeObject}` : form.kind;
 }
 
@@ -60,12 +67,14 @@ function eventObject(change: Change, type: EventType): KubeObject {
   return { ...change.prev, metadata: { ...change.prev.metadata, resourceVersion: change.object.metadata.resourceVersion } };
 }
 
+/** An event line; none for an event whose object the form drops (an empty object part). */
 export function eventLine(type: string, objectJson: string): string {
-  return `{"type":"${type}","object":${objectJson}}\n`;
+  return objectJson === '' ? '' : `{"type":"${type}","object":${objectJson}}\n`;
 }
 
-/** The object part of a JSON or Table event. */
+/** The object part of a JSON, Table or partial-metadata event ('' when the form drops it). */
 export function objectJsonFor(s: ResourceStrategy, obj: KubeObject, form: WatchForm, now: Date): string {
+  if (form.kind === 'partial') return form.list ? '' : JSON.stringify(partialObjectOf(obj, form.version));
   if (form.kind !== 'table') return memoizedJson(obj);
   const table = buildTable(s, [obj], form, { resourceVersion: obj.metadata.resourceVersion }, now);
   return JSON.stringify(table);
@@ -80,6 +89,9 @@ export function objectEvent(type: EventType, s: ResourceStrategy, obj: KubeObjec
 export function bookmarkLine(s: ResourceStrategy, rv: number, form: WatchForm, initialEventsEnd = false): string | Buffer {
   const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
   if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+  if (form.kind === 'partial') {
+    return form.list ? '' : eventLine('BOOKMARK', JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${form.version}`, metadata }));
+  }
   return eventIn(form, 'BOOKMARK', { kind: s.info.kind, apiVersion: apiVersionOf(s.info), metadata });
 }
 

@@ -143,9 +143,10 @@ export class MethodNotAllowedError extends ApiError {
   }
 }
 
+/** A PATCH of a media type no patch handler takes: kube-apiserver's generic 415, with empty details. */
 export class UnsupportedMediaTypeError extends ApiError {
-  constructor(contentType: string) {
-    super(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got ${contentType})`);
+  constructor() {
+    super(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {}, true);
   }
 }
 

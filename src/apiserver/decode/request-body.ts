@@ -11,6 +11,8 @@
 import { ApiError, BadRequestError } from '../../kube/errors.js';
 import { MAX_BODY_BYTES } from '../http-io.js';
 import { decodeObject, PROTOBUF_MEDIA_TYPE, ProtobufDecodeError } from '../protobuf/envelope.js';
+import { countKeySeparators, parseWithDuplicates, type DuplicateFields } from './duplicate-fields.js';
+import { goJsonSyntaxError } from './go-json-syntax.js';
 import { summarizeBody } from './go-text.js';
 import { depthExceededMessage, MAX_NESTING_DEPTH } from './typed-decoder.js';
 import { parseYamlDocument, YamlBodyError } from './yaml-body.js';
@@ -64,12 +66,14 @@ function unencodable(v: unknown): ValueProblem | undefined {
 /**
  * Walks a parsed body with an explicit stack: the first container nested deeper than `limit`
  * (the top-level value is depth 1), a value JSON cannot carry, or (for YAML, whose aliases can
- * repeat a subtree) a value that would encode to more than `sizeBudget` bytes of JSON.
+ * repeat a subtree) a value that would encode to more than `sizeBudget` bytes of JSON. `counts`
+ * receives the number of object keys it walked.
  */
-export function inspectValue(value: unknown, limit: number, sizeBudget = Infinity): ValueProblem | undefined {
+export function inspectValue(value: unknown, limit: number, sizeBudget = Infinity, counts?: { keys: number }): ValueProblem | undefined {
   const values: unknown[] = [value];
   const depths: number[] = [1];
   let size = 0;
+  let keys = 0;
   while (values.length > 0) {
     const v = values.pop();
     const depth = depths.pop()!;
@@ -79,7 +83,9 @@ export function inspectValue(value: unknown, limit: number, sizeBudget = Infinit
       if (depth > limit) return { kind: 'depth', container: v };
       size += 2;
       const record = v as Record<string, unknown>;
+      const isObject = !Array.isArray(v);
       for (const key in record) {
+        if (isObject) keys++;
         size += key.length + 4;
         values.push(record[key]);
         depths.push(depth + 1);
@@ -87,6 +93,7 @@ export function inspectValue(value: unknown, limit: number, sizeBudget = Infinit
     } else size += typeof v === 'string' ? v.length + 3 : 8;
     if (size > sizeBudget) return { kind: 'size' };
   }
+  if (counts) counts.keys = keys;
   return undefined;
 }
 
@@ -96,8 +103,10 @@ function problemText(problem: ValueProblem, format: BodyFormat): string {
   return format === 'yaml' ? `yaml: exceeded max depth of ${MAX_NESTING_DEPTH}` : depthExceededMessage(problem.container);
 }
 
-/** Go's wording of a JSON syntax error, from V8's ("Unexpected end of JSON input"). */
-function jsonSyntaxDetail(err: unknown): string {
+/** Go's wording of the syntax error JSON.parse found (V8's, lower-cased, should Go's scanner disagree). */
+function jsonSyntaxDetail(raw: Uint8Array, err: unknown): string {
+  const go = goJsonSyntaxError(raw);
+  if (go !== undefined) return go;
   const message = err instanceof Error ? err.message : String(err);
   return message.charAt(0).toLowerCase() + message.slice(1);
 }
@@ -160,18 +169,37 @@ export function parseRequestBody(raw: Uint8Array, role: BodyRole, format: BodyFo
   if (raw.length === 0 && role.role === 'options') return undefined;
   if (format === 'protobuf' && role.role === 'object') return parseProtobufObject(role, raw);
   let value: unknown;
+  let text = '';
   if (format === 'yaml') value = parseYaml(role, raw);
   else {
+    text = Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('utf8');
     try {
-      value = JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('utf8'));
+      value = JSON.parse(text);
     } catch (err) {
-      rejectBody(role, raw, jsonSyntaxDetail(err));
+      rejectBody(role, raw, jsonSyntaxDetail(raw, err));
     }
   }
   const limit = format === 'json' && role.role !== 'patch' ? GO_JSON_MAX_DEPTH : MAX_NESTING_DEPTH;
-  const problem = inspectValue(value, limit, format === 'yaml' ? MAX_BODY_BYTES : Infinity);
+  const counts = { keys: 0 };
+  const problem = inspectValue(value, limit, format === 'yaml' ? MAX_BODY_BYTES : Infinity, counts);
   if (problem !== undefined) rejectBody(role, raw, problemText(problem, format), format === 'json');
   checkTypeMeta(role, raw, value);
+  if (format === 'json' && role.role === 'object' && countKeySeparators(raw) !== counts.keys) value = withDuplicateFields(text);
   if (value !== null || role.role === 'patch') return value;
   return role.role === 'object' ? {} : undefined;
+}
+
+/** Duplicate fields of the object bodies parsed here, for field validation to report. */
+const DUPLICATES = new WeakMap<object, DuplicateFields>();
+
+/** The body decoded as Go decodes repeated keys, with the repetitions remembered for it. */
+function withDuplicateFields(text: string): unknown {
+  const { value, ...found } = parseWithDuplicates(text);
+  if (typeof value === 'object' && value !== null) DUPLICATES.set(value, found);
+  return value;
+}
+
+/** The duplicate fields of an object body parseRequestBody returned, if it had any. */
+export function duplicateFieldsOf(body: object): DuplicateFields | undefined {
+  return DUPLICATES.get(body);
 }

@@ -5,10 +5,11 @@
  * (format int32/int64/double), 'boolean', 'Date', 'V1MicroTime', 'IntOrString', 'any',
  * 'Array<V1Foo>', '{ [key: string]: string; }' or another model's class name.
  *
- * Two facts of the Go types are lost in that generation and restored here, each as a rule
+ * Three facts of the Go types are lost in that generation and restored here, each as a rule
  * rather than a copy of the Go structs: which string fields are resource.Quantity (Go accepts
- * a JSON number there and rewrites it canonically) and which fields Go reaches through an
- * embedded struct (its name shows in Go's error paths: "spec.PersistentVolumeSource.hostPath").
+ * a JSON number there and rewrites it canonically), which fields Go reaches through an
+ * embedded struct (its name shows in Go's error paths: "spec.PersistentVolumeSource.hostPath"),
+ * and the named string types of enumerated fields, which Go's type errors name.
  *
  * Schemas are built on first use per kind and kept for the life of the process.
  */
@@ -19,6 +20,8 @@ export type LeafKind =
 
 export interface LeafSchema {
   kind: LeafKind;
+  /** Go's name of a named string type (v1.PersistentVolumeAccessMode), as its errors print it. */
+  goType?: string;
 }
 export interface ArraySchema {
   kind: 'array';
@@ -70,6 +73,32 @@ export const QUANTITY_FIELDS: Readonly<Record<string, readonly string[]>> = {
   V1CSIStorageCapacity: ['capacity', 'maximumVolumeSize'],
 };
 
+/**
+ * Enumerated string fields and their named Go types (package v1), for the type errors of the
+ * kinds served here: "cannot unmarshal number into ... of type v1.PersistentVolumeReclaimPolicy".
+ */
+const NAMED_STRING_FIELDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  V1PersistentVolumeSpec: { accessModes: 'PersistentVolumeAccessMode', persistentVolumeReclaimPolicy: 'PersistentVolumeReclaimPolicy', volumeMode: 'PersistentVolumeMode' },
+  V1PersistentVolumeStatus: { phase: 'PersistentVolumePhase' },
+  V1PersistentVolumeClaimSpec: { accessModes: 'PersistentVolumeAccessMode', volumeMode: 'PersistentVolumeMode' },
+  V1PersistentVolumeClaimStatus: { phase: 'PersistentVolumeClaimPhase', accessModes: 'PersistentVolumeAccessMode' },
+  V1PersistentVolumeClaimCondition: { type: 'PersistentVolumeClaimConditionType', status: 'ConditionStatus' },
+  V1HostPathVolumeSource: { type: 'HostPathType' },
+  V1NodeSelectorRequirement: { operator: 'NodeSelectorOperator' },
+  V1StorageClass: { reclaimPolicy: 'PersistentVolumeReclaimPolicy', volumeBindingMode: 'VolumeBindingMode' },
+  V1PodSpec: { restartPolicy: 'RestartPolicy', dnsPolicy: 'DNSPolicy', preemptionPolicy: 'PreemptionPolicy' },
+  V1Container: { imagePullPolicy: 'PullPolicy', terminationMessagePolicy: 'TerminationMessagePolicy' },
+  V1ContainerPort: { protocol: 'Protocol' },
+  V1PodStatus: { phase: 'PodPhase', qosClass: 'PodQOSClass' },
+  V1PodCondition: { type: 'PodConditionType', status: 'ConditionStatus' },
+  V1NodeCondition: { type: 'NodeConditionType', status: 'ConditionStatus' },
+  V1NamespaceStatus: { phase: 'NamespacePhase' },
+  V1ServiceSpec: { type: 'ServiceType', sessionAffinity: 'ServiceAffinity', ipFamilies: 'IPFamily', ipFamilyPolicy: 'IPFamilyPolicy' },
+  V1ServicePort: { protocol: 'Protocol' },
+  V1Toleration: { operator: 'TolerationOperator', effect: 'TaintEffect' },
+  V1Taint: { effect: 'TaintEffect' },
+};
+
 /** The embedded Go struct a field is promoted from, if any. */
 function embeddedStructOf(model: string, attr: Attribute): string | undefined {
   if (model === 'V1PersistentVolumeSpec' && attr.type.endsWith('VolumeSource')) return 'PersistentVolumeSource';
@@ -100,10 +129,12 @@ function structSchema(model: string): StructSchema {
   // Registered before its fields are read, so a model that (indirectly) contains itself ends.
   structs.set(model, schema);
   const quantities = QUANTITY_FIELDS[model] ?? [];
+  const named = NAMED_STRING_FIELDS[model] ?? {};
   for (const attr of cls.getAttributeTypeMap()) {
     const embedded = embeddedStructOf(model, attr);
+    const goType = Object.hasOwn(named, attr.baseName) ? `v1.${named[attr.baseName]}` : undefined;
     schema.fields.set(attr.baseName, {
-      type: typeSchema(attr.type, attr.format, quantities.includes(attr.baseName)),
+      type: typeSchema(attr.type, attr.format, quantities.includes(attr.baseName), goType),
       goPath: embedded ? `${embedded}.${attr.baseName}` : attr.baseName,
     });
   }
@@ -113,9 +144,9 @@ function structSchema(model: string): StructSchema {
 const ARRAY = /^Array<(.+)>$/;
 const MAP = /^\{ \[key: string\]: (.+); \}$/;
 
-function typeSchema(type: string, format: string, quantity: boolean): TypeSchema {
+function typeSchema(type: string, format: string, quantity: boolean, goType?: string): TypeSchema {
   const array = ARRAY.exec(type);
-  if (array) return { kind: 'array', items: typeSchema(array[1], format, quantity) };
+  if (array) return { kind: 'array', items: typeSchema(array[1], format, quantity, goType) };
   const map = MAP.exec(type);
   if (map) {
     const values = typeSchema(map[1], format, quantity);
@@ -123,7 +154,8 @@ function typeSchema(type: string, format: string, quantity: boolean): TypeSchema
   }
   switch (type) {
     case 'string':
-      return { kind: quantity ? 'quantity' : 'string' };
+      if (quantity) return { kind: 'quantity' };
+      return goType === undefined ? { kind: 'string' } : { kind: 'string', goType };
     case 'boolean':
       return { kind: 'bool' };
     case 'number':
@@ -147,6 +179,32 @@ function modelNamesFor(group: string, version: string, kind: string): string[] {
   const v = version.charAt(0).toUpperCase() + version.slice(1);
   const groupWord = group === '' ? 'Core' : group.charAt(0).toUpperCase() + group.split('.')[0].slice(1);
   return [`${groupWord}${v}${kind}`, `${v}${kind}`];
+}
+
+/** The option and status kinds apimachinery registers in every group version. */
+const META_KINDS = new Set(['Status', 'WatchEvent', 'DeleteOptions', 'ListOptions', 'GetOptions', 'CreateOptions', 'UpdateOptions', 'PatchOptions']);
+
+const CALL_VERBS = ['create', 'read', 'list', 'createNamespaced', 'readNamespaced', 'listNamespaced'];
+
+/** client-node's API class of a group version: "storage.k8s.io", "v1" -> StorageV1Api. */
+function apiClassOf(group: string, version: string): Record<string, unknown> | undefined {
+  const words = group === '' ? ['core'] : group.replace(/\.k8s\.io$/, '').split('.');
+  const name = `${words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}${version.charAt(0).toUpperCase()}${version.slice(1)}Api`;
+  const cls = (models as unknown as Record<string, unknown>)[name];
+  return typeof cls === 'function' ? (cls.prototype as Record<string, unknown>) : undefined;
+}
+
+/**
+ * Whether kube-apiserver's scheme knows `kind` in a group version (so a body of it decodes, and
+ * only its conversion to the endpoint's kind fails): client-node's API class for the group
+ * version has a call for it or its items, or it is one of the meta kinds every version has.
+ */
+export function isRegisteredKind(group: string, version: string, kind: string): boolean {
+  const calls = apiClassOf(group, version);
+  if (calls === undefined || kind === '') return false;
+  if (META_KINDS.has(kind)) return true;
+  const base = kind.endsWith('List') ? kind.slice(0, -'List'.length) : kind;
+  return CALL_VERBS.some((verb) => typeof calls[`${verb}${base}`] === 'function');
 }
 
 /** The model of a kind in client-node, if it has one. */

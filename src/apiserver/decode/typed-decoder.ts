@@ -19,7 +19,7 @@
  */
 import { Quantity } from '../../kube/quantity.js';
 import { GoTimeError, normalizeMicroTime, normalizeTime } from './go-time.js';
-import type { LeafKind, StructSchema, TypeSchema } from './schema.js';
+import type { LeafSchema, StructSchema, TypeSchema } from './schema.js';
 
 /**
  * The deepest value any of our recursive code is given (the top-level object is depth 1):
@@ -93,7 +93,7 @@ function goTypeName(schema: TypeSchema): string {
     case 'intOrString': return 'int32';
     case 'quantity': return 'resource.Quantity';
     case 'free': return 'interface {}';
-    default: return schema.kind;
+    default: return schema.goType ?? schema.kind;
   }
 }
 
@@ -165,8 +165,9 @@ function decodeInteger(value: unknown, kind: 'int32' | 'int64', path: Path, owne
   return fail(walk, path, typeError(`number ${String(value)}`, path, owner, { kind }));
 }
 
-function decodeLeaf(value: unknown, kind: LeafKind, path: Path, owner: string, depth: number, walk: Walk): Out {
-  const plain = (ok: boolean): Out => (ok ? value : mismatch(walk, path, typeError(jsonTypeOf(value), path, owner, { kind })));
+function decodeLeaf(value: unknown, leaf: LeafSchema, path: Path, owner: string, depth: number, walk: Walk): Out {
+  const kind = leaf.kind;
+  const plain = (ok: boolean): Out => (ok ? value : mismatch(walk, path, typeError(jsonTypeOf(value), path, owner, leaf)));
   switch (kind) {
     case 'string': return plain(typeof value === 'string');
     case 'bool': return plain(typeof value === 'boolean');
@@ -222,7 +223,7 @@ function decodeValue(value: unknown, schema: TypeSchema, path: Path, owner: stri
     case 'struct': return decodeStruct(value, schema, path, owner, depth, walk);
     case 'array': return decodeList(value, schema, path, owner, depth, walk);
     case 'map': return decodeMap(value, schema, path, owner, depth, walk);
-    default: return decodeLeaf(value, schema.kind, path, owner, depth, walk);
+    default: return decodeLeaf(value, schema, path, owner, depth, walk);
   }
 }
 

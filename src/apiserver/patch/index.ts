@@ -50,7 +50,7 @@ export function parsePatchBody(contentType: string, patch: unknown): unknown {
 /** 415 for a PATCH whose Content-Type is no patch type served here. */
 export function requirePatchContentType(contentType: string): string {
   const mediaType = patchMediaType(contentType);
-  if (!(SUPPORTED_PATCH_TYPES as readonly string[]).includes(mediaType)) throw new UnsupportedMediaTypeError(contentType);
+  if (!(SUPPORTED_PATCH_TYPES as readonly string[]).includes(mediaType)) throw new UnsupportedMediaTypeError();
   return mediaType;
 }
 
@@ -85,7 +85,7 @@ function requireMapPatch(body: unknown, prefix: string): JsonObject {
  */
 export function applyPatch(contentType: string, current: KubeObject, patch: unknown, strategy: ResourceStrategy): KubeObject {
   const mediaType = requirePatchContentType(contentType);
-  if (mediaType === APPLY_PATCH_YAML) throw new UnsupportedMediaTypeError(contentType);
+  if (mediaType === APPLY_PATCH_YAML) throw new UnsupportedMediaTypeError();
   const body = patch instanceof Uint8Array ? parsePatchBody(contentType, patch) : patch;
   const doc = cloneJson(current) as unknown as JsonObject;
   let result: JsonValue;

@@ -3,7 +3,7 @@
  * that asked for protobuf (kube-apiserver answers errors in the negotiated form).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { negotiateForm } from '../accept.js';
+import { errorForm } from '../accept.js';
 import { sendJson, type ResponseHeaders } from '../http-io.js';
 import { encodeObject, PROTOBUF_MEDIA_TYPE } from './envelope.js';
 
@@ -24,6 +24,6 @@ export function sendProtobuf(res: ServerResponse, code: number, obj: object, hea
 
 /** A Status body in the form the request's Accept header negotiates. */
 export function sendStatus(req: IncomingMessage, res: ServerResponse, code: number, status: object): void {
-  if (negotiateForm(req.headers.accept).kind === 'protobuf') sendProtobuf(res, code, status);
+  if (errorForm(req.headers.accept) === 'protobuf') sendProtobuf(res, code, status);
   else sendJson(res, code, status);
 }
