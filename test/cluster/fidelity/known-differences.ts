@@ -35,24 +35,7 @@ function each(reason: string, ids: string[]): Record<string, string> {
 }
 
 export const KNOWN_DIFFERENCES: KnownDifferences = {
-  fields: [
-    {
-      name: 'managedFields of defaulted Event fields',
-      path: /\.managedFields\.\d+\.fieldsV1\.f:(reportingComponent|reportingInstance)$/,
-      reason: 'ours defaults a core Event\'s empty reportingComponent and reportingInstance before field ownership is computed, so the creator owns them; kube-apiserver serialises them empty without anyone owning them',
-    },
-    {
-      name: 'managedFields of null condition times',
-      path: /\.managedFields\.\d+\.fieldsV1\.f:status\.f:conditions\.k:[^.]+\.f:(lastProbeTime|lastTransitionTime|lastHeartbeatTime)$/,
-      reason: 'kube-apiserver\'s writer owns the null times of a condition it wrote; ours writes the nulls after ownership is computed, so nobody owns them',
-    },
-    {
-      name: 'managedFields of Service defaults',
-      path: /\.managedFields\.\d+\.fieldsV1\.f:spec\.(\.|f:ports\.)/,
-      resource: 'Service',
-      reason: 'Service defaulting (ports, the headless and ExternalName shapes) and field ownership are computed in a different order than kube-apiserver\'s, so the spec\'s own and its ports\' entries differ',
-    },
-  ],
+  fields: [],
   cases: {
     ...each(WHY.protobufTable, ['pv-protobuf-table-only']),
     ...each(WHY.reviewReason, ['review-ssar-allowed']),
