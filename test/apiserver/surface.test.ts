@@ -20,13 +20,23 @@ after(async () => {
 const SSAR = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
-test('a SelfSubjectAccessReview is allowed, says why, and echoes the attributes in their Go order', async () => {
-  const r = await api(t.server, 'POST', SSAR, { body: { spec: { resourceAttributes: { resource: 'persistentvolumes', verb: 'create' } } } });
+test('a SelfSubjectAccessReview is allowed without a reason, echoes the attributes in their Go order, and records who posted them', async () => {
+  const r = await api(t.server, 'POST', `${SSAR}?fieldManager=asker`, { body: { spec: { resourceAttributes: { resource: 'persistentvolumes', verb: 'create' } } } });
   assert.equal(r.status, 201);
   assert.equal(r.json.kind, 'SelfSubjectAccessReview');
   assert.deepEqual(Object.keys(r.json.spec.resourceAttributes), ['verb', 'resource']);
-  assert.equal(r.json.status.allowed, true);
-  assert.match(r.json.status.reason, /allows every request/);
+  assert.deepEqual(r.json.status, { allowed: true });
+  const [entry] = r.json.metadata.managedFields;
+  assert.deepEqual([entry.manager, entry.operation, entry.apiVersion], ['asker', 'Update', 'authorization.k8s.io/v1']);
+  assert.deepEqual(entry.fieldsV1, { 'f:spec': { 'f:resourceAttributes': { '.': {}, 'f:resource': {}, 'f:verb': {} } } });
+});
+
+test('discovery lists the review resources without a storageVersionHash, as resources nothing stores', async () => {
+  for (const path of ['/apis/authorization.k8s.io/v1', '/apis/authentication.k8s.io/v1']) {
+    const r = await api(t.server, 'GET', path);
+    assert.ok(r.json.resources.length > 0);
+    for (const resource of r.json.resources) assert.equal(resource.storageVersionHash, undefined, `${path} ${resource.name}`);
+  }
 });
 
 test('access reviews are refused as kube-apiserver refuses them: no or both attributes, metadata, other verbs and paths', async () => {
@@ -67,9 +77,16 @@ test('a protobuf SelfSubjectAccessReview (what kubectl auth can-i posts) is deco
   assert.equal(r.json.status.allowed, true);
 });
 
-test('a SelfSubjectRulesReview grants everything and a SelfSubjectReview names the token user', async () => {
+test('a SelfSubjectRulesReview grants everything beside the bootstrap roles of every user, and a SelfSubjectReview names the token user', async () => {
   const rules = await api(t.server, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { body: { spec: { namespace: 'default' } } });
-  assert.deepEqual(rules.json.status.resourceRules, [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]);
+  assert.deepEqual(rules.json.status.resourceRules, [
+    { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+    { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+    { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
+  ]);
+  assert.deepEqual(rules.json.status.nonResourceRules.map((r: { verbs: string[]; nonResourceURLs: string[] }) => [r.verbs, r.nonResourceURLs.length]), [
+    [['get'], 11], [['get'], 5], [['*'], 1],
+  ]);
   assert.equal(rules.json.status.incomplete, false);
   const who = await api(t.server, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { body: {} });
   assert.equal(who.status, 201);

@@ -23,6 +23,7 @@ const BY_KIND: Record<string, Skeleton> = {
   Pod: { spec: { containers: null }, status: {} },
   Lease: { spec: {} },
   Service: { spec: {}, status: { loadBalancer: {} } },
+  SelfSubjectAccessReview: specAndStatus,
 };
 
 const BY_GROUP_KIND: Record<string, Skeleton> = {

@@ -7,11 +7,8 @@ import type { KnownDifferences } from './verdict.js';
 /** Why a listed case differs; one reason may explain several cases. */
 const WHY = {
   applyWarnings: 'a server-side apply answers without the strategy\'s warnings (here the Recycle deprecation) that kube-apiserver sends',
-  reviewDiscoveryHash: 'discovery gives the review kinds a storageVersionHash; kube-apiserver gives none to resources it does not store',
   protobufPodQos: 'a Pod created from a protobuf body is stored without the QoS class that Pod admission sets on a JSON create',
   protobufTable: 'a Table offered only in protobuf: kube-apiserver answers 406 (Tables are JSON only); ours falls back to the plain JSON list, as it does for any Accept it cannot serve',
-  reviewReason: 'an allowed access review says why (the embedded server allows its one user everything); kube-apiserver allows system:masters without a reason',
-  rulesReview: "a SelfSubjectRulesReview lists the wildcard rules only; kube-apiserver adds the rules of the system:basic-user and public-info roles, which the wildcard covers",
   reviewUser: 'the token user is pv-controller-admin, without the uid a real authenticator adds',
   healthChecks: 'health checks are this server\'s own (ping, log, storage, shutdown); kube-apiserver lists etcd and its post-start hooks',
   serviceAddresses: 'ClusterIPs are handed out lowest-free from 10.0.0.0/24; kube-apiserver picks at random in the same range',
@@ -38,8 +35,6 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
   fields: [],
   cases: {
     ...each(WHY.protobufTable, ['pv-protobuf-table-only']),
-    ...each(WHY.reviewReason, ['review-ssar-allowed']),
-    ...each(WHY.rulesReview, ['review-ssrr']),
     ...each(WHY.reviewUser, ['review-ssr']),
     ...each(WHY.healthChecks, ['health-readyz-verbose']),
     ...each(WHY.serviceAddresses, ['svc-create', 'svc-update-missing']),
@@ -55,7 +50,6 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     ...each(WHY.notAcceptable, ['pv-accept-xml']),
     ...each(WHY.queryWording, ['list-continue-invalid']),
     ...each(WHY.applyWarnings, ['pv-apply-force']),
-    ...each(WHY.reviewDiscoveryHash, ['discovery-authorization-v1', 'discovery-authentication-v1']),
     ...each(WHY.protobufPodQos, ['pod-protobuf-create', 'pod-protobuf-get']),
     ...each(WHY.initialEventsBookmark, ['watch-initial-events-bookmark']),
     ...each(WHY.partialMetadata, ['pv-partial-metadata']),
