@@ -6,7 +6,6 @@ import type { KnownDifferences } from './verdict.js';
 
 /** Why a listed case differs; one reason may explain several cases. */
 const WHY = {
-  protobufPodQos: 'a Pod created from a protobuf body is stored without the QoS class that Pod admission sets on a JSON create',
   protobufTable: 'a Table offered only in protobuf: kube-apiserver answers 406 (Tables are JSON only); ours falls back to the plain JSON list, as it does for any Accept it cannot serve',
   reviewUser: 'the token user is pv-controller-admin, without the uid a real authenticator adds',
   healthChecks: 'health checks are this server\'s own (ping, log, storage, shutdown); kube-apiserver lists etcd and its post-start hooks',
@@ -48,7 +47,6 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     ...each(WHY.decodeWording, ['pv-create-wrong-kind', 'pv-create-wrong-api-version']),
     ...each(WHY.notAcceptable, ['pv-accept-xml']),
     ...each(WHY.queryWording, ['list-continue-invalid']),
-    ...each(WHY.protobufPodQos, ['pod-protobuf-create', 'pod-protobuf-get']),
     ...each(WHY.initialEventsBookmark, ['watch-initial-events-bookmark']),
     ...each(WHY.partialMetadata, ['pv-partial-metadata']),
   },
