@@ -21,7 +21,6 @@ const WHY = {
   decodeWording: "body decode errors: same status and reason, kube-apiserver's Go decoder wording",
   notAcceptable: 'an Accept header nothing can serve: kube-apiserver 406 NotAcceptable, ours falls back to JSON',
   queryWording: "query parameter errors: same status and reason, kube-apiserver's wording",
-  initialEventsBookmark: 'the initial-events-end bookmark: kube-apiserver\'s object carries an empty spec and status',
   partialMetadata: 'PartialObjectMetadataList is not served; ours answers the full list',
 };
 
@@ -47,7 +46,6 @@ export const KNOWN_DIFFERENCES: KnownDifferences = {
     ...each(WHY.decodeWording, ['pv-create-wrong-kind', 'pv-create-wrong-api-version']),
     ...each(WHY.notAcceptable, ['pv-accept-xml']),
     ...each(WHY.queryWording, ['list-continue-invalid']),
-    ...each(WHY.initialEventsBookmark, ['watch-initial-events-bookmark']),
     ...each(WHY.partialMetadata, ['pv-partial-metadata']),
   },
 };
