@@ -93,7 +93,8 @@ async function bootstrapNamespaces(registry: Registry): Promise<void> {
 
 /**
  * The `kubernetes` Service in `default`, pointing at this server's port, as kube-apiserver's
- * bootstrap controller keeps it: created once, its target port updated when the port changed.
+ * bootstrap controller keeps it (the spec it writes, under its own name as the manager):
+ * created once, its target port updated when the port changed.
  */
 async function reconcileKubernetesService(registry: Registry, port: number): Promise<void> {
   const svc = registry.strategyFor('', 'v1', 'services');
@@ -103,15 +104,17 @@ async function reconcileKubernetesService(registry: Registry, port: number): Pro
     clusterIP: KUBERNETES_SERVICE_IP,
     type: 'ClusterIP',
     sessionAffinity: 'None',
+    ipFamilyPolicy: 'SingleStack',
   };
+  const asApiServer = { fieldManager: 'kube-apiserver' };
   const existing = registry.storage.get({ resource: 'services', namespace: 'default', name: 'kubernetes' });
   if (!existing) {
-    await registry.create(svc, 'default', { metadata: { name: 'kubernetes', labels: KUBERNETES_SERVICE_LABELS }, spec });
+    await registry.create(svc, 'default', { metadata: { name: 'kubernetes', labels: KUBERNETES_SERVICE_LABELS }, spec }, asApiServer);
     return;
   }
   const ports = (existing.spec as { ports?: { targetPort?: unknown }[] } | undefined)?.ports ?? [];
   if (ports.length === 1 && ports[0].targetPort === port) return;
-  await registry.update(svc, 'default', 'kubernetes', { ...existing, spec: { ...(existing.spec as object), ports: spec.ports } });
+  await registry.update(svc, 'default', 'kubernetes', { ...existing, spec: { ...(existing.spec as object), ports: spec.ports } }, asApiServer);
 }
 
 function listenOn(server: Server, host: string, port: number): Promise<AddressInfo> {

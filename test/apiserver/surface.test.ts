@@ -166,21 +166,26 @@ test('/readyz, /livez and /healthz answer ok, list their checks with ?verbose, s
   assert.deepEqual([missing.status, missing.text], [404, '404 page not found\n']);
 });
 
-test('the kubernetes Service points at the server; a new Service gets defaults and the lowest free ClusterIP', async () => {
+test('the kubernetes Service points at the server; a new Service gets defaults and a free ClusterIP above the 16 kept for static allocation', async () => {
   const k = await api(t.server, 'GET', '/api/v1/namespaces/default/services/kubernetes');
   assert.deepEqual(k.json.spec.ports, [{ name: 'https', protocol: 'TCP', port: 443, targetPort: t.server.port }]);
   assert.equal(k.json.spec.clusterIP, '10.0.0.1');
+  assert.equal(k.json.spec.ipFamilyPolicy, 'SingleStack');
+  assert.deepEqual(k.json.metadata.managedFields.map((e: { manager: string }) => e.manager), ['kube-apiserver'], 'written by the server itself');
   const svc = await api(t.server, 'POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'web' }, spec: { ports: [{ port: 80 }], selector: { app: 'x' } } } });
   assert.equal(svc.status, 201, svc.text);
+  const ip = svc.json.spec.clusterIP as string;
+  assert.match(ip, /^10\.0\.0\.\d+$/);
+  assert.ok(Number(ip.split('.')[3]) >= 17 && Number(ip.split('.')[3]) <= 254, ip);
   assert.deepEqual(svc.json.spec, {
-    ports: [{ protocol: 'TCP', port: 80, targetPort: 80 }], selector: { app: 'x' }, clusterIP: '10.0.0.2', clusterIPs: ['10.0.0.2'], type: 'ClusterIP',
+    ports: [{ protocol: 'TCP', port: 80, targetPort: 80 }], selector: { app: 'x' }, clusterIP: ip, clusterIPs: [ip], type: 'ClusterIP',
     sessionAffinity: 'None', ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', internalTrafficPolicy: 'Cluster',
   });
   assert.deepEqual(svc.json.status, { loadBalancer: {} });
   const np = await api(t.server, 'POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'np' }, spec: { type: 'NodePort', ports: [{ port: 80 }] } } });
   assert.deepEqual([np.json.spec.ports[0].nodePort, np.json.spec.externalTrafficPolicy], [30000, 'Cluster']);
   const put = await api(t.server, 'PUT', '/api/v1/namespaces/default/services/web', { body: { metadata: { name: 'web' }, spec: { ports: [{ port: 81 }] } } });
-  assert.equal(put.json.spec.clusterIP, '10.0.0.2', 'an update that leaves out the ClusterIP keeps it');
+  assert.equal(put.json.spec.clusterIP, ip, 'an update that leaves out the ClusterIP keeps it');
 });
 
 test('Services are validated with kube-apiserver\'s causes, and a taken or foreign ClusterIP is refused', async () => {
