@@ -13,6 +13,7 @@ import { storedObjectRepair } from './decode/stored-objects.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { HealthCheck } from './health.js';
 import { ApiServerMetrics, type StoredObjectCounter } from './metrics.js';
+import { GarbageCollector } from './garbage-collection.js';
 import { NamespaceFinalizer } from './namespace-finalizer.js';
 import { Registry } from './registry.js';
 import { KUBERNETES_SERVICE_IP } from './resources/service-allocation.js';
@@ -44,6 +45,11 @@ export interface ApiServerOptions {
    * controller does (default true). Off, they stay Terminating, as on a kube-apiserver alone.
    */
   namespaceController?: boolean;
+  /**
+   * Whether the orphan and foregroundDeletion finalizers of a propagated delete are acted on, as
+   * kube-controller-manager's garbage collector does (default true). Off, they hold the object.
+   */
+  garbageCollector?: boolean;
 }
 
 export interface RunningApiServer {
@@ -151,6 +157,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   await bootstrapNamespaces(registry);
   const namespaceFinalizer = opts.namespaceController === false ? undefined : new NamespaceFinalizer(registry, log);
   namespaceFinalizer?.start();
+  const garbageCollector = opts.garbageCollector === false ? undefined : new GarbageCollector(registry, log);
+  garbageCollector?.start();
   const hub = new WatchHub(storage, {
     log,
     bookmarkIntervalMs: opts.bookmarkIntervalMs,
@@ -178,6 +186,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   log.info({ url, kubeconfig: kubeconfigPath, storage: opts.storage ?? 'memory' }, 'API server listening');
   const stop = (): Promise<void> => {
     namespaceFinalizer?.stop();
+    garbageCollector?.stop();
     stopping ??= stopServer(server, hub, storage, log);
     return stopping;
   };
