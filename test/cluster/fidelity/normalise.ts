@@ -2,8 +2,8 @@
  * What may differ between two correct servers is replaced by a marker before comparing: uids
  * (numbered in order of appearance, so "the same uid twice" still shows), resourceVersions,
  * timestamps, continue tokens, generated name suffixes, server addresses, temp paths, the
- * ClusterIPs both servers pick at random from the dynamic band of 10.0.0.0/24 and, in printed
- * output, ages and column padding. managedFields stay (only their times are masked):
+ * ClusterIPs both servers pick at random from the dynamic band of 10.0.0.0/24, the order of a
+ * rules review's rules and, in printed output, ages and column padding. managedFields stay (only their times are masked):
  * their presence is a real difference.
  */
 import type { Normalised } from './compare.js';
@@ -79,6 +79,7 @@ export class Normaliser {
     if (typeof gen === 'string' && typeof o.name === 'string' && o.name.startsWith(gen)) out.name = `${gen}<gen>`;
     if (o.kind === 'Table' && Array.isArray(out.rows)) out.rows = out.rows.map(maskAgeCells);
     if (o.kind === 'Service' && out.spec && typeof out.spec === 'object') out.spec = maskServiceAddresses(o, out.spec as Record<string, unknown>);
+    if (o.kind === 'SelfSubjectRulesReview' && out.status && typeof out.status === 'object') out.status = sortedRules(out.status as Record<string, unknown>);
     return out;
   }
 }
@@ -109,6 +110,16 @@ function maskServiceAddresses(o: Record<string, unknown>, spec: Record<string, u
     out.ports = out.ports.map((p: unknown) => (p && typeof p === 'object' && 'targetPort' in p ? { ...p, targetPort: '<server port>' } : p));
   }
   return out;
+}
+
+/**
+ * A rules review's rules in a fixed order: kube-apiserver lists them in the order it meets the
+ * role bindings, which differs from run to run (Go map order).
+ */
+function sortedRules(status: Record<string, unknown>): Record<string, unknown> {
+  const sorted = (rules: unknown): unknown =>
+    Array.isArray(rules) ? [...rules].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)) : rules;
+  return { ...status, resourceRules: sorted(status.resourceRules), nonResourceRules: sorted(status.nonResourceRules) };
 }
 
 function maskAgeCells(row: unknown): unknown {
