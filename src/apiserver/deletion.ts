@@ -9,6 +9,7 @@ import { isPlainObject } from './object-utils.js';
 import type { Registry } from './registry.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 import type { ObjectKey } from './storage/storage.js';
+import { finalizersForPropagation } from './propagation-finalizers.js';
 import { parseDeleteQuery, validateDeleteOptions, type DeleteOptionValues } from './query-params.js';
 import { selectionMatches, type Selection } from './selection.js';
 
@@ -16,6 +17,7 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
   propagationPolicy?: string;
+  orphanDependents?: boolean;
   gracePeriodSeconds?: number;
 }
 
@@ -109,6 +111,7 @@ export function parseDeleteOptions(body: unknown, params: URLSearchParams): Dele
   const opts: DeleteOptions = { dryRun: values.dryRun.length > 0 };
   if (values.preconditions) opts.preconditions = values.preconditions;
   if (values.propagationPolicy !== undefined) opts.propagationPolicy = values.propagationPolicy;
+  if (values.orphanDependents !== undefined) opts.orphanDependents = values.orphanDependents;
   if (values.gracePeriodSeconds !== undefined) opts.gracePeriodSeconds = Number(values.gracePeriodSeconds);
   return opts;
 }
@@ -144,13 +147,14 @@ function planDelete(reg: Registry, s: ResourceStrategy, prev: KubeObject, opts: 
   const meta = prev.metadata;
   const key = reg.keyOf(s, meta.namespace ?? '', meta.name ?? '');
   if (s.holdsDeletion?.(prev) === true) return planTermination(reg, key, prev, opts);
-  if (s.gracePeriodSeconds) return planGracefulDelete(reg, s, key, prev, opts);
-  if ((meta.finalizers ?? []).length > 0) {
-    if (meta.deletionTimestamp !== undefined) return { object: prev, removed: false };
-    const next: KubeObject = {
-      ...prev,
-      metadata: { ...meta, deletionTimestamp: reg.timestamp(), deletionGracePeriodSeconds: 0, ...generationBump(meta) },
-    };
+  // The garbage collector's finalizer the propagation policy asks for.
+  const finalizers = finalizersForPropagation(meta.finalizers ?? [], opts);
+  const base = finalizers === undefined ? prev : { ...prev, metadata: { ...meta, finalizers } };
+  if (s.gracePeriodSeconds) return planGracefulDelete(reg, s, key, base, opts);
+  if ((base.metadata.finalizers ?? []).length > 0) {
+    if (meta.deletionTimestamp !== undefined && base === prev) return { object: prev, removed: false };
+    const marks = meta.deletionTimestamp === undefined ? { deletionTimestamp: reg.timestamp(), deletionGracePeriodSeconds: 0, ...generationBump(meta) } : {};
+    const next: KubeObject = { ...base, metadata: { ...base.metadata, ...marks } };
     if (opts.dryRun) return { object: next, removed: false };
     const { change, durable } = reg.storage.write({ type: 'update', key, object: next });
     return { object: change.object, removed: false, durable };
@@ -261,7 +265,8 @@ export async function deleteCollection(
 ): Promise<ObjectList> {
   const resource = reg.keyOf(s, '', '').resource;
   const victims = reg.storage.list(resource, sel.namespace).filter((o) => selectionMatches(sel, o, s));
-  const planned = victims.map((obj) => planDelete(reg, s, obj, { dryRun: opts.dryRun }));
+  const { dryRun, propagationPolicy, orphanDependents } = opts;
+  const planned = victims.map((obj) => planDelete(reg, s, obj, { dryRun, propagationPolicy, orphanDependents }));
   await Promise.all(planned.map((p) => p.durable));
   return {
     kind: s.info.listKind,

@@ -11,6 +11,8 @@ export interface ServedResource {
   info: ResourceInfo;
   /** Present where a `/finalize` subresource is served (Namespaces). */
   prepareForFinalizeUpdate?: ResourceStrategy['prepareForFinalizeUpdate'];
+  /** Served without being stored (the reviews): no storage version, so no storageVersionHash. */
+  unstored?: boolean;
 }
 
 /**
@@ -106,7 +108,7 @@ export function apiResourceList(
       namespaced: i.namespaced,
       kind: i.kind,
       verbs: i.verbs,
-      storageVersionHash: storageVersionHash(i),
+      ...(s.unstored === true ? {} : { storageVersionHash: storageVersionHash(i) }),
     };
     if (i.shortNames.length > 0) entry.shortNames = i.shortNames;
     if (i.categories && i.categories.length > 0) entry.categories = i.categories;

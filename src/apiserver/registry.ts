@@ -226,7 +226,8 @@ export class Registry {
     setScope(s.info, object, namespace);
     requireNameMatchesUrl(object.metadata, name);
     s.defaults(object);
-    return { object: await this.commitUpdate(s, namespace, object, opts, applied), warnings };
+    const committed = await this.commitUpdate(s, namespace, object, opts, applied);
+    return { object: committed, warnings: [...warnings, ...this.updateWarnings(s, committed, opts)] };
   }
 
   private ownership(opts: WriteOptions): { manager: string; subresource?: string; now: string } {

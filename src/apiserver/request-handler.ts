@@ -178,7 +178,7 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
       rec.verb = 'create';
       rec.labels = resourceRequestLabels(route, 'create', req.headers['content-type'], dryRunLabel(target.query));
     }
-    return await serveReview(req, res, route, new Date());
+    return await serveReview(req, res, route, target.query, new Date());
   }
   const strategy = route && deps.registry.strategyFor(route.group, route.version, route.plural);
   if (!route || !strategy) {

@@ -2,16 +2,18 @@
  * The create-only review resources kubectl's `auth can-i` and `auth whoami` post to:
  * SelfSubjectAccessReview and SelfSubjectRulesReview (authorization.k8s.io/v1) and
  * SelfSubjectReview (authentication.k8s.io/v1). Nothing is stored. The embedded server knows
- * one user, the holder of its token, and that user may do everything (as system:masters may on
- * kube-apiserver): every access review is allowed, and says why in its reason.
+ * one user, the holder of its token, in system:masters, who may do everything: every access
+ * review is allowed, without a reason, as kube-apiserver allows system:masters.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, BadRequestError, MethodNotAllowedError } from '../kube/errors.js';
-import type { StatusCause } from '../kube/types.js';
+import type { KubeObject, StatusCause } from '../kube/types.js';
+import { managedFieldsAfterWrite } from './apply/ownership.js';
 import { mediaTypeOf, objectBodyFormat, parseRequestBody } from './decode/request-body.js';
 import { pathNotFound } from './errors.js';
 import { readBody, sendJson } from './http-io.js';
 import { isPlainObject, rfc3339Seconds } from './object-utils.js';
+import { managerFromUserAgent } from './resource-handler.js';
 import { resourceInfo } from './resources/common.js';
 import { decodeReviewProtobuf } from './reviews-protobuf.js';
 import type { ResourceInfo } from './resources/strategy.js';
@@ -23,15 +25,18 @@ export const TOKEN_USER = {
   groups: ['system:masters', 'system:authenticated'],
 };
 
-/** The reason every access review carries. */
-export const ALLOWED_REASON = 'the embedded API server allows every request of the user its token authenticates';
-
 type Body = Record<string, unknown>;
+
+/** Who posts a review and when: the managedFields of an answer that echoes its body. */
+interface ReviewWriter {
+  manager: string;
+  now: Date;
+}
 
 interface ReviewResource {
   info: ResourceInfo;
   /** The answer to a decoded body; throws an ApiError where kube-apiserver refuses it. */
-  answer(body: Body, now: Date): Body;
+  answer(body: Body, writer: ReviewWriter): Body;
 }
 
 const AUTHORIZATION = 'authorization.k8s.io';
@@ -82,17 +87,50 @@ function accessReviewCauses(meta: unknown, resource: Body | undefined, nonResour
   return causes;
 }
 
+/**
+ * The metadata of an answer that is the posted object itself (SelfSubjectAccessReview): its
+ * managedFields, which kube-apiserver's create handler records on every object it decodes.
+ */
+function echoedMetadata(info: ResourceInfo, spec: Body, writer: ReviewWriter): Body {
+  const object = { apiVersion: apiVersionOf(info), kind: info.kind, metadata: {}, spec } as KubeObject;
+  const managedFields = managedFieldsAfterWrite(info, undefined, object, undefined, { manager: writer.manager, now: rfc3339Seconds(writer.now) });
+  return managedFields === undefined ? {} : { managedFields };
+}
+
+const ACCESS_REVIEW_INFO = reviewInfo(AUTHORIZATION, 'selfsubjectaccessreviews', 'SelfSubjectAccessReview');
+
 const selfSubjectAccessReview: ReviewResource = {
-  info: reviewInfo(AUTHORIZATION, 'selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
-  answer(body) {
+  info: ACCESS_REVIEW_INFO,
+  answer(body, writer) {
     const spec = isPlainObject(body.spec) ? body.spec : {};
     const resource = ordered(spec.resourceAttributes, RESOURCE_ATTRIBUTE_ORDER);
     const nonResource = ordered(spec.nonResourceAttributes, NON_RESOURCE_ATTRIBUTE_ORDER);
     const causes = accessReviewCauses(body.metadata, resource, nonResource);
     if (causes.length > 0) throw invalid(AUTHORIZATION, causes);
     const echoed: Body = resource ? { resourceAttributes: resource } : { nonResourceAttributes: nonResource };
-    return { metadata: {}, spec: echoed, status: { allowed: true, reason: ALLOWED_REASON } };
+    return { metadata: echoedMetadata(ACCESS_REVIEW_INFO, echoed, writer), spec: echoed, status: { allowed: true } };
   },
+};
+
+/**
+ * What RBAC's bootstrap policy (plugin/pkg/auth/authorizer/rbac/bootstrappolicy) grants every
+ * authenticated user, which kube-apiserver lists beside the wildcard of system:masters:
+ * system:basic-user (the self reviews), system:discovery and system:public-info-viewer.
+ */
+const PUBLIC_INFO_URLS = ['/healthz', '/livez', '/readyz', '/version', '/version/'];
+const DISCOVERY_URLS = ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'];
+const ALL_RULES = {
+  resourceRules: [
+    { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+    { verbs: ['create'], apiGroups: [AUTHORIZATION], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+    { verbs: ['create'], apiGroups: [AUTHENTICATION], resources: ['selfsubjectreviews'] },
+  ],
+  nonResourceRules: [
+    { verbs: ['get'], nonResourceURLs: DISCOVERY_URLS },
+    { verbs: ['get'], nonResourceURLs: PUBLIC_INFO_URLS },
+    { verbs: ['*'], nonResourceURLs: ['*'] },
+  ],
+  incomplete: false,
 };
 
 const selfSubjectRulesReview: ReviewResource = {
@@ -100,21 +138,13 @@ const selfSubjectRulesReview: ReviewResource = {
   answer(body) {
     const spec = isPlainObject(body.spec) ? body.spec : {};
     if (typeof spec.namespace !== 'string' || spec.namespace === '') throw new BadRequestError('no namespace on request');
-    return {
-      metadata: {},
-      spec: {},
-      status: {
-        resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
-        nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-        incomplete: false,
-      },
-    };
+    return { metadata: {}, spec: {}, status: structuredClone(ALL_RULES) };
   },
 };
 
 const selfSubjectReview: ReviewResource = {
   info: reviewInfo(AUTHENTICATION, 'selfsubjectreviews', 'SelfSubjectReview'),
-  answer(_body, now) {
+  answer(_body, { now }) {
     return { metadata: { creationTimestamp: rfc3339Seconds(now) }, status: { userInfo: { ...TOKEN_USER } } };
   },
 };
@@ -122,7 +152,7 @@ const selfSubjectReview: ReviewResource = {
 const REVIEWS: ReviewResource[] = [selfSubjectAccessReview, selfSubjectRulesReview, selfSubjectReview];
 
 /** The review resources as discovery lists them. */
-export const reviewResources: { info: ResourceInfo }[] = REVIEWS.map((r) => ({ info: r.info }));
+export const reviewResources: { info: ResourceInfo; unstored: true }[] = REVIEWS.map((r) => ({ info: r.info, unstored: true }));
 
 function findReview(route: ResourcePath): ReviewResource | undefined {
   return REVIEWS.find((r) => r.info.group === route.group && r.info.version === route.version && r.info.plural === route.plural);
@@ -162,7 +192,7 @@ async function readReviewBody(req: IncomingMessage, kind: string): Promise<unkno
  * Serves a request to a review resource (isReviewRoute). Only POST on the collection exists: a
  * name, a namespace or a subresource is a 404, any other method a 405.
  */
-export async function serveReview(req: IncomingMessage, res: ServerResponse, route: ResourcePath, now: Date): Promise<void> {
+export async function serveReview(req: IncomingMessage, res: ServerResponse, route: ResourcePath, query: URLSearchParams, now: Date): Promise<void> {
   const review = findReview(route);
   if (!review) throw pathNotFound();
   if (route.namespace !== undefined || route.name !== undefined || route.legacyWatch) throw pathNotFound();
@@ -170,6 +200,7 @@ export async function serveReview(req: IncomingMessage, res: ServerResponse, rou
   const parsed = await readReviewBody(req, review.info.kind);
   if (!isPlainObject(parsed)) throw new BadRequestError(`Object '${review.info.kind}' is missing in the request body`);
   requireKind(review.info, parsed);
-  const answer = review.answer(parsed, now);
+  const manager = query.get('fieldManager') || managerFromUserAgent(req.headers['user-agent']);
+  const answer = review.answer(parsed, { manager, now });
   sendJson(res, 201, { kind: review.info.kind, apiVersion: apiVersionOf(review.info), ...answer });
 }

@@ -13,6 +13,7 @@ import { storedObjectRepair } from './decode/stored-objects.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { HealthCheck } from './health.js';
 import { ApiServerMetrics, type StoredObjectCounter } from './metrics.js';
+import { GarbageCollector } from './garbage-collection.js';
 import { NamespaceFinalizer } from './namespace-finalizer.js';
 import { Registry } from './registry.js';
 import { KUBERNETES_SERVICE_IP } from './resources/service-allocation.js';
@@ -44,6 +45,11 @@ export interface ApiServerOptions {
    * controller does (default true). Off, they stay Terminating, as on a kube-apiserver alone.
    */
   namespaceController?: boolean;
+  /**
+   * Whether the orphan and foregroundDeletion finalizers of a propagated delete are acted on, as
+   * kube-controller-manager's garbage collector does (default true). Off, they hold the object.
+   */
+  garbageCollector?: boolean;
 }
 
 export interface RunningApiServer {
@@ -93,7 +99,8 @@ async function bootstrapNamespaces(registry: Registry): Promise<void> {
 
 /**
  * The `kubernetes` Service in `default`, pointing at this server's port, as kube-apiserver's
- * bootstrap controller keeps it: created once, its target port updated when the port changed.
+ * bootstrap controller keeps it (the spec it writes, under its own name as the manager):
+ * created once, its target port updated when the port changed.
  */
 async function reconcileKubernetesService(registry: Registry, port: number): Promise<void> {
   const svc = registry.strategyFor('', 'v1', 'services');
@@ -103,15 +110,17 @@ async function reconcileKubernetesService(registry: Registry, port: number): Pro
     clusterIP: KUBERNETES_SERVICE_IP,
     type: 'ClusterIP',
     sessionAffinity: 'None',
+    ipFamilyPolicy: 'SingleStack',
   };
+  const asApiServer = { fieldManager: 'kube-apiserver' };
   const existing = registry.storage.get({ resource: 'services', namespace: 'default', name: 'kubernetes' });
   if (!existing) {
-    await registry.create(svc, 'default', { metadata: { name: 'kubernetes', labels: KUBERNETES_SERVICE_LABELS }, spec });
+    await registry.create(svc, 'default', { metadata: { name: 'kubernetes', labels: KUBERNETES_SERVICE_LABELS }, spec }, asApiServer);
     return;
   }
   const ports = (existing.spec as { ports?: { targetPort?: unknown }[] } | undefined)?.ports ?? [];
   if (ports.length === 1 && ports[0].targetPort === port) return;
-  await registry.update(svc, 'default', 'kubernetes', { ...existing, spec: { ...(existing.spec as object), ports: spec.ports } });
+  await registry.update(svc, 'default', 'kubernetes', { ...existing, spec: { ...(existing.spec as object), ports: spec.ports } }, asApiServer);
 }
 
 function listenOn(server: Server, host: string, port: number): Promise<AddressInfo> {
@@ -148,6 +157,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   await bootstrapNamespaces(registry);
   const namespaceFinalizer = opts.namespaceController === false ? undefined : new NamespaceFinalizer(registry, log);
   namespaceFinalizer?.start();
+  const garbageCollector = opts.garbageCollector === false ? undefined : new GarbageCollector(registry, log);
+  garbageCollector?.start();
   const hub = new WatchHub(storage, {
     log,
     bookmarkIntervalMs: opts.bookmarkIntervalMs,
@@ -175,6 +186,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   log.info({ url, kubeconfig: kubeconfigPath, storage: opts.storage ?? 'memory' }, 'API server listening');
   const stop = (): Promise<void> => {
     namespaceFinalizer?.stop();
+    garbageCollector?.stop();
     stopping ??= stopServer(server, hub, storage, log);
     return stopping;
   };

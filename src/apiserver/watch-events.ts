@@ -4,6 +4,7 @@
  * change and output form and shared by every watcher.
  */
 import type { KubeObject, Status } from '../kube/types.js';
+import { emptyObjectOf } from './apply/empty-object.js';
 import { memoizedJson } from './json-memo.js';
 import { encodeObject, PROTOBUF_WATCH_MEDIA_TYPE, watchFrame } from './protobuf/envelope.js';
 import { apiVersionOf } from './object-decode.js';
@@ -86,13 +87,15 @@ export function objectEvent(type: EventType, s: ResourceStrategy, obj: KubeObjec
   return eventLine(type, objectJsonFor(s, obj, form, now));
 }
 
+/** A bookmark's object: the kind's empty object with only a resourceVersion (and annotation), as kube-apiserver's newFunc gives. */
 export function bookmarkLine(s: ResourceStrategy, rv: number, form: WatchForm, initialEventsEnd = false): string | Buffer {
   const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
   if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
   if (form.kind === 'partial') {
     return form.list ? '' : eventLine('BOOKMARK', JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${form.version}`, metadata }));
   }
-  return eventIn(form, 'BOOKMARK', { kind: s.info.kind, apiVersion: apiVersionOf(s.info), metadata });
+  const empty = emptyObjectOf(s.info.group, s.info.kind);
+  return eventIn(form, 'BOOKMARK', { kind: s.info.kind, apiVersion: apiVersionOf(s.info), ...empty, metadata });
 }
 
 export function errorLine(status: Status, form: WatchForm): string | Buffer {

@@ -82,3 +82,6 @@ export const ANN_MOUNT_OPTIONS = 'volume.beta.kubernetes.io/mount-options';
 export const LABEL_NAMESPACE_NAME = 'kubernetes.io/metadata.name';
 /** Namespace spec finalizer that the namespace lifecycle removes after emptying it. */
 export const FINALIZER_NAMESPACE_KUBERNETES = 'kubernetes';
+/** Garbage-collector finalizers a delete's propagationPolicy adds: dependents are orphaned, or deleted first. */
+export const FINALIZER_ORPHAN_DEPENDENTS = 'orphan';
+export const FINALIZER_DELETE_DEPENDENTS = 'foregroundDeletion';

@@ -19,6 +19,17 @@ const pv = (name: string, extra: Record<string, unknown> = {}): unknown => ({
   spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/tmp/${name}` }, ...extra },
 });
 
+test('a Recycle PV is accepted with kube-apiserver\'s deprecation warning on a server-side apply to it, as on create and update', () =>
+  withServer(async ({ server }) => {
+    assert.equal((await api(server, 'POST', PVS, { body: pv('r0', { persistentVolumeReclaimPolicy: 'Recycle' }) })).status, 201);
+    const applied = await api(server, 'PATCH', `${PVS}/r0?fieldManager=applier&force=true`, {
+      rawBody: JSON.stringify({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'r0', labels: { applied: 'yes' } } }),
+      headers: { 'Content-Type': 'application/apply-patch+yaml' },
+    });
+    assert.equal(applied.status, 200, applied.text);
+    assert.match(String(applied.headers.warning), /Recycle reclaim policy is deprecated/);
+  }));
+
 test('a Recycle PV is accepted with kube-apiserver\'s deprecation warning, on create and update', () =>
   withServer(async ({ server }) => {
     const created = await api(server, 'POST', PVS, { body: pv('r1', { persistentVolumeReclaimPolicy: 'Recycle' }) });

@@ -20,13 +20,23 @@ after(async () => {
 const SSAR = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
-test('a SelfSubjectAccessReview is allowed, says why, and echoes the attributes in their Go order', async () => {
-  const r = await api(t.server, 'POST', SSAR, { body: { spec: { resourceAttributes: { resource: 'persistentvolumes', verb: 'create' } } } });
+test('a SelfSubjectAccessReview is allowed without a reason, echoes the attributes in their Go order, and records who posted them', async () => {
+  const r = await api(t.server, 'POST', `${SSAR}?fieldManager=asker`, { body: { spec: { resourceAttributes: { resource: 'persistentvolumes', verb: 'create' } } } });
   assert.equal(r.status, 201);
   assert.equal(r.json.kind, 'SelfSubjectAccessReview');
   assert.deepEqual(Object.keys(r.json.spec.resourceAttributes), ['verb', 'resource']);
-  assert.equal(r.json.status.allowed, true);
-  assert.match(r.json.status.reason, /allows every request/);
+  assert.deepEqual(r.json.status, { allowed: true });
+  const [entry] = r.json.metadata.managedFields;
+  assert.deepEqual([entry.manager, entry.operation, entry.apiVersion], ['asker', 'Update', 'authorization.k8s.io/v1']);
+  assert.deepEqual(entry.fieldsV1, { 'f:spec': { 'f:resourceAttributes': { '.': {}, 'f:resource': {}, 'f:verb': {} } } });
+});
+
+test('discovery lists the review resources without a storageVersionHash, as resources nothing stores', async () => {
+  for (const path of ['/apis/authorization.k8s.io/v1', '/apis/authentication.k8s.io/v1']) {
+    const r = await api(t.server, 'GET', path);
+    assert.ok(r.json.resources.length > 0);
+    for (const resource of r.json.resources) assert.equal(resource.storageVersionHash, undefined, `${path} ${resource.name}`);
+  }
 });
 
 test('access reviews are refused as kube-apiserver refuses them: no or both attributes, metadata, other verbs and paths', async () => {
@@ -67,9 +77,16 @@ test('a protobuf SelfSubjectAccessReview (what kubectl auth can-i posts) is deco
   assert.equal(r.json.status.allowed, true);
 });
 
-test('a SelfSubjectRulesReview grants everything and a SelfSubjectReview names the token user', async () => {
+test('a SelfSubjectRulesReview grants everything beside the bootstrap roles of every user, and a SelfSubjectReview names the token user', async () => {
   const rules = await api(t.server, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { body: { spec: { namespace: 'default' } } });
-  assert.deepEqual(rules.json.status.resourceRules, [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]);
+  assert.deepEqual(rules.json.status.resourceRules, [
+    { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+    { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+    { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
+  ]);
+  assert.deepEqual(rules.json.status.nonResourceRules.map((r: { verbs: string[]; nonResourceURLs: string[] }) => [r.verbs, r.nonResourceURLs.length]), [
+    [['get'], 11], [['get'], 5], [['*'], 1],
+  ]);
   assert.equal(rules.json.status.incomplete, false);
   const who = await api(t.server, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { body: {} });
   assert.equal(who.status, 201);
@@ -149,21 +166,26 @@ test('/readyz, /livez and /healthz answer ok, list their checks with ?verbose, s
   assert.deepEqual([missing.status, missing.text], [404, '404 page not found\n']);
 });
 
-test('the kubernetes Service points at the server; a new Service gets defaults and the lowest free ClusterIP', async () => {
+test('the kubernetes Service points at the server; a new Service gets defaults and a free ClusterIP above the 16 kept for static allocation', async () => {
   const k = await api(t.server, 'GET', '/api/v1/namespaces/default/services/kubernetes');
   assert.deepEqual(k.json.spec.ports, [{ name: 'https', protocol: 'TCP', port: 443, targetPort: t.server.port }]);
   assert.equal(k.json.spec.clusterIP, '10.0.0.1');
+  assert.equal(k.json.spec.ipFamilyPolicy, 'SingleStack');
+  assert.deepEqual(k.json.metadata.managedFields.map((e: { manager: string }) => e.manager), ['kube-apiserver'], 'written by the server itself');
   const svc = await api(t.server, 'POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'web' }, spec: { ports: [{ port: 80 }], selector: { app: 'x' } } } });
   assert.equal(svc.status, 201, svc.text);
+  const ip = svc.json.spec.clusterIP as string;
+  assert.match(ip, /^10\.0\.0\.\d+$/);
+  assert.ok(Number(ip.split('.')[3]) >= 17 && Number(ip.split('.')[3]) <= 254, ip);
   assert.deepEqual(svc.json.spec, {
-    ports: [{ protocol: 'TCP', port: 80, targetPort: 80 }], selector: { app: 'x' }, clusterIP: '10.0.0.2', clusterIPs: ['10.0.0.2'], type: 'ClusterIP',
+    ports: [{ protocol: 'TCP', port: 80, targetPort: 80 }], selector: { app: 'x' }, clusterIP: ip, clusterIPs: [ip], type: 'ClusterIP',
     sessionAffinity: 'None', ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', internalTrafficPolicy: 'Cluster',
   });
   assert.deepEqual(svc.json.status, { loadBalancer: {} });
   const np = await api(t.server, 'POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'np' }, spec: { type: 'NodePort', ports: [{ port: 80 }] } } });
   assert.deepEqual([np.json.spec.ports[0].nodePort, np.json.spec.externalTrafficPolicy], [30000, 'Cluster']);
   const put = await api(t.server, 'PUT', '/api/v1/namespaces/default/services/web', { body: { metadata: { name: 'web' }, spec: { ports: [{ port: 81 }] } } });
-  assert.equal(put.json.spec.clusterIP, '10.0.0.2', 'an update that leaves out the ClusterIP keeps it');
+  assert.equal(put.json.spec.clusterIP, ip, 'an update that leaves out the ClusterIP keeps it');
 });
 
 test('Services are validated with kube-apiserver\'s causes, and a taken or foreign ClusterIP is refused', async () => {

@@ -117,6 +117,22 @@ test('bookmarks: sendInitialEvents ends its burst with an initial-events-end boo
     await w.ended;
   }));
 
+test('a bookmark\'s object is the kind\'s empty object: a claim bookmark carries the empty spec.resources and status the Go type always serialises', async () => {
+  const t = await startEmbeddedTestApiServer();
+  try {
+    const claims = '/api/v1/namespaces/default/persistentvolumeclaims';
+    const w = await watch(t.server, `${claims}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+    const bookmark = await w.next();
+    assert.equal(bookmark.type, 'BOOKMARK');
+    const { metadata, ...rest } = bookmark.object;
+    assert.deepEqual(rest, { kind: 'PersistentVolumeClaim', apiVersion: 'v1', spec: { resources: {} }, status: {} });
+    assert.deepEqual(Object.keys(metadata), ['resourceVersion', 'annotations']);
+    w.close();
+  } finally {
+    await t.stop();
+  }
+});
+
 test('periodic bookmarks carry a resourceVersion the watcher has seen everything up to', () =>
   withServer(
     async ({ server }) => {

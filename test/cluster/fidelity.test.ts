@@ -44,8 +44,8 @@ test('the embedded server answers the fidelity corpus as kube-apiserver does, ap
   const started = Date.now();
   const [real, ours] = await Promise.all([
     startTestControlPlane({ controllerServiceAccount: false, etcdUrl: undefined, apiServerArgs: [`--etcd-compaction-interval=${COMPACTION_INTERVAL}`] }),
-    // The real side runs kube-apiserver alone, so ours runs without its namespace controller.
-    startEmbeddedTestApiServer({ retainChanges: OUR_RETAINED_CHANGES, namespaceController: false }),
+    // The real side runs kube-apiserver alone, so ours runs without its namespace controller and garbage collector.
+    startEmbeddedTestApiServer({ retainChanges: OUR_RETAINED_CHANGES, namespaceController: false, garbageCollector: false }),
   ]);
   try {
     const kubectl = binaryPath('kubectl');

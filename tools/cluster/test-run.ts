@@ -41,6 +41,7 @@ export const CLUSTER_SUITES = [
   'integration/hostile-corpus.test.js',
   'integration/fault-rows.test.js',
   'integration/chaos.test.js',
+  'apiserver/apply/ownership-of-defaults.test.js',
   'cluster/multinode.test.js',
   'cluster/',
 ];

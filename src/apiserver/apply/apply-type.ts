@@ -2,7 +2,8 @@
  * The structure server-side apply walks: for each value, whether it is owned whole (a leaf:
  * scalars, atomic lists, maps and structs) or field by field, and how list items are told
  * apart (by key fields, or by value for sets). Built from the kind's typed schema
- * (`decode/schema.ts`) and the merge markers (`list-semantics.ts`), on first use per type.
+ * (`decode/schema.ts`) walked beside its OpenAPI definition, whose merge markers
+ * (`list-semantics.ts`) it reads, on first use per type.
  */
 import type { FieldSchema, StructSchema, TypeSchema } from '../decode/schema.js';
 import type { ApplySemantics, FieldSemantics } from './list-semantics.js';
@@ -24,21 +25,22 @@ export class ApplyTypes {
 
   constructor(private readonly semantics: ApplySemantics) {}
 
-  /** The apply type of a kind's root struct. */
-  forKind(schema: StructSchema): ApplyType {
-    return this.typeOf(schema, undefined);
+  /** The apply type of a kind's root struct, whose OpenAPI definition is `definition`. */
+  forKind(schema: StructSchema, definition: string | undefined): ApplyType {
+    return this.typeOf(schema, { definition });
   }
 
   private typeOf(schema: TypeSchema, marks: FieldSemantics | undefined): ApplyType {
+    const values: FieldSemantics = { definition: marks?.definition };
     switch (schema.kind) {
       case 'array':
         return this.arrayType(schema.items, marks);
       case 'map':
-        return marks?.mapType === 'atomic' ? LEAF : { shape: 'map', values: this.typeOf(schema.values, undefined) };
+        return marks?.mapType === 'atomic' ? LEAF : { shape: 'map', values: this.typeOf(schema.values, values) };
       case 'struct':
         if (marks?.mapType === 'atomic') return LEAF;
-        if (marks?.mapType !== 'granular' && this.semantics.atomicStruct(schema.goType)) return LEAF;
-        return this.structType(schema);
+        if (marks?.mapType !== 'granular' && marks?.definition !== undefined && this.semantics.atomicStruct(marks.definition)) return LEAF;
+        return this.structType(schema, marks?.definition);
       case 'free':
         return FREE;
       default:
@@ -49,12 +51,13 @@ export class ApplyTypes {
   private arrayType(items: TypeSchema, marks: FieldSemantics | undefined): ApplyType {
     if (marks?.listType === 'set') return { shape: 'set' };
     if (marks?.listType === 'map' && marks.listMapKeys) {
-      return { shape: 'listMap', keys: marks.listMapKeys, items: this.typeOf(items, undefined) };
+      return { shape: 'listMap', keys: marks.listMapKeys, items: this.typeOf(items, { definition: marks.definition }) };
     }
     return LEAF;
   }
 
-  private structType(schema: StructSchema): ApplyType {
+  /** A struct's type; one model is always the same definition, so the type is cached by model. */
+  private structType(schema: StructSchema, definition: string | undefined): ApplyType {
     const known = this.structs.get(schema);
     if (known) return known;
     const fields = new Map<string, ApplyType>();
@@ -63,7 +66,7 @@ export class ApplyTypes {
       if (cached) return cached;
       const f: FieldSchema | undefined = schema.fields.get(name);
       if (!f) return schema.otherFields ? this.typeOf(schema.otherFields, undefined) : undefined;
-      const t = this.typeOf(f.type, this.semantics.field(schema.goType, name));
+      const t = this.typeOf(f.type, definition === undefined ? undefined : this.semantics.field(definition, name));
       fields.set(name, t);
       return t;
     };

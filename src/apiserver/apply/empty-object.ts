@@ -1,9 +1,11 @@
 /**
  * What kube-apiserver compares a new object against on create: the kind's empty Go object as it
- * serialises, where structs held by value (not behind a pointer) are present though empty. So a
- * create's managedFields own `spec` and `status` without a `"."` of their own, but a map or a
- * pointer struct the body sets (labels, capacity, hostPath) with one. These are the by-value
- * struct fields of the Go types, by kind.
+ * serialises, where structs held by value (not behind a pointer) are present though empty, a
+ * string without omitempty is "" and a time held by value is null. So a create's managedFields
+ * own `spec` and `status` without a `"."` of their own, but a map or a pointer struct the body
+ * sets (labels, capacity, hostPath) with one; and nobody owns a field a write leaves at the
+ * value the empty object has (an Event's empty reportingComponent). These are those fields of
+ * the Go types, by kind.
  */
 import type { KubeObject } from '../../kube/types.js';
 import { deepFreeze } from '../storage/freeze.js';
@@ -20,11 +22,15 @@ const BY_KIND: Record<string, Skeleton> = {
   // PodSpec.containers has no omitempty: an empty Pod carries `containers: null`.
   Pod: { spec: { containers: null }, status: {} },
   Lease: { spec: {} },
+  Service: { spec: {}, status: { loadBalancer: {} } },
+  SelfSubjectAccessReview: specAndStatus,
 };
 
 const BY_GROUP_KIND: Record<string, Skeleton> = {
-  '/Event': { involvedObject: {}, source: {} },
-  'events.k8s.io/Event': { regarding: {}, deprecatedSource: {} },
+  '/Event': {
+    involvedObject: {}, source: {}, firstTimestamp: null, lastTimestamp: null, eventTime: null, reportingComponent: '', reportingInstance: '',
+  },
+  'events.k8s.io/Event': { eventTime: null, regarding: {}, deprecatedSource: {}, deprecatedFirstTimestamp: null, deprecatedLastTimestamp: null },
 };
 
 function skeletonOf(group: string, kind: string): Skeleton {

@@ -6,6 +6,7 @@ import { BadRequestError } from '../../kube/errors.js';
 import type { KubeObject } from '../../kube/types.js';
 import { schemaForKind } from '../decode/schema.js';
 import { apiVersionOf } from '../object-decode.js';
+import { definitionNameOf } from '../openapi/definitions.js';
 import { jsonEqual } from '../object-utils.js';
 import type { ResourceInfo } from '../resources/strategy.js';
 import { ApplyTypes } from './apply-type.js';
@@ -31,7 +32,7 @@ export function contextFor(info: ResourceInfo, req: OwnershipRequest): Ownership
     apiVersion: apiVersionOf(info),
     subresource,
     now: req.now,
-    type: applyTypes.forKind(schemaForKind(info.group, info.version, info.kind)),
+    type: applyTypes.forKind(schemaForKind(info.group, info.version, info.kind), definitionNameOf(info)),
     resetFields,
     complete: (obj) => withByValueStructs(info.group, info.kind, obj),
   };

@@ -1,8 +1,11 @@
 /**
  * The field sets of values: what an apply configuration sets (`configFieldSet`), and what changed
- * between two versions of an object (`compareValues`: added, modified, removed). Nulls count as
- * absent, as a nil pointer or an omitted field does in the Go types, except where a container
- * replaces one (see compareInto).
+ * between two versions of an object (`compareValues`: added, modified, removed). In an apply
+ * configuration a null counts as absent. In an object a null is a value, as structured-merge-diff
+ * reads the Go types' serialisation: the decoder drops the nulls Go would drop, so the nulls
+ * left are those Go writes (a zero time held by value, a slice without omitempty), and a
+ * condition written with a null time owns it; a null a container replaces is an empty container
+ * (see compareInto).
  */
 import { childType, isGranularObject, isObject, LEAF, type ApplyType } from './apply-type.js';
 import { fieldElement, FieldSet, keyElement, valueElement } from './fieldset.js';
@@ -98,7 +101,7 @@ export function allFields(value: unknown, t: ApplyType, node: FieldSet): void {
   node.member = true;
   if (isGranularObject(t, value)) {
     for (const [k, v] of Object.entries(value)) {
-      if (present(v)) allFields(v, childType(t, k) ?? LEAF, node.ensure(fieldElement(k)));
+      if (v !== undefined) allFields(v, childType(t, k) ?? LEAF, node.ensure(fieldElement(k)));
     }
   } else if ((t.shape === 'set' || t.shape === 'listMap') && Array.isArray(value)) {
     const items = t.shape === 'listMap' ? t.items : LEAF;
@@ -119,8 +122,8 @@ function nodeAt(set: FieldSet, path: string[]): FieldSet {
 }
 
 function compareInto(a: unknown, b: unknown, t: ApplyType, c: Comparison, path: string[]): void {
-  const hasA = present(a);
-  const hasB = present(b);
+  const hasA = a !== undefined;
+  const hasB = b !== undefined;
   if (!hasA && !hasB) return;
   // A null that is there (a Go slice or map without omitempty) is an empty value, not a missing one:
   // filling it adds the contents but not the container itself.

@@ -1,9 +1,10 @@
 /**
  * ClusterIPs and NodePorts for Services. The embedded server routes no traffic, but clients
  * expect the addresses to be there, so it hands them out as kube-apiserver does from its
- * defaults: ClusterIPs from 10.0.0.0/24 (10.0.0.1 is the `kubernetes` Service), NodePorts from
- * 30000-32767, each the lowest free one (kube-apiserver picks at random) among the Services
- * stored. Headless Services (clusterIP None) and ExternalName ones get none.
+ * defaults: ClusterIPs from 10.0.0.0/24 (10.0.0.1 is the `kubernetes` Service) at random, as
+ * kube-apiserver's allocator picks them, from the upper band first (the lowest 16 addresses are
+ * kept for Services that ask for one, KEP-3070); NodePorts from 30000-32767, the lowest free one
+ * among the Services stored. Headless Services (clusterIP None) and ExternalName ones get none.
  */
 import type { KubeObject } from '../../kube/types.js';
 
@@ -54,11 +55,23 @@ export function usedClusterIPs(services: KubeObject[]): Set<string> {
   return new Set(services.flatMap((s) => specOf(s).clusterIPs ?? []));
 }
 
-/** The lowest free ClusterIP, or undefined when the range is exhausted. */
-export function nextClusterIP(used: Set<string>): string | undefined {
-  for (let n = FIRST_HOST; n <= LAST_HOST; n++) {
-    const ip = `${IP_PREFIX}${n}`;
-    if (!used.has(ip)) return ip;
+/**
+ * The host numbers below this are kept for static allocation: kube-apiserver's range offset for
+ * a /24 (its size / 16, at least 16), which dynamic allocation takes from last.
+ */
+const STATIC_BAND_END = 16;
+
+function freeHosts(used: Set<string>, first: number, last: number): string[] {
+  const out: string[] = [];
+  for (let n = first; n <= last; n++) if (!used.has(`${IP_PREFIX}${n}`)) out.push(`${IP_PREFIX}${n}`);
+  return out;
+}
+
+/** A free ClusterIP at random, from the dynamic band first; undefined when the range is exhausted. */
+export function nextClusterIP(used: Set<string>, random: () => number = Math.random): string | undefined {
+  for (const [first, last] of [[STATIC_BAND_END + 1, LAST_HOST], [FIRST_HOST, STATIC_BAND_END]]) {
+    const free = freeHosts(used, first, last);
+    if (free.length > 0) return free[Math.floor(random() * free.length)];
   }
   return undefined;
 }

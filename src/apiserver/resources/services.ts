@@ -76,7 +76,7 @@ function refuseClusterIP(obj: KubeObject, ips: string[], detail: string): never 
   ]);
 }
 
-/** The ClusterIP of a new Service: the one asked for if it is free and in range, else the lowest free one. */
+/** The ClusterIP of a new Service: the one asked for if it is free and in range, else a free one at random. */
 function allocateClusterIP(obj: KubeObject, spec: ServiceSpec, ctx: AdmissionContext): void {
   if (spec.type === 'ExternalName') return;
   const services = ctx.list('', 'services');

@@ -149,3 +149,13 @@ test('Status errors encode with meta.k8s.io/v1 Status under apiVersion v1', () =
   const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'x', reason: 'NotFound', details: { name: 'n', kind: 'persistentvolumes' }, code: 404 };
   assert.equal(canonical(roundTrip(status)), canonical(status));
 });
+
+test('a scalar whose Go struct tag says "rep" is one value on the wire: a Pod\'s qosClass and a rules review\'s incomplete round-trip', () => {
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] }, status: { phase: 'Pending', qosClass: 'BestEffort' } };
+  assert.deepEqual(roundTrip(pod).status, { phase: 'Pending', qosClass: 'BestEffort' });
+  const bytes = encodeObject(pod);
+  // field 9 of PodStatus, length-delimited, then the string itself
+  assert.ok(bytes.includes(Buffer.concat([Buffer.from([(9 << 3) | 2, 'BestEffort'.length]), Buffer.from('BestEffort')])));
+  const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', metadata: {}, spec: {}, status: { resourceRules: [], nonResourceRules: [], incomplete: true } };
+  assert.equal((roundTrip(review).status as { incomplete?: boolean }).incomplete, true);
+});

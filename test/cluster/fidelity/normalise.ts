@@ -1,8 +1,9 @@
 /**
  * What may differ between two correct servers is replaced by a marker before comparing: uids
  * (numbered in order of appearance, so "the same uid twice" still shows), resourceVersions,
- * timestamps, continue tokens, generated name suffixes, server addresses, temp paths and, in
- * printed output, ages and column padding. managedFields stay (only their times are masked):
+ * timestamps, continue tokens, generated name suffixes, server addresses, temp paths, the
+ * ClusterIPs both servers pick at random from the dynamic band of 10.0.0.0/24, the order of a
+ * rules review's rules and, in printed output, ages and column padding. managedFields stay (only their times are masked):
  * their presence is a real difference.
  */
 import type { Normalised } from './compare.js';
@@ -77,8 +78,48 @@ export class Normaliser {
     const gen = o.generateName;
     if (typeof gen === 'string' && typeof o.name === 'string' && o.name.startsWith(gen)) out.name = `${gen}<gen>`;
     if (o.kind === 'Table' && Array.isArray(out.rows)) out.rows = out.rows.map(maskAgeCells);
+    if (o.kind === 'Service' && out.spec && typeof out.spec === 'object') out.spec = maskServiceAddresses(o, out.spec as Record<string, unknown>);
+    if (o.kind === 'SelfSubjectRulesReview' && out.status && typeof out.status === 'object') out.status = sortedRules(out.status as Record<string, unknown>);
     return out;
   }
+}
+
+/**
+ * 10.0.0.17 to 10.0.0.254: where kube-apiserver's allocator (and ours) picks a ClusterIP at
+ * random, above the 16 addresses it keeps for Services that ask for one. An address outside
+ * that band stays as it is, so a server allocating elsewhere still shows.
+ */
+const DYNAMIC_CLUSTER_IP = /^10\.0\.0\.(1[7-9]|[2-9]\d|1\d\d|2[0-4]\d|25[0-4])$/;
+const DYNAMIC_MARK = '<dynamic ClusterIP in 10.0.0.0/24>';
+
+function isKubernetesService(o: Record<string, unknown>): boolean {
+  const meta = o.metadata as { name?: unknown; namespace?: unknown } | undefined;
+  return meta?.name === 'kubernetes' && meta.namespace === 'default';
+}
+
+/**
+ * The per-server addresses of a Service: dynamic ClusterIPs, and the kubernetes Service's
+ * targetPort, which is each server's own port (as the server address is each server's own).
+ */
+function maskServiceAddresses(o: Record<string, unknown>, spec: Record<string, unknown>): Record<string, unknown> {
+  const mask = (ip: unknown): unknown => (typeof ip === 'string' && DYNAMIC_CLUSTER_IP.test(ip) ? DYNAMIC_MARK : ip);
+  const out = { ...spec };
+  if ('clusterIP' in out) out.clusterIP = mask(out.clusterIP);
+  if (Array.isArray(out.clusterIPs)) out.clusterIPs = out.clusterIPs.map(mask);
+  if (isKubernetesService(o) && Array.isArray(out.ports)) {
+    out.ports = out.ports.map((p: unknown) => (p && typeof p === 'object' && 'targetPort' in p ? { ...p, targetPort: '<server port>' } : p));
+  }
+  return out;
+}
+
+/**
+ * A rules review's rules in a fixed order: kube-apiserver lists them in the order it meets the
+ * role bindings, which differs from run to run (Go map order).
+ */
+function sortedRules(status: Record<string, unknown>): Record<string, unknown> {
+  const sorted = (rules: unknown): unknown =>
+    Array.isArray(rules) ? [...rules].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)) : rules;
+  return { ...status, resourceRules: sorted(status.resourceRules), nonResourceRules: sorted(status.nonResourceRules) };
 }
 
 function maskAgeCells(row: unknown): unknown {

@@ -197,6 +197,9 @@ func (w *walker) describe(sf reflect.StructField) (Field, bool) {
 		f.Repeated = true
 		f.Type = w.fieldType(t.Elem())
 	default:
+		// a value that is not a slice is one value on the wire whatever its tag says ("rep" on
+		// PodStatus.QOSClass, which the generated marshaller writes once, as an optional string)
+		f.Repeated = false
 		f.Type = w.fieldType(t)
 	}
 	return f, true
