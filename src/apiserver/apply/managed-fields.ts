@@ -135,10 +135,33 @@ function compareEntries(p: ManagerEntry, q: ManagerEntry): number {
   return 0;
 }
 
+/**
+ * Recently encoded FieldsV1 trees by their JSON text. Objects written the same way by the same
+ * client (every PV a provisioner creates, every claim a chart applies) have identical field
+ * sets, so their entries share one frozen tree instead of holding a copy each (a PV's tree is
+ * about a dozen objects). Least recently used first out; a tree evicted here stays shared by
+ * the entries already holding it.
+ */
+const SHARED_TREES_LIMIT = 1024;
+const sharedTrees = new Map<string, FieldsObject>();
+
+function sharedTree(tree: FieldsObject): FieldsObject {
+  const text = JSON.stringify(tree);
+  const known = sharedTrees.get(text);
+  if (known !== undefined) {
+    sharedTrees.delete(text);
+    sharedTrees.set(text, known);
+    return known;
+  }
+  sharedTrees.set(text, deepFreeze(tree));
+  if (sharedTrees.size > SHARED_TREES_LIMIT) sharedTrees.delete(sharedTrees.keys().next().value!);
+  return tree;
+}
+
 function fieldsV1Of(fields: FieldSet): FieldsObject {
   let out = encodedFields.get(fields);
   if (out === undefined) {
-    out = deepFreeze(encodeFieldsV1(fields));
+    out = sharedTree(encodeFieldsV1(fields));
     encodedFields.set(fields, out);
   }
   return out;
