@@ -4,6 +4,7 @@
  * and time. Decoding checks what kube-apiserver checks and fails as a whole; encoding sorts the
  * entries as kube-apiserver does (operation, time, manager, apiVersion, subresource).
  */
+import { RecentValues } from '../storage/recent-values.js';
 import { deepFreeze } from '../storage/freeze.js';
 import { decodeFieldsV1, encodeFieldsV1, FieldsV1Error, type FieldsObject } from './fields-v1.js';
 import type { FieldSet } from './fieldset.js';
@@ -87,12 +88,10 @@ const decoded = new WeakMap<object, Managers>();
  * (which reads the stored list back) finds them without decoding, and its unchanged entries
  * keep their encoding. Bounded: holding them for every stored object would multiply its memory.
  */
-const RECENT_LIMIT = 256;
-const recentlyEncoded = new Map<object, Managers>();
+const recentlyEncoded = new RecentValues<object, Managers>(256);
 
 function rememberEncoded(list: object, m: Managers): void {
   recentlyEncoded.set(list, m);
-  if (recentlyEncoded.size > RECENT_LIMIT) recentlyEncoded.delete(recentlyEncoded.keys().next().value!);
 }
 
 /**
@@ -139,23 +138,15 @@ function compareEntries(p: ManagerEntry, q: ManagerEntry): number {
  * Recently encoded FieldsV1 trees by their JSON text. Objects written the same way by the same
  * client (every PV a provisioner creates, every claim a chart applies) have identical field
  * sets, so their entries share one frozen tree instead of holding a copy each (a PV's tree is
- * about a dozen objects). Least recently used first out; a tree evicted here stays shared by
- * the entries already holding it.
+ * about a dozen objects). Bounded (RecentValues); a tree forgotten here stays shared by the
+ * entries already holding it.
  */
-const SHARED_TREES_LIMIT = 1024;
-const sharedTrees = new Map<string, FieldsObject>();
+const sharedTrees = new RecentValues<string, FieldsObject>(512);
 
 function sharedTree(tree: FieldsObject): FieldsObject {
-  const text = JSON.stringify(tree);
-  const known = sharedTrees.get(text);
-  if (known !== undefined) {
-    sharedTrees.delete(text);
-    sharedTrees.set(text, known);
-    return known;
-  }
-  sharedTrees.set(text, deepFreeze(tree));
-  if (sharedTrees.size > SHARED_TREES_LIMIT) sharedTrees.delete(sharedTrees.keys().next().value!);
-  return tree;
+  const known = sharedTrees.intern(JSON.stringify(tree), tree);
+  if (known === tree) deepFreeze(tree);
+  return known;
 }
 
 function fieldsV1Of(fields: FieldSet): FieldsObject {

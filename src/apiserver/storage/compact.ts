@@ -14,27 +14,20 @@
  * invisible to every reader.
  */
 
+import { RecentValues } from './recent-values.js';
+
 /** Strings longer than this are rarely repeated (paths, messages) and are left alone. */
 const MAX_SHARED_LENGTH = 64;
+
 /**
- * Distinct strings remembered, least recently used first out. A value repeated by every few
- * thousand writes stays; names, uids and resourceVersions pass through without harm.
+ * Up to 2 × 2,048 distinct strings: a value repeated every few thousand writes stays; names,
+ * uids and resourceVersions pass through without harm.
  */
-const SHARED_LIMIT = 4096;
-const shared = new Map<string, string>();
+const strings = new RecentValues<string, string>(2048);
 
 /** The one copy of a short string that storage keeps (the value itself when it is new). */
 export function sharedString(value: string): string {
-  if (value.length > MAX_SHARED_LENGTH) return value;
-  const known = shared.get(value);
-  if (known !== undefined) {
-    shared.delete(value);
-    shared.set(value, known);
-    return known;
-  }
-  shared.set(value, value);
-  if (shared.size > SHARED_LIMIT) shared.delete(shared.keys().next().value!);
-  return value;
+  return value.length > MAX_SHARED_LENGTH ? value : strings.intern(value, value);
 }
 
 /** The compact form of one property value: a shared string, an exact-length array, or itself. */
