@@ -7,15 +7,15 @@
  * Only for objects that are never mutated after they are first serialised: stored objects (the
  * Storage contract) and response objects on their way out.
  */
-const LIMIT = 256;
-const recent = new Map<object, string>();
+import { RecentValues } from './storage/recent-values.js';
+
+const recent = new RecentValues<object, string>(256);
 
 export function memoizedJson(obj: object): string {
   let json = recent.get(obj);
   if (json === undefined) {
     json = JSON.stringify(obj);
     recent.set(obj, json);
-    if (recent.size > LIMIT) recent.delete(recent.keys().next().value!);
   }
   return json;
 }

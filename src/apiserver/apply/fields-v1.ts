@@ -9,10 +9,15 @@ export class FieldsV1Error extends Error {}
 
 export type FieldsObject = { [key: string]: FieldsObject };
 
+/** The leaf `{}`, one frozen object for every leaf of every encoded set. */
+const LEAF: FieldsObject = Object.freeze({});
+
+/** A set's FieldsV1; its leaves are one shared frozen `{}`, the inner objects are new. */
 export function encodeFieldsV1(set: FieldSet): FieldsObject {
+  if (!set.children || set.children.size === 0) return LEAF;
   const out: FieldsObject = {};
-  if (set.member && set.children && set.children.size > 0) out['.'] = {};
-  for (const k of sortedElements(set.children)) out[k] = encodeFieldsV1(set.children!.get(k)!);
+  if (set.member) out['.'] = LEAF;
+  for (const k of sortedElements(set.children)) out[k] = encodeFieldsV1(set.children.get(k)!);
   return out;
 }
 

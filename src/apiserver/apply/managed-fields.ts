@@ -4,6 +4,7 @@
  * and time. Decoding checks what kube-apiserver checks and fails as a whole; encoding sorts the
  * entries as kube-apiserver does (operation, time, manager, apiVersion, subresource).
  */
+import { RecentValues } from '../storage/recent-values.js';
 import { deepFreeze } from '../storage/freeze.js';
 import { decodeFieldsV1, encodeFieldsV1, FieldsV1Error, type FieldsObject } from './fields-v1.js';
 import type { FieldSet } from './fieldset.js';
@@ -87,12 +88,10 @@ const decoded = new WeakMap<object, Managers>();
  * (which reads the stored list back) finds them without decoding, and its unchanged entries
  * keep their encoding. Bounded: holding them for every stored object would multiply its memory.
  */
-const RECENT_LIMIT = 256;
-const recentlyEncoded = new Map<object, Managers>();
+const recentlyEncoded = new RecentValues<object, Managers>(256);
 
 function rememberEncoded(list: object, m: Managers): void {
   recentlyEncoded.set(list, m);
-  if (recentlyEncoded.size > RECENT_LIMIT) recentlyEncoded.delete(recentlyEncoded.keys().next().value!);
 }
 
 /**
@@ -135,10 +134,25 @@ function compareEntries(p: ManagerEntry, q: ManagerEntry): number {
   return 0;
 }
 
+/**
+ * Recently encoded FieldsV1 trees by their JSON text. Objects written the same way by the same
+ * client (every PV a provisioner creates, every claim a chart applies) have identical field
+ * sets, so their entries share one frozen tree instead of holding a copy each (a PV's tree is
+ * about a dozen objects). Bounded (RecentValues); a tree forgotten here stays shared by the
+ * entries already holding it.
+ */
+const sharedTrees = new RecentValues<string, FieldsObject>(512);
+
+function sharedTree(tree: FieldsObject): FieldsObject {
+  const known = sharedTrees.intern(JSON.stringify(tree), tree);
+  if (known === tree) deepFreeze(tree);
+  return known;
+}
+
 function fieldsV1Of(fields: FieldSet): FieldsObject {
   let out = encodedFields.get(fields);
   if (out === undefined) {
-    out = deepFreeze(encodeFieldsV1(fields));
+    out = sharedTree(encodeFieldsV1(fields));
     encodedFields.set(fields, out);
   }
   return out;

@@ -5,7 +5,7 @@
  *
  * Life of a write:
  *  1. `write` checks the key against the view, assigns rv = currentRV + 1, stores a stamped copy
- *     (`{...object, metadata: {...metadata, resourceVersion}}`, deep-frozen unless disabled) in
+ *     (the object and its metadata copied, resourceVersion set, deep-frozen unless disabled) in
  *     the view and queues the change in the open batch (at most `maxBatch` changes per batch).
  *  2. A flush (scheduled by the subclass: a microtask for memory, `setImmediate` for SQLite, so
  *     everything written during one event-loop turn shares a commit) hands each batch to
@@ -31,6 +31,7 @@ import { pino, type Logger } from 'pino';
 import type { KubeObject } from '../../kube/types.js';
 import { ChangeLog } from './change-log.js';
 import { StorageClosedError, StorageCommitError, StorageInvariantError } from './errors.js';
+import { compactStored, sharedString } from './compact.js';
 import { deepFreeze } from './freeze.js';
 import { ObjectIndex } from './object-index.js';
 import type { Change, ObjectKey, Storage, WriteOp, WriteResult } from './storage.js';
@@ -81,6 +82,18 @@ function openBatch(): Batch {
   // is logged here and still reaches everyone who awaits the promise.
   promise.catch(() => undefined);
   return { changes: [], promise, resolve, reject };
+}
+
+/**
+ * A copy of a plain object's own properties. Not a spread: V8's fast path for `{...o}` gives each
+ * copy a hidden class outside the transition tree, so freezing it (or adding a property) makes a
+ * new hidden class per stored object — about 0.8 KB of maps, descriptor arrays and enum caches
+ * per object, for the top level and metadata. Object.assign copies into the shared shapes. An
+ * own `__proto__` key (JSON.parse makes one) would run the setter under assign, so it spreads.
+ */
+function shallowCopy<T extends object>(value: T): T {
+  if (Object.hasOwn(value, '__proto__')) return { ...value };
+  return Object.assign({}, value);
 }
 
 export abstract class BatchedStorage implements Storage {
@@ -144,7 +157,8 @@ export abstract class BatchedStorage implements Storage {
     if (this.closed) throw new StorageClosedError();
     const key: ObjectKey = Object.freeze({
       resource: op.key.resource,
-      namespace: op.key.namespace,
+      // The replay log keeps every key: its namespace is the one string of the object's.
+      namespace: sharedString(op.key.namespace),
       name: op.key.name,
     });
     const prev = this.view.get(key);
@@ -187,7 +201,7 @@ export abstract class BatchedStorage implements Storage {
 
   /** Puts an object read back from disk into the view (subclasses call it while opening). */
   protected loadObject(key: ObjectKey, object: KubeObject): void {
-    this.view.put(key, this.freezeObjects ? deepFreeze(object) : object);
+    this.view.put(key, compactStored(object, this.freezeObjects));
   }
 
   /** Puts a change read back from disk into the replay log, oldest first (while opening). */
@@ -197,11 +211,11 @@ export abstract class BatchedStorage implements Storage {
   }
 
   private stamp(object: KubeObject, rv: number): KubeObject {
-    const stamped: KubeObject = {
-      ...object,
-      metadata: { ...object.metadata, resourceVersion: String(rv) },
-    };
-    return this.freezeObjects ? deepFreeze(stamped) : stamped;
+    const metadata = shallowCopy(object.metadata);
+    metadata.resourceVersion = String(rv);
+    const stamped = shallowCopy(object);
+    stamped.metadata = metadata;
+    return compactStored(stamped, this.freezeObjects);
   }
 
   private enqueue(change: Change): Promise<void> {
