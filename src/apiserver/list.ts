@@ -113,12 +113,6 @@ function checkListResourceVersion(opts: ListOptions, storage: Storage): void {
   }
 }
 
-function isAfter(obj: KubeObject, after: [string, string]): boolean {
-  const ns = obj.metadata.namespace ?? '';
-  if (ns !== after[0]) return ns > after[0];
-  return (obj.metadata.name ?? '') > after[1];
-}
-
 export function listObjects(
   storage: Storage,
   strategy: ResourceStrategy,
@@ -129,16 +123,20 @@ export function listObjects(
   checkListResourceVersion(opts, storage);
   const token = opts.continueToken ? decodeContinue(opts.continueToken, storage) : undefined;
   const listRV = token ? token.rv : storage.currentRV();
-  let items = storage.list(resource, sel.namespace);
-  if (token) items = items.filter((o) => isAfter(o, token.after));
-  if (!isSelectAll(sel)) items = items.filter((o) => selectionMatches(sel, o, strategy));
+  const selectAll = isSelectAll(sel);
+  // One more than a page tells whether a continue token is due.
+  const wanted = opts.limit === undefined ? Infinity : opts.limit + 1;
+  let items: KubeObject[] = [];
+  const after = storage.walkAfter(resource, sel.namespace, token?.after, (obj) => {
+    if (selectAll || selectionMatches(sel, obj, strategy)) items.push(obj);
+    return items.length < wanted;
+  });
   const metadata: ObjectList['metadata'] = { resourceVersion: String(listRV) };
   if (opts.limit !== undefined && items.length > opts.limit) {
-    const remaining = items.length - opts.limit;
     items = items.slice(0, opts.limit);
     const last = items[items.length - 1].metadata;
     metadata.continue = encodeContinue({ rv: listRV, after: [last.namespace ?? '', last.name ?? ''] });
-    if (isSelectAll(sel)) metadata.remainingItemCount = remaining;
+    if (selectAll) metadata.remainingItemCount = after - opts.limit;
   }
   return { kind: strategy.info.listKind, apiVersion: apiVersionOf(strategy.info), metadata, items };
 }

@@ -144,6 +144,10 @@ export abstract class BatchedStorage implements Storage {
     return this.view.count(resource);
   }
 
+  walkAfter(resource: string, namespace: string | undefined, after: readonly [string, string] | undefined, take: (obj: KubeObject) => boolean): number {
+    return this.view.walkAfter(resource, namespace, after, take);
+  }
+
   changesSince(since: number, resource?: string): Change[] {
     return this.history.since(since, resource);
   }

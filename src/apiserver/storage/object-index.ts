@@ -100,6 +100,32 @@ export class ObjectIndex {
     return this.resources.get(resource)?.count ?? 0;
   }
 
+  /**
+   * The objects `list` would give that come after the key `after` ([namespace, name]; all of them
+   * without it), handed to `take` in list order until it returns false; answers how many objects
+   * lie after `after` in all. A page of a paged list costs its own length and a binary search,
+   * not a walk over the whole list.
+   */
+  walkAfter(resource: string, namespace: string | undefined, after: readonly [string, string] | undefined, take: (obj: KubeObject) => boolean): number {
+    const bucket = this.resources.get(resource);
+    if (bucket === undefined) return 0;
+    const names = namespace === undefined ? bucket.sortedNamespaces : bucket.namespaces.has(namespace) ? [namespace] : [];
+    let first = after === undefined ? 0 : lowerBound(names, after[0]);
+    let remaining = 0;
+    let taking = true;
+    for (; first < names.length; first++) {
+      const ns = bucket.namespaces.get(names[first])!;
+      let start = 0;
+      if (after !== undefined && names[first] === after[0]) {
+        start = lowerBound(ns.sortedNames, after[1]);
+        if (ns.sortedNames[start] === after[1]) start++;
+      }
+      remaining += ns.sortedNames.length - start;
+      for (let i = start; taking && i < ns.sortedNames.length; i++) taking = take(ns.byName.get(ns.sortedNames[i])!);
+    }
+    return remaining;
+  }
+
   private resourceBucket(resource: string): ResourceBucket {
     let bucket = this.resources.get(resource);
     if (bucket === undefined) {

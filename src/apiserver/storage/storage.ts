@@ -58,6 +58,11 @@ export interface Storage {
   /** Number of objects of a resource (cheap). */
   count(resource: string): number;
   /**
+   * The objects `list` gives that come after `after` ([namespace, name]), to `take` in order until
+   * it returns false; returns how many objects lie after `after` (taken or not). For paged lists.
+   */
+  walkAfter(resource: string, namespace: string | undefined, after: readonly [string, string] | undefined, take: (obj: KubeObject) => boolean): number;
+  /**
    * Applies a write: assigns the next resourceVersion, sets `metadata.resourceVersion` on the
    * stored copy, updates the in-memory view at once. The caller has already checked
    * preconditions against `get`; storage throws only on internal failure (a create over an
