@@ -41,6 +41,7 @@ export const CLUSTER_SUITES = [
   'integration/hostile-corpus.test.js',
   'integration/fault-rows.test.js',
   'integration/chaos.test.js',
+  'integration/kube-client/cache/cache-transform.test.js',
   'cluster/multinode.test.js',
   'cluster/',
 ];
