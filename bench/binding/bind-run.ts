@@ -55,7 +55,8 @@ async function createClaim(client: BenchClient, runId: string, index: number): P
   await client.core.createNamespacedPersistentVolumeClaim({ namespace: BENCH_NAMESPACE, body });
 }
 
-async function bindCanary(client: BenchClient, runId: string, n: number, tracker: BoundTracker, alive: () => void): Promise<void> {
+/** Creates pair `n`'s claim (its PV exists) and waits until the controller has bound it. */
+export async function bindCanary(client: BenchClient, runId: string, n: number, tracker: BoundTracker, alive: () => void): Promise<void> {
   await createClaim(client, runId, n);
   await tracker.waitForBound(pairSpec(runId, n).claimName, 1, alive, 60_000);
 }
