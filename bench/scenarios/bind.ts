@@ -102,6 +102,6 @@ async function run(opts: BenchOptions): Promise<ScenarioResult> {
 export const bindScenario: Scenario = {
   name: NAME,
   aliases: ['floor', 'requests', 'conflicts', 'rss', '1', '2', '5', '6'],
-  description: 'bind N pre-created pairs vs the write floor; writes and conflicts per claim; controller peak RSS',
+  description: 'bind N pre-created pairs vs the write floor; writes and conflicts per claim; controller peak RSS and RSS per cached object',
   run,
 };
