@@ -66,7 +66,8 @@ async function createClaim(client: BenchClient, runId: string, index: number): P
  */
 const canaryAllowanceMs = (n: number): number => 60_000 + 10 * n;
 
-async function bindCanary(client: BenchClient, runId: string, n: number, tracker: BoundTracker, alive: () => void): Promise<void> {
+/** Creates pair `n`'s claim (its PV exists) and waits until the controller has bound it. */
+export async function bindCanary(client: BenchClient, runId: string, n: number, tracker: BoundTracker, alive: () => void): Promise<void> {
   await createClaim(client, runId, n);
   await tracker.waitForBound(pairSpec(runId, n).claimName, 1, alive, canaryAllowanceMs(n));
 }

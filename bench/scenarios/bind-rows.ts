@@ -9,6 +9,8 @@ export interface SizeSamples {
   n: number;
   floors: FloorSample[];
   binds: BindSample[];
+  /** The controller's peak RSS on an empty server, one per repetition (empty-controller.ts); none on a given cluster. */
+  emptyRssBytes: Array<number | null>;
   /** The same measurements on the --baseline checkout (its server, its controller), same repetitions. */
   baseline?: { floorMs: number[]; binds: BindSample[] };
 }
@@ -18,6 +20,32 @@ const TARGET_SIZE = 10_000;
 /** Issue 20: binding within 1.2× of its write floor at 10,000 pairs, on both storages. */
 const FLOOR_RATIO_TARGET = 1.2;
 const MB = 1024 * 1024;
+const KB = 1024;
+/** The issue's memory target: at most this many bytes of controller RSS per cached PV or claim. */
+const BYTES_PER_OBJECT_TARGET = 4 * KB;
+
+/**
+ * Controller RSS per cached PV and claim: (loaded peak − empty peak) / (2 × (N + 1)), the +1
+ * being the canary pair, per repetition; the median, with the medians of both peaks.
+ */
+function rssPerObjectRow(scenario: string, where: string, s: SizeSamples, atTarget: boolean): ResultRow {
+  const label = `controller RSS per cached object above empty, ${where}, ${formatNumber(s.n)}+${formatNumber(s.n)}`;
+  const objects = 2 * (s.n + 1);
+  const pairs = s.binds.flatMap((b, i) => {
+    const empty = s.emptyRssBytes[i];
+    return b.controllerPeakRssBytes !== null && empty !== null && empty !== undefined ? [{ peak: b.controllerPeakRssBytes, empty }] : [];
+  });
+  if (pairs.length === 0) return skippedRow(scenario, label, 'no empty-server RSS (a given cluster is never empty) or no /proc');
+  const perObject = median(pairs.map((p) => (p.peak - p.empty) / objects))!;
+  const empty = median(pairs.map((p) => p.empty))!;
+  const peak = median(pairs.map((p) => p.peak))!;
+  return row(
+    scenario,
+    label,
+    `${formatNumber(perObject / KB, 2)} KB (peak ${formatNumber(peak / MB)} MB − empty ${formatNumber(empty / MB)} MB, over ${formatNumber(objects)} objects)`,
+    atTarget ? checkAtMost(perObject, BYTES_PER_OBJECT_TARGET, '≤ 4 KB') : undefined,
+  );
+}
 
 function row(scenario: string, label: string, measured: string, target?: ResultRow['target']): ResultRow {
   return { scenario, label, status: 'ok', measured, target };
@@ -108,6 +136,7 @@ export function bindRows(scenario: string, where: string, s: SizeSamples): Resul
       atTarget ? checkAtMost(rss, 300 * MB, '< 300 MB', true) : undefined,
     ),
     row(scenario, `API server peak RSS, ${where}, ${size}+${size}`, serverRss === null ? 'n/a' : `${formatNumber(serverRss / MB)} MB`),
+    rssPerObjectRow(scenario, where, s, atTarget),
   ];
   if (misbound > 0) {
     rows.push({ scenario, label: `binding correctness, ${where}, ${size}`, status: 'failed', measured: `${misbound} run(s) bound claims to fewer than ${size} distinct volumes` });
@@ -128,6 +157,11 @@ export function baselineRows(scenario: string, where: string, s: SizeSamples): R
     rows.push(row(scenario, `write floor, this build vs baseline, ${where}, ${size}`, `${formatRatio(medianOfRatios(floorMsOf(s), s.baseline.floorMs))} the baseline's time`));
   }
   if (bindMs.length > 0 && theirBindMs.length > 0) {
+    const known = s.binds.flatMap((b, i) => {
+      const theirs = s.baseline?.binds[i]?.controllerPeakRssBytes;
+      return b.controllerPeakRssBytes !== null && theirs ? [b.controllerPeakRssBytes / theirs] : [];
+    });
+    rows.push(row(scenario, `controller peak RSS, this build vs baseline, ${where}, ${size}+${size}`, `${formatRatio(median(known))} the baseline's`));
     rows.push(
       row(scenario, `bind, this build vs baseline, ${where}, ${size}`, `${formatRatio(medianOfRatios(bindMs, theirBindMs))} the baseline's time (baseline ${formatNumber(median(theirBindMs.map((ms) => (s.n * 1000) / ms)))} pairs/s)`),
       row(scenario, `API server CPU while binding, this build vs baseline, ${where}, ${size}`, `${formatRatio(medianOfRatios(serverCpu(s.binds), serverCpu(s.baseline.binds)))} the baseline's`),

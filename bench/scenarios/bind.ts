@@ -3,11 +3,13 @@
  * process, beside the write floor measured in the same repetition on a fresh server of the same
  * kind (order alternates between repetitions so drift hits both alike). Reports pairs/s, p50/p99
  * claim-create → Bound, the bind/floor time ratio, API writes per bound claim and the
- * controller's peak RSS. With --baseline, each repetition also binds and hand-binds on the other
+ * controller's peak RSS, and that peak less the controller's RSS on an empty server per cached
+ * object. With --baseline, each repetition also binds and hand-binds on the other
  * checkout's server with that checkout's controller, and the table gives this build's times
  * over those.
  */
 import { runBind, type BindSample } from '../binding/bind-run.js';
+import { measureEmptyControllerRss } from '../binding/empty-controller.js';
 import { measureFloorOn, type FloorSample } from '../binding/floor.js';
 import { newRunId } from '../fixtures.js';
 import { note } from '../progress.js';
@@ -37,14 +39,26 @@ async function measureBind(opts: BenchOptions, storage: StorageKind, n: number, 
   }
 }
 
+/** The controller's peak RSS against a fresh server holding one canary pair (empty-controller.ts). */
+async function measureEmptyRss(opts: BenchOptions, storage: StorageKind): Promise<number | null> {
+  const server = await startApiServer(opts, storage);
+  try {
+    return await measureEmptyControllerRss(server, newRunId(), async (kubeconfig) => startController(opts, { kubeconfig }));
+  } finally {
+    await server.stop();
+  }
+}
+
 async function measureSize(opts: BenchOptions, storage: StorageKind, n: number, withController: boolean): Promise<SizeSamples> {
-  const samples: SizeSamples = { storage, n, floors: [], binds: [] };
+  const samples: SizeSamples = { storage, n, floors: [], binds: [], emptyRssBytes: [] };
   const reps = heavyRepetitions(opts);
   for (let rep = 0; rep < reps; rep++) {
     note(`[${NAME}] ${storage} n=${n} repetition ${rep + 1}/${reps}`);
     const floorFirst = rep % 2 === 1;
     if (floorFirst && !opts.noFloor) samples.floors.push(await measureFloor(opts, storage, n));
     if (withController) samples.binds.push(await measureBind(opts, storage, n));
+    // On an embedded server only: a given cluster is never empty.
+    if (withController && !opts.kubeconfig) samples.emptyRssBytes.push(await measureEmptyRss(opts, storage));
     if (!floorFirst && !opts.noFloor) samples.floors.push(await measureFloor(opts, storage, n));
     if (opts.baselineCli) await measureBaseline(opts, storage, n, withController, samples);
   }
@@ -89,6 +103,6 @@ async function run(opts: BenchOptions): Promise<ScenarioResult> {
 export const bindScenario: Scenario = {
   name: NAME,
   aliases: ['floor', 'requests', 'conflicts', 'rss', '1', '2', '5', '6'],
-  description: 'bind N pre-created pairs vs the write floor; writes and conflicts per claim; controller peak RSS',
+  description: 'bind N pre-created pairs vs the write floor; writes and conflicts per claim; controller peak RSS and RSS per cached object',
   run,
 };

@@ -27,6 +27,7 @@ function sizeSamples(n: number, controllerMs: number, serverMs: number, floorMs?
     n,
     floors: floorMs === undefined ? [] : [{ ms: floorMs, serverCpuMs: n, clientCpuMs: n }],
     binds: [bindSample(n, controllerMs, serverMs)],
+    emptyRssBytes: [],
   };
 }
 

@@ -40,6 +40,8 @@ describe('npm run bench -- --quick (tiny sizes)', () => {
     assert.match(run.stdout, /^apiserver\s+bare node:https server, raw https \(the limit\)\s+[\d,]+ writes\/s/m);
     assert.match(run.stdout, /^apiserver\s+bare node:https server, client-node\s+[\d,]+ writes\/s/m);
     assert.match(run.stderr, /\[apiserver rep 1\/1 bare\/raw-https\] done: 60\/60 writes/);
+    // The controller's memory per cached object is measured above its RSS on an empty server.
+    assert.match(run.stdout, /^bind\s+controller RSS per cached object above empty, memory, 20\+20\s+-?[\d,.]+ KB \(peak [\d,]+ MB − empty [\d,]+ MB, over 42 objects\)/m);
   });
 
   it('rejects an unknown scenario with a usage error before running anything', async () => {

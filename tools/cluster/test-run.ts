@@ -42,6 +42,7 @@ export const CLUSTER_SUITES = [
   'integration/fault-rows.test.js',
   'integration/chaos.test.js',
   'apiserver/apply/ownership-of-defaults.test.js',
+  'integration/kube-client/cache/cache-transform.test.js',
   'cluster/multinode.test.js',
   'cluster/',
 ];

@@ -2,11 +2,12 @@
  * The newest copy the controller knows of each object: informer events merged with the
  * controller's own write results. The copy with the higher integer resourceVersion wins (equal
  * passes, so a resync still syncs), and deletions leave a tombstone so a stale event for a
- * deleted object never brings it back.
+ * deleted object never brings it back. Copies are kept without managedFields (cache-transform.ts).
  */
 import { keyOf, type ObjectKeyString } from '../../kube/object-key.js';
 import type { KubeObject } from '../../kube/types.js';
 import type { WriteRecorder } from '../kube-api-client.js';
+import { withoutManagedFields, type CacheTransform } from './cache-transform.js';
 import { rvNumber } from './resource-version.js';
 
 /** Who told the store about a change. */
@@ -36,7 +37,11 @@ export class MergedStore<T extends KubeObject> implements WriteRecorder<T> {
   private readonly listeners: ChangeListener<T>[] = [];
   private synced = false;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `trim` shapes every copy the store keeps, from any origin (default: without managedFields). */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly trim: CacheTransform<T> = withoutManagedFields,
+  ) {}
 
   get(key: ObjectKeyString): T | undefined {
     return this.items.get(key);
@@ -129,8 +134,9 @@ export class MergedStore<T extends KubeObject> implements WriteRecorder<T> {
     const prev = this.items.get(key);
     if (prev && rv < rvNumber(prev.metadata.resourceVersion)) return false;
     if (tomb) this.tombstones.delete(key);
-    this.items.set(key, obj);
-    this.emit(key, obj, prev, origin);
+    const kept = this.trim(obj);
+    this.items.set(key, kept);
+    this.emit(key, kept, prev, origin);
     return true;
   }
 

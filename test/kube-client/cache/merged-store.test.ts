@@ -85,3 +85,15 @@ test('wasDeleted vouches for exactly the uid whose deletion the store saw, by wa
   store.applyInformerDelete(withUid('d', '13', 'uid-stale'));
   assert.equal(store.wasDeleted('d', 'uid-stale'), false, 'a deletion event of another incarnation than the one held vouches for nothing');
 });
+
+test('copies are kept without managedFields, whatever told the store', () => {
+  const store = new MergedStore<PersistentVolume>();
+  const withRecord = (name: string, rv: string): PersistentVolume => ({ ...pv(name, rv), metadata: { name, resourceVersion: rv, managedFields: [{ manager: 'm' }] } });
+  store.replaceAll([withRecord('c', '3')], '3');
+  store.applyInformerUpsert(withRecord('a', '4'));
+  store.recordWrite(withRecord('b', '5'));
+  for (const name of ['a', 'b', 'c']) {
+    assert.equal(store.get(name)?.metadata.resourceVersion !== undefined, true, name);
+    assert.equal(store.get(name)?.metadata.managedFields, undefined, name);
+  }
+});

@@ -1,0 +1,89 @@
+/**
+ * The controller's caches keep objects without managedFields (cache-transform.ts), and a write
+ * built from such a copy leaves the server's field-ownership record in place: the server keeps
+ * the stored managedFields when a PUT omits them, as kube-apiserver does (its fieldmanager's
+ * `decodeLiveOrNew`); only an explicit `[]` clears them. Runs on the real control plane too.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApiServer, type TestApiServer } from '../../../helpers/apiserver.js';
+import { MergedStore } from '../../../../src/kube-client/cache/merged-store.js';
+import { Reflector } from '../../../../src/kube-client/cache/reflector.js';
+import { KubeApiClient } from '../../../../src/kube-client/kube-api-client.js';
+import { RestTransport } from '../../../../src/kube-client/transport.js';
+import type { PersistentVolume } from '../../../../src/kube/types.js';
+import { newVolume, silentLog, waitFor } from '../../../helpers/objects.js';
+
+interface ManagedEntry {
+  manager?: string;
+  subresource?: string;
+  fieldsV1?: { 'f:spec'?: Record<string, unknown>; 'f:metadata'?: Record<string, unknown> };
+}
+
+let srv: TestApiServer;
+let transport: RestTransport;
+before(async () => {
+  srv = await startTestApiServer();
+  transport = new RestTransport(srv.kc, { qps: 0, burst: 0 });
+});
+after(async () => {
+  transport.close();
+  await srv.stop();
+});
+
+function entriesOf(pv: PersistentVolume): ManagedEntry[] {
+  return (pv.metadata.managedFields ?? []) as ManagedEntry[];
+}
+
+function ownsCapacity(pv: PersistentVolume): boolean {
+  return entriesOf(pv).some((e) => e.fieldsV1?.['f:spec']?.['f:capacity'] !== undefined);
+}
+
+test('the cache keeps a copy without managedFields whether it came from the list, the watch or an own write', async (t) => {
+  const volumes = new MergedStore<PersistentVolume>();
+  const api = new KubeApiClient(transport, { volumes });
+  const reflector = new Reflector({ kind: 'PersistentVolume', path: '/api/v1/persistentvolumes', store: volumes, transport, log: silentLog });
+  t.after(async () => {
+    await reflector.stop();
+    await api.deleteVolume('mf-listed').catch(() => undefined);
+    await api.deleteVolume('mf-watched').catch(() => undefined);
+  });
+  const listed = await new KubeApiClient(transport).createVolume(newVolume('mf-listed'));
+  assert.ok(entriesOf(listed).length > 0, 'the server records field ownership on create');
+  reflector.start();
+  await waitFor(() => reflector.hasSynced(), 'initial list');
+  const answered = await api.createVolume(newVolume('mf-watched'));
+  assert.ok(entriesOf(answered).length > 0, 'the caller still gets the server’s whole answer');
+  await new KubeApiClient(transport).updateVolume({ ...answered, metadata: { ...answered.metadata, labels: { tier: 'gold' } } });
+  await waitFor(() => volumes.get('mf-watched')?.metadata.labels?.tier === 'gold', 'MODIFIED through the watch');
+  for (const name of ['mf-listed', 'mf-watched']) {
+    const cached = volumes.get(name)!;
+    assert.equal(cached.metadata.managedFields, undefined, `${name}: no managedFields in the cache`);
+    assert.equal(cached.metadata.name, name);
+    assert.ok(cached.metadata.resourceVersion && cached.metadata.uid && cached.metadata.creationTimestamp, `${name}: the rest of metadata kept`);
+  }
+});
+
+test('a PUT of a cached copy (no managedFields) keeps the stored managedFields, on the object and on status', async (t) => {
+  const volumes = new MergedStore<PersistentVolume>();
+  const api = new KubeApiClient(transport, { volumes });
+  t.after(() => api.deleteVolume('mf-put').catch(() => undefined));
+  await api.createVolume(newVolume('mf-put'));
+  const cached = volumes.get('mf-put')!;
+  assert.equal(cached.metadata.managedFields, undefined);
+  const labelled = await api.updateVolume({ ...cached, metadata: { ...cached.metadata, labels: { tier: 'gold' } } });
+  assert.ok(ownsCapacity(labelled), 'the create’s ownership of spec.capacity survives a PUT without managedFields');
+  assert.ok(entriesOf(labelled).some((e) => e.fieldsV1?.['f:metadata']?.['f:labels'] !== undefined), 'the PUT’s own change is recorded');
+  const fromCache = volumes.get('mf-put')!;
+  const phased = await api.updateVolumeStatus({ ...fromCache, status: { phase: 'Available' } });
+  assert.ok(ownsCapacity(phased), 'a status PUT without managedFields keeps them too');
+  assert.ok(entriesOf(phased).some((e) => e.subresource === 'status'));
+});
+
+test('a PUT with managedFields: [] clears the record (the one way to drop it)', async (t) => {
+  const api = new KubeApiClient(transport);
+  t.after(() => api.deleteVolume('mf-reset').catch(() => undefined));
+  const created = await api.createVolume(newVolume('mf-reset'));
+  const reset = await api.updateVolume({ ...created, metadata: { ...created.metadata, managedFields: [] } });
+  assert.equal(reset.metadata.managedFields, undefined);
+});
