@@ -22,8 +22,18 @@ interface Located {
   object: KubeObject;
 }
 
+interface Job {
+  strategy: ResourceStrategy;
+  namespace: string;
+  name: string;
+}
+
+const jobKey = (s: ResourceStrategy, obj: KubeObject): string => `${s.info.group}/${s.info.plural}/${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+
 export class GarbageCollector {
-  private readonly scheduled = new Map<string, { strategy: ResourceStrategy; namespace: string; name: string }>();
+  private readonly scheduled = new Map<string, Job>();
+  /** Owners being deleted with a garbage collector finalizer: the only objects a dependent's change concerns. */
+  private readonly waiting = new Map<string, Job>();
   private readonly byResource = new Map<string, ResourceStrategy>();
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
@@ -47,30 +57,30 @@ export class GarbageCollector {
   private onChange(change: Change): void {
     const s = this.byResource.get(change.key.resource);
     if (s && change.type !== 'DELETED') this.onObject(s, change.object);
+    if (s && change.type === 'DELETED') this.waiting.delete(jobKey(s, change.object));
     // A dependent that changed or went may be what an owner waits for.
     const owners = (change.type === 'DELETED' ? change.prev : change.object)?.metadata.ownerReferences ?? [];
-    if (owners.length > 0) for (const o of this.owners()) this.onObject(o.strategy, o.object);
-  }
-
-  private owners(): Located[] {
-    const out: Located[] = [];
-    for (const s of this.registry.strategies) {
-      for (const obj of this.registry.storage.list(this.registry.keyOf(s, '', '').resource, undefined)) {
-        if (gcFinalizerOf(obj) !== undefined) out.push({ strategy: s, object: obj });
-      }
-    }
-    return out;
+    if (owners.length > 0) for (const [key, job] of this.waiting) this.schedule(key, job);
   }
 
   private onObject(s: ResourceStrategy, obj: KubeObject): void {
-    if (this.stopped || gcFinalizerOf(obj) === undefined) return;
-    const key = `${s.info.group}/${s.info.plural}/${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
-    if (this.scheduled.has(key)) return;
-    this.scheduled.set(key, { strategy: s, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' });
+    const key = jobKey(s, obj);
+    if (gcFinalizerOf(obj) === undefined) {
+      this.waiting.delete(key);
+      return;
+    }
+    const job = { strategy: s, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
+    this.waiting.set(key, job);
+    this.schedule(key, job);
+  }
+
+  private schedule(key: string, job: Job): void {
+    if (this.stopped || this.scheduled.has(key)) return;
+    this.scheduled.set(key, job);
     setImmediate(() => {
-      const job = this.scheduled.get(key);
+      const due = this.scheduled.get(key);
       this.scheduled.delete(key);
-      if (job) void this.collect(job.strategy, job.namespace, job.name).catch((err: unknown) => this.log.warn({ err, key }, 'garbage collection failed; retrying on the next change'));
+      if (due) void this.collect(due.strategy, due.namespace, due.name).catch((err: unknown) => this.log.warn({ err, key }, 'garbage collection failed; retrying on the next change'));
     });
   }
 
