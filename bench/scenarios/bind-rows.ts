@@ -90,7 +90,8 @@ function cpuBesideFloor(s: SizeSamples): string {
 }
 
 export function bindRows(scenario: string, where: string, s: SizeSamples): ResultRow[] {
-  const atTarget = s.n >= TARGET_SIZE;
+  // The issue states these targets at 10,000 pairs; a larger run is held to its flatness rows.
+  const atTarget = s.n === TARGET_SIZE;
   const pairsPerSecond = s.binds.map((b) => (s.n * 1000) / b.bindMs);
   const pps = median(pairsPerSecond);
   const latencies = s.binds.flatMap((b) => b.latenciesMs);

@@ -55,4 +55,10 @@ describe('bind rows', () => {
     const skipped = bindRows('bind', 'memory', sizeSamples(100_000, 1, 1)).find((r) => r.label.startsWith('bind time / write floor'));
     assert.equal(skipped?.status, 'skipped');
   });
+
+  it('the rate, RSS and per-object targets are stated at 10,000 pairs: a 100,000 run reports them without a target', () => {
+    const rows = bindRows('bind', 'memory', sizeSamples(100_000, 1, 1));
+    assert.deepEqual(rows.filter((r) => r.target !== undefined).map((r) => r.label), rows.filter((r) => /writes per|conflicts per/.test(r.label)).map((r) => r.label));
+    assert.ok(bindRows('bind', 'memory', sizeSamples(10_000, 1, 1)).some((r) => r.label.startsWith('controller peak RSS') && r.target !== undefined));
+  });
 });
