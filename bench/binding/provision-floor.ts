@@ -33,12 +33,12 @@ import {
 import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
 import { connect, expectOk, type BenchClient } from '../client/kube-client.js';
 import { runPool } from '../client/pool.js';
-import { BENCH_NAMESPACE, provisioningClaim, storageClass } from '../fixtures.js';
+import { BENCH_NAMESPACE, namespaceObject, provisioningClaim, storageClass } from '../fixtures.js';
 import { cpuSnapshot, cpuSpent } from '../proc/child.js';
 import { startProgress } from '../progress.js';
 import { requestsBetween, type BenchServer } from '../proc/servers.js';
 import type { BenchOptions } from '../scenario.js';
-import { perVolumeByVerb } from './provision-run.js';
+import { createIfMissing, perVolumeByVerb } from './provision-run.js';
 
 export interface FloorSample {
   provisionMs: number;
@@ -195,8 +195,9 @@ export async function runProvisionFloor(opts: BenchOptions, server: BenchServer,
   const client = await connect(server.kubeconfig);
   const className = `bench-${runId}-floor`;
   try {
-    const cls = await client.raw('POST', '/apis/storage.k8s.io/v1/storageclasses', JSON.stringify(storageClass(className, 'kubernetes.io/host-path')));
-    if (cls.status !== 409) expectOk(cls, 'create floor StorageClass');
+    // On a server of its own (the real-cluster floor) nothing has made them yet.
+    await createIfMissing(client, '/api/v1/namespaces', namespaceObject());
+    await createIfMissing(client, '/apis/storage.k8s.io/v1/storageclasses', storageClass(className, 'kubernetes.io/host-path'));
     const volumes: Provisioned[] = new Array<Provisioned>(n);
     const timedPool = async (label: string, task: (i: number) => Promise<void>): Promise<number> => {
       const progress = startProgress(label, n, 'volumes');

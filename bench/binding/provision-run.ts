@@ -93,7 +93,8 @@ async function measured(
   };
 }
 
-async function createIfMissing(client: BenchClient, path: string, body: unknown): Promise<void> {
+/** Creates an object; one that exists already is fine. */
+export async function createIfMissing(client: BenchClient, path: string, body: unknown): Promise<void> {
   const res = await client.raw('POST', path, JSON.stringify(body));
   if (res.status !== 409) expectOk(res, `create ${path}`);
 }

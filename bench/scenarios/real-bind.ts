@@ -14,7 +14,7 @@ import { controllerTraffic, OUR_MATCHING_FLAGS, startKubeControllerManager, with
 import { note } from '../progress.js';
 import { failedRow, heavyRepetitions, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult } from '../scenario.js';
 import { formatNumber, median, percentile } from '../stats.js';
-import { medianPer, peakRssText, rotated, row, SIDE_NAMES, sideBySideUnavailable, sideRatio, skippedAll, trafficText, type Side } from './side-by-side.js';
+import { medianPer, peakRssText, rotated, row, SIDE_NAMES, sideBySideUnavailable, sideRatio, tenTimesKcmRow, skippedAll, trafficText, type Side } from './side-by-side.js';
 
 const NAME = 'real-bind';
 
@@ -103,6 +103,7 @@ export function realBindRows(s: RealBindSamples): ResultRow[] {
         `p99 ${sideRatio(latencyPercentiles(s.ours, 99), latencyPercentiles(s.kcm, 99))}`,
     ),
     row(NAME, `bind time / write floor, ${size}`, floorRatios(s)),
+    tenTimesKcmRow(NAME, `binding beside KCM and the floor, ${size}`, { ours: s.ours.map((b) => b.bindMs), kcm: s.kcm.map((b) => b.bindMs), floor: s.floorMs }),
     row(NAME, `CPU per bound claim, ${size}`, cpuText(s)),
     row(NAME, `controller peak RSS, ${size}+${size}`, peakRssText(s.ours.map((b) => b.controllerPeakRssBytes), s.kcm.map((b) => b.controllerPeakRssBytes))),
     row(

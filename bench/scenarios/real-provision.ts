@@ -7,6 +7,7 @@
  * kube-apiserver; the measurement itself is the provision scenario's (binding/provision-run.ts).
  */
 import type { AuditWindowCounts } from '../../tools/cluster/audit.js';
+import { runProvisionFloor, type FloorSample } from '../binding/provision-floor.js';
 import { runProvision, type ProvisionLauncher, type ProvisionSample } from '../binding/provision-run.js';
 import { newRunId } from '../fixtures.js';
 import {
@@ -20,7 +21,7 @@ import { note } from '../progress.js';
 import { failedRow, heavyRepetitions, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult } from '../scenario.js';
 import { formatNumber, median } from '../stats.js';
 import { hostPathRootFlag, launchHostPathController } from './provision.js';
-import { medianPer, peakRssText, rotated, row, SIDE_NAMES, sideBySideUnavailable, sideRatio, skippedAll, trafficText, type Side } from './side-by-side.js';
+import { medianPer, peakRssText, rotated, row, SIDE_NAMES, sideBySideUnavailable, sideRatio, tenTimesKcmRow, skippedAll, trafficText, type Side } from './side-by-side.js';
 
 const NAME = 'real-provision';
 
@@ -34,6 +35,8 @@ export interface RealProvisionSamples {
   n: number;
   ours: ControllerProvision[];
   kcm: ControllerProvision[];
+  /** The same requests and file-system work by bare loops on a kube-apiserver of its own (provision-floor.ts). */
+  floors: FloorSample[];
 }
 
 async function provisionWith(opts: BenchOptions, side: Side, n: number): Promise<ControllerProvision> {
@@ -78,8 +81,16 @@ export function realProvisionRows(s: RealProvisionSamples): ResultRow[] {
   const ratio = (way: Way): string => sideRatio(perSecond(s.ours, s.n, way), perSecond(s.kcm, s.n, way));
   const traffic = (side: Side): string =>
     (['provision', 'delete'] as const).map((way) => `${way} ${trafficText(s[side].map((x) => x.auditTraffic[way]), s.n)}`).join('; ');
+  const times = (way: Way): { ours: number[]; kcm: number[]; floor: number[] } => {
+    const ms = (x: { provisionMs: number; deleteMs: number }): number => (way === 'provision' ? x.provisionMs : x.deleteMs);
+    return { ours: s.ours.map(ms), kcm: s.kcm.map(ms), floor: s.floors.map(ms) };
+  };
+  const floorRate = (way: Way): string => formatNumber(median(times(way).floor.map((ms) => (s.n * 1000) / ms)));
   rows.push(
+    row(NAME, `floor (the same requests and file-system work by bare loops), kube-apiserver, ${size}`, `provision ${floorRate('provision')} claims/s, delete ${floorRate('delete')} claims/s`),
     row(NAME, `ours / KCM, ${size} claims`, `provision claims/s ${ratio('provision')}, delete claims/s ${ratio('delete')}`),
+    tenTimesKcmRow(NAME, `provisioning beside KCM and the floor, ${size}`, times('provision')),
+    tenTimesKcmRow(NAME, `deleting beside KCM and the floor, ${size}`, times('delete')),
     row(NAME, `controller CPU per volume, ${size}`, cpuText(s)),
     row(NAME, `controller peak RSS, ${size} claims`, peakRssText(s.ours.map((x) => x.controllerPeakRssBytes), s.kcm.map((x) => x.controllerPeakRssBytes))),
     row(NAME, `API traffic per volume (audit log), ${SIDE_NAMES.ours}`, traffic('ours')),
@@ -103,13 +114,14 @@ async function run(opts: BenchOptions): Promise<ScenarioResult> {
   const why = (await sideBySideUnavailable(opts, true)) ?? (hostPathRootFlag() ? undefined : '`pv-controller controller` has no host-path root flag');
   if (why) return skippedAll(NAME, 'provision and delete beside kube-controller-manager', why);
   const n = opts.sizes ? Math.min(...opts.sizes) : opts.quick ? 50 : 1000;
-  const samples: RealProvisionSamples = { n, ours: [], kcm: [] };
+  const samples: RealProvisionSamples = { n, ours: [], kcm: [], floors: [] };
   const reps = heavyRepetitions(opts);
   try {
     for (let rep = 0; rep < reps; rep++) {
-      for (const side of rotated(['ours', 'kcm'] as const, rep)) {
-        note(`[${NAME}] n=${n} repetition ${rep + 1}/${reps}: ${SIDE_NAMES[side]}`);
-        samples[side].push(await provisionWith(opts, side, n));
+      for (const side of rotated(['floor', 'ours', 'kcm'] as const, rep)) {
+        note(`[${NAME}] n=${n} repetition ${rep + 1}/${reps}: ${side === 'floor' ? 'floor' : SIDE_NAMES[side]}`);
+        if (side === 'floor') samples.floors.push(await withKubeApiServer(opts, 'kube-provision-floor', (server) => runProvisionFloor(opts, server, newRunId(), n)));
+        else samples[side].push(await provisionWith(opts, side, n));
       }
     }
   } catch (err) {

@@ -72,3 +72,24 @@ export function trafficText(counts: readonly AuditWindowCounts[], per: number): 
     .filter((part) => !part.endsWith(' 0.00'));
   return parts.length < 2 ? text : `${text} (requests: ${parts.join(' + ')})`;
 }
+
+/**
+ * Issue 20's target beside kube-controller-manager, from per-repetition times of the same work:
+ * ours at least 10× KCM's rate; or, where the kube-apiserver's own floor (the same requests by a
+ * bare loop, same run) is itself below 10× KCM's rate, ours within 1.2× of that floor. The
+ * proviso keeps the target to what the server allows. Medians of per-repetition ratios.
+ */
+export function tenTimesKcmRow(scenario: string, label: string, times: { ours: number[]; kcm: number[]; floor: number[] }): ResultRow {
+  const oursOverKcm = medianOfRatios(times.kcm, times.ours); // rate ratio = inverse time ratio
+  const floorOverKcm = medianOfRatios(times.kcm, times.floor);
+  const oursOverFloor = medianOfRatios(times.ours, times.floor);
+  const measured =
+    `ours ${formatRatio(oursOverKcm)} KCM's rate; the floor ${formatRatio(floorOverKcm)} KCM's rate; ` + `ours ${formatRatio(oursOverFloor)} the floor's time`;
+  if (oursOverKcm === null || floorOverKcm === null || oursOverFloor === null) {
+    return { scenario, label, status: 'ok', measured, target: { text: '≥ 10× KCM, or ≤ 1.2× floor', pass: null } };
+  }
+  if (oursOverKcm >= 10 || floorOverKcm >= 10) {
+    return { scenario, label, status: 'ok', measured, target: { text: '≥ 10× KCM', pass: oursOverKcm >= 10 } };
+  }
+  return { scenario, label, status: 'ok', measured, target: { text: '≤ 1.2× floor (floor < 10× KCM)', pass: oursOverFloor <= 1.2 } };
+}
