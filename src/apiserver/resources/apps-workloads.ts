@@ -161,6 +161,9 @@ function defaultDaemonSet(w: Workload): void {
     fill(update.rollingUpdate as Json, 'maxSurge', 0);
   }
   fill(spec, 'revisionHistoryLimit', 10);
+  // The v1 conversion writes the template generation (below 1 on create: 1) before the writer's
+  // managed fields are taken, so the writer owns the annotation.
+  if (w.metadata.annotations?.[TEMPLATE_GENERATION] === undefined) setTemplateGeneration(w, 1);
 }
 
 /** The template generation the v1 API carries as an annotation: 1 on create, +1 per template change. */
@@ -174,7 +177,10 @@ export const daemonSetStrategy: ResourceStrategy = workloadStrategy({
   defaults: defaultDaemonSet,
   validateSpec: validateDaemonSetSpec,
   validateSpecUpdate: selectorUnchanged,
-  prepareForCreate: (w) => setTemplateGeneration(w, 1),
+  prepareForCreate(w) {
+    const sent = Number(w.metadata.annotations?.[TEMPLATE_GENERATION]);
+    setTemplateGeneration(w, Number.isInteger(sent) && sent >= 1 ? sent : 1);
+  },
   prepareForUpdate(next, prev) {
     const stored = Number(prev.metadata.annotations?.[TEMPLATE_GENERATION] ?? 0) || 0;
     const changed = JSON.stringify(next.spec?.template ?? null) !== JSON.stringify(prev.spec?.template ?? null);

@@ -31,9 +31,9 @@ export const strategies: ResourceStrategy[] = [
   csiDriverStrategy,
   csiStorageCapacityStrategy,
   replicationControllerStrategy,
+  daemonSetStrategy,
   deploymentStrategy,
   replicaSetStrategy,
-  daemonSetStrategy,
 ];
 
 export function findStrategy(group: string, version: string, plural: string): ResourceStrategy | undefined {
