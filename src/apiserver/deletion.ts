@@ -148,7 +148,7 @@ function planDelete(reg: Registry, s: ResourceStrategy, prev: KubeObject, opts: 
   const key = reg.keyOf(s, meta.namespace ?? '', meta.name ?? '');
   if (s.holdsDeletion?.(prev) === true) return planTermination(reg, key, prev, opts);
   // The garbage collector's finalizer the propagation policy asks for.
-  const finalizers = finalizersForPropagation(meta.finalizers ?? [], opts);
+  const finalizers = finalizersForPropagation(meta.finalizers ?? [], { ...opts, orphansByDefault: s.orphansByDefault });
   const base = finalizers === undefined ? prev : { ...prev, metadata: { ...meta, finalizers } };
   if (s.gracePeriodSeconds) return planGracefulDelete(reg, s, key, base, opts);
   if ((base.metadata.finalizers ?? []).length > 0) {

@@ -9,6 +9,8 @@ import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from '../kub
 export interface PropagationOptions {
   propagationPolicy?: string;
   orphanDependents?: boolean;
+  /** DefaultGarbageCollectionPolicy is OrphanDependents (core/v1 ReplicationControllers). */
+  orphansByDefault?: boolean;
 }
 
 const GC_FINALIZERS = [FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS];
@@ -24,7 +26,8 @@ function wanted(finalizers: string[], opts: PropagationOptions): { orphan: boole
     case 'Background': return { orphan: false, foreground: false };
   }
   const orphan = finalizers.includes(FINALIZER_ORPHAN_DEPENDENTS);
-  return { orphan, foreground: !orphan && finalizers.includes(FINALIZER_DELETE_DEPENDENTS) };
+  const foreground = !orphan && finalizers.includes(FINALIZER_DELETE_DEPENDENTS);
+  return { orphan: orphan || (!foreground && opts.orphansByDefault === true), foreground };
 }
 
 /** The finalizers a delete leaves on the object; undefined when they do not change. */

@@ -14,6 +14,9 @@ type Skeleton = Record<string, unknown>;
 
 const specAndStatus: Skeleton = { spec: {}, status: {} };
 
+/** A PodTemplateSpec held by value (apps/v1 workloads): its metadata and spec are there, containers null. */
+const byValueTemplate = (): Skeleton => ({ metadata: {}, spec: { containers: null } });
+
 const BY_KIND: Record<string, Skeleton> = {
   PersistentVolume: specAndStatus,
   PersistentVolumeClaim: { spec: { resources: {} }, status: {} },
@@ -24,6 +27,11 @@ const BY_KIND: Record<string, Skeleton> = {
   Lease: { spec: {} },
   Service: { spec: {}, status: { loadBalancer: {} } },
   SelfSubjectAccessReview: specAndStatus,
+  // A ReplicationController's template is a pointer; the apps/v1 kinds hold theirs by value.
+  ReplicationController: specAndStatus,
+  Deployment: { spec: { template: byValueTemplate(), strategy: {} }, status: {} },
+  ReplicaSet: { spec: { template: byValueTemplate() }, status: {} },
+  DaemonSet: { spec: { template: byValueTemplate(), updateStrategy: {} }, status: {} },
 };
 
 const BY_GROUP_KIND: Record<string, Skeleton> = {

@@ -1,4 +1,5 @@
 /** Every resource the embedded API server serves, and lookup by group/version/plural. */
+import { daemonSetStrategy, deploymentStrategy, replicaSetStrategy } from './apps-workloads.js';
 import { csiDriverStrategy } from './csi-drivers.js';
 import { csiStorageCapacityStrategy } from './csi-storage-capacities.js';
 import { coreEventStrategy } from './events.js';
@@ -9,6 +10,7 @@ import { nodeStrategy } from './nodes.js';
 import { persistentVolumeClaimStrategy } from './persistentvolumeclaims.js';
 import { persistentVolumeStrategy } from './persistentvolumes.js';
 import { podStrategy } from './pods.js';
+import { replicationControllerStrategy } from './replicationcontrollers.js';
 import { serviceStrategy } from './services.js';
 import { storageClassStrategy } from './storageclasses.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -28,6 +30,10 @@ export const strategies: ResourceStrategy[] = [
   volumeAttributesClassStrategy,
   csiDriverStrategy,
   csiStorageCapacityStrategy,
+  replicationControllerStrategy,
+  daemonSetStrategy,
+  deploymentStrategy,
+  replicaSetStrategy,
 ];
 
 export function findStrategy(group: string, version: string, plural: string): ResourceStrategy | undefined {
@@ -38,6 +44,8 @@ export {
   csiDriverStrategy,
   csiStorageCapacityStrategy,
   coreEventStrategy,
+  daemonSetStrategy,
+  deploymentStrategy,
   eventsV1Strategy,
   leaseStrategy,
   namespaceStrategy,
@@ -45,6 +53,8 @@ export {
   persistentVolumeClaimStrategy,
   persistentVolumeStrategy,
   podStrategy,
+  replicaSetStrategy,
+  replicationControllerStrategy,
   serviceStrategy,
   storageClassStrategy,
   volumeAttributesClassStrategy,

@@ -38,19 +38,22 @@ function validateContainers(containers: unknown, field: string, seen: Set<string
   return causes;
 }
 
-/** The spec checks, in ValidatePodSpec's order for the fields it shares with ours. */
-export function validatePodSpec(pod: Pod): StatusCause[] {
+/**
+ * The spec checks, in ValidatePodSpec's order for the fields it shares with ours. `path` is where
+ * the spec sits: "spec" in a Pod, "spec.template.spec" in a workload's pod template.
+ */
+export function validatePodSpec(pod: Pick<Pod, 'spec'>, path = 'spec'): StatusCause[] {
   const spec = (isObject(pod.spec) ? pod.spec : {}) as Json;
   const names = new Set<string>();
   const causes = [
-    ...validateContainers(spec.containers, 'spec.containers', names, true),
-    ...validateContainers(spec.initContainers, 'spec.initContainers', names, false),
+    ...validateContainers(spec.containers, `${path}.containers`, names, true),
+    ...validateContainers(spec.initContainers, `${path}.initContainers`, names, false),
   ];
   if (typeof spec.restartPolicy === 'string' && !RESTART_POLICIES.includes(spec.restartPolicy)) {
-    causes.push(notSupported('spec.restartPolicy', spec.restartPolicy, RESTART_POLICIES));
+    causes.push(notSupported(`${path}.restartPolicy`, spec.restartPolicy, RESTART_POLICIES));
   }
   if (typeof spec.dnsPolicy === 'string' && !DNS_POLICIES.includes(spec.dnsPolicy)) {
-    causes.push(notSupported('spec.dnsPolicy', spec.dnsPolicy, DNS_POLICIES));
+    causes.push(notSupported(`${path}.dnsPolicy`, spec.dnsPolicy, DNS_POLICIES));
   }
   return causes;
 }

@@ -61,6 +61,11 @@ export interface ResourceStrategy {
    * a watch from compacted history is refused in etcd's words.
    */
   noWatchCache?: boolean;
+  /**
+   * DefaultGarbageCollectionPolicy is OrphanDependents: a delete without a propagation policy
+   * orphans the dependents (core/v1 ReplicationControllers).
+   */
+  orphansByDefault?: boolean;
   /** WarningsOnCreate / WarningsOnUpdate: what a write that is accepted is warned about. */
   warnings?(obj: KubeObject): string[];
   /** Whether a PUT to a missing object creates it (AllowCreateOnUpdate: Events, Leases). */

@@ -78,3 +78,39 @@ test('a status writer that adds a condition without times owns the null times it
     },
   });
 });
+
+test('a Deployment\'s by-value template, its metadata and spec and the strategy have no entry of their own; a ReplicationController\'s pointer template has', async () => {
+  const template = { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+  const containerFields = { '.': {}, 'f:image': {}, 'f:imagePullPolicy': {}, 'f:name': {}, 'f:resources': {}, 'f:terminationMessagePath': {}, 'f:terminationMessagePolicy': {} };
+  const podSpecFields = { 'f:dnsPolicy': {}, 'f:restartPolicy': {}, 'f:schedulerName': {}, 'f:securityContext': {}, 'f:terminationGracePeriodSeconds': {} };
+  const deployment = await api(address, 'POST', `/apis/apps/v1/namespaces/${NS}/deployments?fieldManager=writer`, {
+    body: { metadata: { name: 'd' }, spec: { selector: { matchLabels: { app: 'x' } }, template } },
+  });
+  assert.equal(deployment.status, 201, deployment.text);
+  assert.deepEqual(fieldsOf(deployment.json, 'writer'), {
+    'f:spec': {
+      'f:progressDeadlineSeconds': {}, 'f:replicas': {}, 'f:revisionHistoryLimit': {}, 'f:selector': {},
+      'f:strategy': { 'f:rollingUpdate': { '.': {}, 'f:maxSurge': {}, 'f:maxUnavailable': {} }, 'f:type': {} },
+      'f:template': {
+        'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+        'f:spec': { 'f:containers': { 'k:{"name":"c"}': containerFields }, ...podSpecFields },
+      },
+    },
+  });
+  const rc = await api(address, 'POST', `/api/v1/namespaces/${NS}/replicationcontrollers?fieldManager=writer`, {
+    body: { metadata: { name: 'rc' }, spec: { selector: { app: 'x' }, template } },
+  });
+  assert.equal(rc.status, 201, rc.text);
+  assert.deepEqual(fieldsOf(rc.json, 'writer'), {
+    'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+    'f:spec': {
+      'f:replicas': {}, 'f:selector': {},
+      'f:template': {
+        '.': {},
+        'f:metadata': { '.': {}, 'f:labels': { '.': {}, 'f:app': {} } },
+        'f:spec': { '.': {}, 'f:containers': { '.': {}, 'k:{"name":"c"}': containerFields }, ...podSpecFields },
+      },
+    },
+  });
+  await api(address, 'DELETE', `/api/v1/namespaces/${NS}/replicationcontrollers/rc`, { body: { propagationPolicy: 'Background' } });
+});

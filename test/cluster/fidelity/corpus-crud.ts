@@ -1,11 +1,11 @@
 /** Create, get, list and update of every resource: what is defaulted, kept and answered. */
 import type { Case } from './case.js';
-import { ALL_KINDS, LEASE, NAMESPACE, OWN, PV, PVC, SC, create, defineCase, get, item, post, put, tag, withQuery, EVENT, plural, a } from './fixtures.js';
+import { ALL_KINDS, DEPLOYMENT, LEASE, NAMESPACE, OWN, PV, PVC, SC, create, defineCase, get, item, post, put, tag, withQuery, EVENT, plural, a } from './fixtures.js';
 
 const AREA = 'create/get/list/update';
 
 function perKind(): Case[] {
-  return ALL_KINDS.flatMap((k) => {
+  return [...ALL_KINDS, DEPLOYMENT].flatMap((k) => {
     const t = tag(k);
     const name = `${t}-{id}`;
     return [

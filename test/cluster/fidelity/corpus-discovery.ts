@@ -27,6 +27,8 @@ const discovery: Case[] = [
   resources('discovery-storage-v1', '/apis/storage.k8s.io/v1', ['storageclasses']),
   resources('discovery-storage-v1-vac', '/apis/storage.k8s.io/v1', ['volumeattributesclasses']),
   resources('discovery-events-v1', '/apis/events.k8s.io/v1', ['events']),
+  resources('discovery-apps-v1', '/apis/apps/v1', ['daemonsets', 'daemonsets/status', 'deployments', 'deployments/status', 'replicasets', 'replicasets/status']),
+  resources('discovery-core-replicationcontrollers', '/api/v1', ['replicationcontrollers', 'replicationcontrollers/status']),
   resources('discovery-coordination-v1', '/apis/coordination.k8s.io/v1', ['leases']),
   defineCase('discovery-group-storage', DISCOVERY, '/apis/storage.k8s.io', get('/apis/storage.k8s.io')),
   defineCase('discovery-group-unknown', DISCOVERY, 'a group nobody serves', get('/apis/example.com')),

@@ -1,6 +1,6 @@
 /** fieldValidation (Strict / Warn / Ignore / default) and 422 Invalid answers with their causes. */
 import type { Case } from './case.js';
-import { EVENT, EVENT_V1, LEASE, MERGE, NAMESPACE, NODE, POD, PV, PVC, SC, STRATEGIC, create, defineCase, item, patch, post, put, withQuery, type Kind } from './fixtures.js';
+import { DEPLOYMENT, EVENT, EVENT_V1, LEASE, MERGE, NAMESPACE, NODE, POD, PV, PVC, SC, STRATEGIC, create, defineCase, item, patch, post, put, withQuery, type Kind } from './fixtures.js';
 
 const FIELDS = 'fieldValidation';
 const INVALID = 'validation (422)';
@@ -85,6 +85,14 @@ const invalid: Case[] = [
     resource: EVENT_V1.resource,
     setup: [create(EVENT_V1, 'event-{id}')],
   }),
+  defineCase('deploy-invalid-selector-mismatch', INVALID, 'a Deployment whose selector does not match its template, with negative replicas', post(DEPLOYMENT.collection,
+    variant(DEPLOYMENT, 'deploy-{id}', { spec: { replicas: -1, selector: { matchLabels: { app: 'other' } } } })), { resource: DEPLOYMENT.resource }),
+  defineCase('deploy-invalid-no-selector', INVALID, 'a Deployment without a selector, restarting Never', post(DEPLOYMENT.collection, variant(DEPLOYMENT, 'deploy-{id}', {
+    spec: { selector: undefined, template: { metadata: { labels: { app: 'web' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'app' }] } } },
+  })), { resource: DEPLOYMENT.resource }),
+  defineCase('deploy-update-immutable-selector', INVALID, 'changing the selector of a Deployment', patch(item(DEPLOYMENT, 'deploy-{id}'), MERGE, {
+    spec: { selector: { matchLabels: { app: 'new' } }, template: { metadata: { labels: { app: 'new' } } } },
+  }), { resource: DEPLOYMENT.resource, setup: [create(DEPLOYMENT, 'deploy-{id}')] }),
   defineCase('pod-update-immutable-spec', INVALID, 'changing an immutable field of a Pod', patch(item(POD, 'pod-{id}'), MERGE, { spec: { restartPolicy: 'Never' } }), { resource: POD.resource, setup: [create(POD, 'pod-{id}')] }),
 ];
 

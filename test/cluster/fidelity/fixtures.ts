@@ -210,6 +210,24 @@ export const VAC: Kind = {
   jsonEdit: [{ op: 'add', path: '/metadata/annotations', value: { note: 'edited' } }, { op: 'add', path: '/metadata/labels/tier', value: 'gold' }],
 };
 
+/** apps/v1 Deployment: served as stored objects (no controller acts on them in either server's corpus run). */
+export const DEPLOYMENT: Kind = {
+  resource: 'Deployment',
+  collection: '/apis/apps/v1/namespaces/{ns}/deployments',
+  sample: (name) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, labels },
+    spec: {
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } },
+    },
+  }),
+  edit: { spec: { replicas: 3 } },
+  jsonEdit: [{ op: 'add', path: '/spec/replicas', value: 3 }],
+  status: { status: { replicas: 1, readyReplicas: 1 } },
+};
+
 export const ALL_KINDS = [PV, PVC, SC, NAMESPACE, EVENT, EVENT_V1, LEASE, NODE, POD, VAC];
 
 /** "a PersistentVolume", "an Event": the resource with its article, for case titles. */
@@ -236,6 +254,7 @@ export function tag(kind: Kind): string {
     Node: 'node',
     Pod: 'pod',
     VolumeAttributesClass: 'vac',
+    Deployment: 'deploy',
   };
   return tags[kind.resource];
 }

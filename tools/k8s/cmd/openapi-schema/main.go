@@ -31,6 +31,7 @@ import (
 // reference come along.
 var packages = []string{
 	"io.k8s.api.core.v1",
+	"io.k8s.api.apps.v1",
 	"io.k8s.api.storage.v1",
 	"io.k8s.api.coordination.v1",
 	"io.k8s.api.events.v1",

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -240,6 +241,7 @@ func main() {
 	}
 	w := &walker{messages: s.Messages}
 	addGroup(s, w, corev1.SchemeGroupVersion, corev1.AddToScheme)
+	addGroup(s, w, appsv1.SchemeGroupVersion, appsv1.AddToScheme)
 	addGroup(s, w, storagev1.SchemeGroupVersion, storagev1.AddToScheme)
 	addGroup(s, w, coordinationv1.SchemeGroupVersion, coordinationv1.AddToScheme)
 	addGroup(s, w, eventsv1.SchemeGroupVersion, eventsv1.AddToScheme)
