@@ -113,6 +113,8 @@ class ControllerProcess implements RunningController {
   /** See ControllerContext.claimsFenceResourceVersion: read once leading, before the workers run. */
   private claimsFence: number | undefined;
   private resyncTimer: NodeJS.Timeout | undefined;
+  /** Set by halt(): workers that were still starting must not start anything afterwards. */
+  private halted = false;
   private stopped: Promise<void> | undefined;
 
   constructor(
@@ -185,7 +187,14 @@ class ControllerProcess implements RunningController {
     if (this.workersStarted || this.stopping || (this.elector && !this.elector.isLeader())) return;
     this.workersStarted = true;
     this.claimsFence = await readClaimsFence(this.transport, this.log);
+    // stop() may have halted the controller while it read the fence or started its modules: start
+    // nothing after that (a resync timer set after halt() would keep a stopped controller's process alive).
+    if (this.halted) return;
     await this.modules.start();
+    if (this.halted) {
+      await this.modules.stop();
+      return;
+    }
     const { concurrentSyncs } = this.opts;
     this.claimQueue.run(concurrentSyncs, (key) => this.modules.syncClaim(this.stores.claims, key));
     this.volumeQueue.run(concurrentSyncs, (name) => this.modules.syncVolume(this.stores.volumes, name));
@@ -202,6 +211,7 @@ class ControllerProcess implements RunningController {
   }
 
   private async halt(): Promise<void> {
+    this.halted = true;
     clearInterval(this.resyncTimer);
     await Promise.all([this.claimQueue.shutDown(), this.volumeQueue.shutDown()]);
     await this.modules.stop();
