@@ -8,7 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { after, before } from 'node:test';
 import { pino } from 'pino';
+import { RestTransport } from '../../src/kube-client/transport.js';
 import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../../src/apiserver/server.js';
 import { findKubectl } from '../../tools/cluster/binaries.js';
 import { onRealControlPlane, startRealTestApiServer } from './control-plane.js';
@@ -176,4 +178,31 @@ export async function runKubectl(
     clearTimeout(timer);
   }
   return proc.stop();
+}
+
+/**
+ * A test API server and a RestTransport to it for the tests of one file: started before them,
+ * closed and stopped after them. Read `srv` and `transport` inside the tests.
+ */
+export function useServerAndTransport(): { readonly srv: TestApiServer; readonly transport: RestTransport } {
+  let srv: TestApiServer | undefined;
+  let transport: RestTransport | undefined;
+  before(async () => {
+    srv = await startTestApiServer();
+    transport = new RestTransport(srv.kc, { qps: 0, burst: 0 });
+  });
+  after(async () => {
+    transport?.close();
+    await srv?.stop();
+  });
+  return {
+    get srv() {
+      if (!srv) throw new Error('the test API server is not started yet');
+      return srv;
+    },
+    get transport() {
+      if (!transport) throw new Error('the test API server is not started yet');
+      return transport;
+    },
+  };
 }

@@ -66,15 +66,9 @@ test('a deleted node releases its volume after the delay: the claim is re-create
     assert.deepEqual(replaced.metadata.labels, { app: 'db' });
     assert.notEqual(replaced.spec.volumeName, pvName);
     assert.equal(await readFile(join(dir, 'data.txt'), 'utf8'), 'kept', 'the data stays where it was');
-    const claimEvents = await waitFor(async () => {
-      const reasons = await api.eventReasons('default', 'data');
-      return reasons.includes('NodeGoneClaimRecreated') ? reasons : undefined;
-    }, 'the claim events');
+    const claimEvents = await api.eventsRecorded('default', 'data', ['NodeGoneClaimRecreated']);
     assert.ok(claimEvents.includes('ReferencedNodeDeleted'));
-    const pvEvents = await waitFor(async () => {
-      const reasons = await api.eventReasons('default', pvName);
-      return reasons.includes('NodeGoneVolumeDeleted') ? reasons : undefined;
-    }, 'the volume events');
+    const pvEvents = await api.eventsRecorded('default', pvName, ['NodeGoneVolumeDeleted']);
     assert.ok(!pvEvents.includes('VolumeFailedDelete'), 'no reclaim was tried');
   } finally {
     api.close();

@@ -1,45 +1,35 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer, type TestApiServer } from '../../helpers/apiserver.js';
+import { useServerAndTransport } from '../../helpers/apiserver.js';
 import { KubeApiClient, WriteRefusedError } from '../../../src/kube-client/kube-api-client.js';
-import { RestTransport } from '../../../src/kube-client/transport.js';
 import { MergedStore } from '../../../src/kube-client/cache/merged-store.js';
 import { isConflict } from '../../../src/kube/errors.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
 import { newClaim, newVolume } from '../../helpers/objects.js';
 
-let srv: TestApiServer;
-let transport: RestTransport;
-before(async () => {
-  srv = await startTestApiServer();
-  transport = new RestTransport(srv.kc, { qps: 0, burst: 0 });
-});
-after(async () => {
-  transport.close();
-  await srv.stop();
-});
+const fixture = useServerAndTransport();
 
 function getVolumeJson(name: string): Promise<PersistentVolume> {
-  return transport.request<PersistentVolume>({ method: 'GET', verb: 'get', path: `/api/v1/persistentvolumes/${name}` });
+  return fixture.transport.request<PersistentVolume>({ method: 'GET', verb: 'get', path: `/api/v1/persistentvolumes/${name}` });
 }
 
 test('a volume update and a status update return exactly the server’s JSON and are counted as updates', async () => {
-  const api = new KubeApiClient(transport);
+  const api = new KubeApiClient(fixture.transport);
   const created = await api.createVolume(newVolume('pv-put'));
-  const before = transport.counters.snapshot().update?.requests ?? 0;
+  const before = fixture.transport.counters.snapshot().update?.requests ?? 0;
   const labelled = await api.updateVolume({ ...created, metadata: { ...created.metadata, labels: { tier: 'a' } } });
   assert.deepEqual(labelled, await getVolumeJson('pv-put'));
   const phased = await api.updateVolumeStatus({ ...labelled, status: { phase: 'Available' } });
   assert.deepEqual(phased, await getVolumeJson('pv-put'));
   assert.equal(phased.status?.phase, 'Available');
   assert.match(phased.metadata.creationTimestamp ?? '', /:\d\dZ$/, 'timestamps byte for byte');
-  assert.equal(transport.counters.snapshot().update?.requests, before + 2);
+  assert.equal(fixture.transport.counters.snapshot().update?.requests, before + 2);
 });
 
 test('a claim update and a status update reach the own-write cache under namespace/name', async () => {
   const claims = new MergedStore<PersistentVolumeClaim>();
-  const api = new KubeApiClient(transport, { claims });
-  const claim = await transport.request<PersistentVolumeClaim>({
+  const api = new KubeApiClient(fixture.transport, { claims });
+  const claim = await fixture.transport.request<PersistentVolumeClaim>({
     method: 'POST', verb: 'create', path: '/api/v1/namespaces/default/persistentvolumeclaims', body: newClaim('default', 'c-put'),
   });
   const annotated = await api.updateClaim({ ...claim, metadata: { ...claim.metadata, annotations: { a: 'b' } } });
@@ -51,17 +41,17 @@ test('a claim update and a status update reach the own-write cache under namespa
 });
 
 test('a stale status update is a Conflict naming the object, and a refused one is never sent', async () => {
-  const api = new KubeApiClient(transport);
+  const api = new KubeApiClient(fixture.transport);
   const created = await api.createVolume(newVolume('pv-put-stale'));
   await api.updateVolumeStatus({ ...created, status: { phase: 'Available' } });
   await assert.rejects(api.updateVolumeStatus({ ...created, status: { phase: 'Released' } }), (e: unknown) => isConflict(e));
 
-  const refusing = new KubeApiClient(transport, { writeGuard: () => 'not the leader' });
-  const sent = transport.counters.snapshot().update?.requests ?? 0;
+  const refusing = new KubeApiClient(fixture.transport, { writeGuard: () => 'not the leader' });
+  const sent = fixture.transport.counters.snapshot().update?.requests ?? 0;
   await assert.rejects(refusing.updateVolume(created), (e: unknown) => {
     assert.ok(e instanceof WriteRefusedError);
     assert.match(e.message, /update PersistentVolume pv-put-stale/);
     return true;
   });
-  assert.equal(transport.counters.snapshot().update?.requests ?? 0, sent);
+  assert.equal(fixture.transport.counters.snapshot().update?.requests ?? 0, sent);
 });

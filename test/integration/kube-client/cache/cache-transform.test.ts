@@ -4,13 +4,12 @@
  * the stored managedFields when a PUT omits them, as kube-apiserver does (its fieldmanager's
  * `decodeLiveOrNew`); only an explicit `[]` clears them. Runs on the real control plane too.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer, type TestApiServer } from '../../../helpers/apiserver.js';
+import { useServerAndTransport } from '../../../helpers/apiserver.js';
 import { MergedStore } from '../../../../src/kube-client/cache/merged-store.js';
 import { Reflector } from '../../../../src/kube-client/cache/reflector.js';
 import { KubeApiClient } from '../../../../src/kube-client/kube-api-client.js';
-import { RestTransport } from '../../../../src/kube-client/transport.js';
 import type { PersistentVolume } from '../../../../src/kube/types.js';
 import { newVolume, silentLog, waitFor } from '../../../helpers/objects.js';
 
@@ -20,16 +19,7 @@ interface ManagedEntry {
   fieldsV1?: { 'f:spec'?: Record<string, unknown>; 'f:metadata'?: Record<string, unknown> };
 }
 
-let srv: TestApiServer;
-let transport: RestTransport;
-before(async () => {
-  srv = await startTestApiServer();
-  transport = new RestTransport(srv.kc, { qps: 0, burst: 0 });
-});
-after(async () => {
-  transport.close();
-  await srv.stop();
-});
+const fixture = useServerAndTransport();
 
 function entriesOf(pv: PersistentVolume): ManagedEntry[] {
   return (pv.metadata.managedFields ?? []) as ManagedEntry[];
@@ -41,20 +31,20 @@ function ownsCapacity(pv: PersistentVolume): boolean {
 
 test('the cache keeps a copy without managedFields whether it came from the list, the watch or an own write', async (t) => {
   const volumes = new MergedStore<PersistentVolume>();
-  const api = new KubeApiClient(transport, { volumes });
-  const reflector = new Reflector({ kind: 'PersistentVolume', path: '/api/v1/persistentvolumes', store: volumes, transport, log: silentLog });
+  const api = new KubeApiClient(fixture.transport, { volumes });
+  const reflector = new Reflector({ kind: 'PersistentVolume', path: '/api/v1/persistentvolumes', store: volumes, transport: fixture.transport, log: silentLog });
   t.after(async () => {
     await reflector.stop();
     await api.deleteVolume('mf-listed').catch(() => undefined);
     await api.deleteVolume('mf-watched').catch(() => undefined);
   });
-  const listed = await new KubeApiClient(transport).createVolume(newVolume('mf-listed'));
+  const listed = await new KubeApiClient(fixture.transport).createVolume(newVolume('mf-listed'));
   assert.ok(entriesOf(listed).length > 0, 'the server records field ownership on create');
   reflector.start();
   await waitFor(() => reflector.hasSynced(), 'initial list');
   const answered = await api.createVolume(newVolume('mf-watched'));
   assert.ok(entriesOf(answered).length > 0, 'the caller still gets the server’s whole answer');
-  await new KubeApiClient(transport).updateVolume({ ...answered, metadata: { ...answered.metadata, labels: { tier: 'gold' } } });
+  await new KubeApiClient(fixture.transport).updateVolume({ ...answered, metadata: { ...answered.metadata, labels: { tier: 'gold' } } });
   await waitFor(() => volumes.get('mf-watched')?.metadata.labels?.tier === 'gold', 'MODIFIED through the watch');
   for (const name of ['mf-listed', 'mf-watched']) {
     const cached = volumes.get(name)!;
@@ -66,7 +56,7 @@ test('the cache keeps a copy without managedFields whether it came from the list
 
 test('a PUT of a cached copy (no managedFields) keeps the stored managedFields, on the object and on status', async (t) => {
   const volumes = new MergedStore<PersistentVolume>();
-  const api = new KubeApiClient(transport, { volumes });
+  const api = new KubeApiClient(fixture.transport, { volumes });
   t.after(() => api.deleteVolume('mf-put').catch(() => undefined));
   await api.createVolume(newVolume('mf-put'));
   const cached = volumes.get('mf-put')!;
@@ -81,7 +71,7 @@ test('a PUT of a cached copy (no managedFields) keeps the stored managedFields, 
 });
 
 test('a PUT with managedFields: [] clears the record (the one way to drop it)', async (t) => {
-  const api = new KubeApiClient(transport);
+  const api = new KubeApiClient(fixture.transport);
   t.after(() => api.deleteVolume('mf-reset').catch(() => undefined));
   const created = await api.createVolume(newVolume('mf-reset'));
   const reset = await api.updateVolume({ ...created, metadata: { ...created.metadata, managedFields: [] } });
