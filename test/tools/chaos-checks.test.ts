@@ -65,3 +65,36 @@ test('acknowledged writes: a kept claim must exist with its uid, a deleted one n
   assert.equal(lostWrites(history, new Map([[claim, { uid: 'u1' }], [ledger, { value: 2 }]])).length, 1, 'a ledger went back');
   assert.equal(lostWrites(history, new Map([[claim, { uid: 'u1' }], [ledger, { value: 9 }]])).length, 1, 'a ledger holds a value never written');
 });
+
+test('the workload creates exactly its target of claims, however its workers interleave', async () => {
+  const { Workload } = await import('../../tools/chaos/workload.js');
+  const { Prng } = await import('../../tools/chaos/prng.js');
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const root = await mkdtemp(join(tmpdir(), 'chaos-workload-'));
+  try {
+    for (let seed = 1; seed <= 8; seed++) {
+      let claimPosts = 0;
+      // A static pair's PV and a recreate's delete answer slowly, a claim at once: the pair or the
+      // recreate is still under way when another worker creates what looks like the last claim.
+      const client = {
+        async send(op: string, method: string) {
+          const slow = (op.startsWith('pv') && method === 'POST') || method === 'DELETE';
+          await new Promise((resolve) => setTimeout(resolve, slow ? 20 : 0));
+          if (op === 'claim' && method === 'POST') claimPosts++;
+          return { outcome: 'ok' as const, body: { metadata: { uid: `u-${claimPosts}` } } };
+        },
+        async get() {
+          return undefined;
+        },
+      };
+      const workload = new Workload(client as never, root, [], 25);
+      await workload.run(new Prng(seed), 4, 4000, () => false);
+      assert.equal(workload.claimsCreated, 25, `seed ${seed}`);
+      assert.equal(claimPosts, 25, `seed ${seed}: claims POSTed`);
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});

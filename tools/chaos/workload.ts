@@ -51,6 +51,8 @@ type Op = keyof typeof OPS;
 
 export class Workload {
   claimsCreated = 0;
+  /** Claim-creating operations under way; each holds one of the target's slots. */
+  private claimsPending = 0;
   readonly claimsByKind: Record<ClaimKind, number> = { dynamic: 0, static: 0, wffc: 0, decoy: 0 };
   readonly retainWrites: RetainWrite[] = [];
   /** Static volume directories whose PV create was not acknowledged: the workload's own leftovers, never the controller's. */
@@ -106,7 +108,21 @@ export class Workload {
     return 'unknown';
   }
 
-  private perform(op: Exclude<Op, 'ledger'>, r: Prng): Promise<Answer<unknown>['outcome']> {
+  private async perform(op: Exclude<Op, 'ledger'>, r: Prng): Promise<Answer<unknown>['outcome']> {
+    if (op !== 'dynamic' && op !== 'static' && op !== 'wffc' && op !== 'recreate') return this.performOther(op, r);
+    // A claim-creating operation holds its slot from the start: the static pair awaits its PV and
+    // recreate its delete before the claim is counted, so without the slot two workers that both
+    // saw one claim missing would create two (the run made 61 of 60).
+    if (this.claimsCreated + this.claimsPending >= this.targetClaims) return 'ok';
+    this.claimsPending++;
+    try {
+      return await this.performCreate(op, r);
+    } finally {
+      this.claimsPending--;
+    }
+  }
+
+  private performCreate(op: 'dynamic' | 'static' | 'wffc' | 'recreate', r: Prng): Promise<Answer<unknown>['outcome']> {
     switch (op) {
       case 'dynamic':
         return this.createClaim(`claim-${++this.seq}`, r.pick(IMMEDIATE_CLASSES), 'dynamic');
@@ -114,10 +130,15 @@ export class Workload {
         return this.createStaticPair(r);
       case 'wffc':
         return this.createWaitingClaim(r);
-      case 'remove':
-        return this.removeClaim(r, this.pickLive(r, (c) => c.kind !== 'decoy'));
       case 'recreate':
         return this.recreateClaim(r);
+    }
+  }
+
+  private performOther(op: 'remove' | 'retainData' | 'decoy', r: Prng): Promise<Answer<unknown>['outcome']> {
+    switch (op) {
+      case 'remove':
+        return this.removeClaim(r, this.pickLive(r, (c) => c.kind !== 'decoy'));
       case 'retainData':
         return this.writeRetainData(r);
       case 'decoy':
