@@ -13,7 +13,10 @@
  *
  * Schemas are built on first use per kind and kept for the life of the process.
  */
-import * as models from '@kubernetes/client-node';
+// The models alone: the package's index also loads its ~60 API classes and their HTTP stack,
+// ~54 MB of the embedded server's RSS that it never used.
+import * as models from '@kubernetes/client-node/dist/gen/models/all.js';
+import { definitionsFile } from '../openapi/definitions.js';
 
 export type LeafKind =
   | 'string' | 'bool' | 'int32' | 'int64' | 'float64' | 'time' | 'microTime' | 'quantity' | 'intOrString' | 'free';
@@ -184,27 +187,19 @@ function modelNamesFor(group: string, version: string, kind: string): string[] {
 /** The option and status kinds apimachinery registers in every group version. */
 const META_KINDS = new Set(['Status', 'WatchEvent', 'DeleteOptions', 'ListOptions', 'GetOptions', 'CreateOptions', 'UpdateOptions', 'PatchOptions']);
 
-const CALL_VERBS = ['create', 'read', 'list', 'createNamespaced', 'readNamespaced', 'listNamespaced'];
-
-/** client-node's API class of a group version: "storage.k8s.io", "v1" -> StorageV1Api. */
-function apiClassOf(group: string, version: string): Record<string, unknown> | undefined {
-  const words = group === '' ? ['core'] : group.replace(/\.k8s\.io$/, '').split('.');
-  const name = `${words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}${version.charAt(0).toUpperCase()}${version.slice(1)}Api`;
-  const cls = (models as unknown as Record<string, unknown>)[name];
-  return typeof cls === 'function' ? (cls.prototype as Record<string, unknown>) : undefined;
-}
+let registered: Map<string, Set<string>> | undefined;
 
 /**
  * Whether kube-apiserver's scheme knows `kind` in a group version (so a body of it decodes, and
- * only its conversion to the endpoint's kind fails): client-node's API class for the group
- * version has a call for it or its items, or it is one of the meta kinds every version has.
+ * only its conversion to the endpoint's kind fails): the kinds of the built-in groups that the
+ * generator read from client-go's scheme of the release we serve (openapi/definitions.json,
+ * `registered`), and the meta kinds every version has.
  */
 export function isRegisteredKind(group: string, version: string, kind: string): boolean {
-  const calls = apiClassOf(group, version);
-  if (calls === undefined || kind === '') return false;
-  if (META_KINDS.has(kind)) return true;
-  const base = kind.endsWith('List') ? kind.slice(0, -'List'.length) : kind;
-  return CALL_VERBS.some((verb) => typeof calls[`${verb}${base}`] === 'function');
+  registered ??= new Map(Object.entries(definitionsFile().registered).map(([gv, kinds]) => [gv, new Set(kinds)]));
+  const kinds = registered.get(group === '' ? version : `${group}/${version}`);
+  if (kinds === undefined || kind === '') return false;
+  return META_KINDS.has(kind) || kinds.has(kind);
 }
 
 /** The model of a kind in client-node, if it has one. */

@@ -35,6 +35,8 @@ export interface DefinitionsFile {
   definitions: Record<string, Schema>;
   /** OpenAPI v3 component schemas (`#/components/schemas/...` references). */
   schemas: Record<string, Schema>;
+  /** The kinds client-go's scheme registers, by group version ("v1", "storage.k8s.io/v1"). */
+  registered: Record<string, string[]>;
 }
 
 export const GVK_EXTENSION = 'x-kubernetes-group-version-kind';

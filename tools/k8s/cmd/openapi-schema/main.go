@@ -47,6 +47,27 @@ type Document struct {
 	Kubernetes  string                  `json:"kubernetes"`
 	Definitions map[string]spec.Schema  `json:"definitions"`
 	Schemas     map[string]*spec.Schema `json:"schemas"`
+	// Registered names, per group version ("" group: "v1"; else "group/version"), the kinds the
+	// scheme of the built-in types knows: what a body may name and still be decoded (and then
+	// refused as not convertible) rather than refused as "not registered".
+	Registered map[string][]string `json:"registered"`
+}
+
+// registeredKinds lists the external kinds of client-go's scheme (the built-in groups
+// kube-apiserver registers), per group version.
+func registeredKinds() map[string][]string {
+	out := map[string][]string{}
+	for gvk := range clientgoscheme.Scheme.AllKnownTypes() {
+		if gvk.Version == "" || gvk.Version == "__internal" {
+			continue
+		}
+		gv := gvk.GroupVersion().String()
+		out[gv] = append(out[gv], gvk.Kind)
+	}
+	for gv := range out {
+		sort.Strings(out[gv])
+	}
+	return out
 }
 
 func typeNames() []string {
@@ -81,6 +102,7 @@ func build(version string) (*Document, error) {
 		// kube-apiserver serves /openapi/v2 without defaults (k8s.io/apiserver/pkg/server/routes/openapi.go).
 		Definitions: handler.PruneDefaults(v2.Definitions),
 		Schemas:     v3,
+		Registered:  registeredKinds(),
 	}, nil
 }
 
