@@ -43,6 +43,13 @@ export const ANN_RECLAIM_LAST_ATTEMPT = 'pv-controller.io/reclaim-last-attempt';
  * the PV object, whatever process finishes it, and no reclaim attempt is charged for that.
  */
 export const ANN_BACKING_DELETED = 'pv-controller.io/backing-deleted';
+/**
+ * On a claim: how many backing volumes the provisioner deleted after failed attempts for it. A
+ * plugin whose cloud keys creation by an idempotency token (EBS's ClientToken) derives the
+ * token from it: the token of a deleted volume is spent (EC2 answers it with that deleted volume
+ * for as long as it remembers the token), so the next attempt needs another.
+ */
+export const ANN_BACKING_GENERATION = 'pv-controller.io/backing-generation';
 
 // Node gone (this project's): a node-local PV whose Node object was deleted (node-gone/).
 /** When this controller first saw the PV's node gone (RFC 3339): the clock of the delay, kept across restarts. */

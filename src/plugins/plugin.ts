@@ -50,6 +50,13 @@ export interface ProvisionRequest {
    * validateAttributes; absent when the claim names none.
    */
   attributes?: Record<string, string>;
+  /**
+   * How many backing volumes were made for this claim and deleted after failed attempts (the
+   * claim's `pv-controller.io/backing-generation`; 0 when absent). A plugin that passes an
+   * idempotency token to its cloud derives the token from it, so a retry never replays the token
+   * of a volume that was deleted.
+   */
+  generation?: number;
   /** Aborted when the controller shuts down or the claim is being deleted. */
   signal?: AbortSignal;
 }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import { FINALIZER_PROVISIONING, LABEL_TOPOLOGY_ZONE, TAG_AWS_NAME } from '../../src/kube/annotations.js';
+import { ANN_BACKING_GENERATION, FINALIZER_PROVISIONING, LABEL_TOPOLOGY_ZONE, TAG_AWS_NAME } from '../../src/kube/annotations.js';
 import type { PersistentVolumeClaim } from '../../src/kube/types.js';
 import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';
 import type { VolumePlugin } from '../../src/plugins/plugin.js';
@@ -107,6 +107,20 @@ test('aws: a CreateVolume whose answer is lost leaves one volume, not two, and t
   await provisionedDisk(s, 'lost');
   assert.equal(s.ec2.faults.pending('CreateVolume'), 0, 'the lost answer was exercised');
   assert.equal(s.ec2.volumes().length, 1);
+});
+
+test('aws: a volume that went to state error is deleted, and the retry makes a new one under a new ClientToken: the claim ends bound', async () => {
+  const s = await setup();
+  s.ec2.stateAfterCreate = 'error';
+  const created = await s.api.createClaim(cloudClaim('burned', 'ebs'));
+  await waitFor(async () => (await s.api.claim('default', 'burned'))?.metadata.annotations?.[ANN_BACKING_GENERATION] === '1', 'the deleted volume to be counted on the claim');
+  s.ec2.stateAfterCreate = 'available';
+  // EC2 answers a ClientToken it has seen with that token's volume, deleted or not: retried under
+  // the first token, the claim would wait for a deleted volume for good.
+  const { disk, pv } = await provisionedDisk(s, 'burned');
+  assert.equal(pv.metadata.name, `pvc-${created.metadata.uid}`);
+  assert.equal(pv.spec.awsElasticBlockStore?.volumeID, `aws://${disk.zone}/${disk.id}`);
+  assert.deepEqual(s.ec2.volumes().map((v) => v.id), [disk.id], 'one live volume: the new one');
 });
 
 test('aws: a controller stopped after the volume was created and before the PV: the next one reuses that volume and binds', async () => {

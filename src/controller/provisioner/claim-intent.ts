@@ -5,6 +5,7 @@
  * plugin creates anything, and removed only once the PV exists or the backing volume is gone.
  */
 import {
+  ANN_BACKING_GENERATION,
   ANN_BETA_STORAGE_PROVISIONER,
   ANN_BIND_COMPLETED,
   ANN_BOUND_BY_CONTROLLER,
@@ -21,6 +22,12 @@ const RELEASE_ATTEMPTS = 5;
 
 export function hasProvisioningFinalizer(claim: PersistentVolumeClaim): boolean {
   return (claim.metadata.finalizers ?? []).includes(FINALIZER_PROVISIONING);
+}
+
+/** The claim's backing generation (ANN_BACKING_GENERATION): a non-negative integer, else 0. */
+export function backingGeneration(claim: PersistentVolumeClaim): number {
+  const value = claim.metadata.annotations?.[ANN_BACKING_GENERATION] ?? '';
+  return /^[0-9]{1,6}$/.test(value) ? Number(value) : 0;
 }
 
 /** The provisioner a claim was annotated for (GA key first, then the beta twin). */
@@ -65,6 +72,12 @@ export interface ReleaseOptions {
    * with the binder over the claim (the binder leaves a claim alone while its operation runs).
    */
   bindTo?: string;
+  /**
+   * The claim's backing volume was just deleted after a failed attempt: in the same write, count
+   * it in `pv-controller.io/backing-generation`, so the next attempt's plugin call is a new one
+   * (see ProvisionRequest.generation).
+   */
+  backingDeleted?: boolean;
 }
 
 /**
@@ -85,7 +98,7 @@ export async function releaseIntent(
     const live = copy ?? (await api.getClaim(namespace, name));
     copy = undefined;
     if (!live || live.metadata.uid !== uid) return undefined;
-    const next = withoutIntent(live, options.dropSelectedNode === true, options.bindTo);
+    const next = withoutIntent(live, options.dropSelectedNode === true, options.bindTo, options.backingDeleted === true);
     if (!next) return live;
     options.signal?.throwIfAborted();
     try {
@@ -101,10 +114,20 @@ function bindsNow(claim: PersistentVolumeClaim, pvName: string | undefined): pvN
   return pvName !== undefined && !claim.metadata.deletionTimestamp && !claim.spec.volumeName && claim.metadata.annotations?.[ANN_BIND_COMPLETED] === undefined;
 }
 
-function withoutIntent(claim: PersistentVolumeClaim, dropSelectedNode: boolean, bindTo: string | undefined): PersistentVolumeClaim | undefined {
+function withoutIntent(
+  claim: PersistentVolumeClaim,
+  dropSelectedNode: boolean,
+  bindTo: string | undefined,
+  backingDeleted: boolean,
+): PersistentVolumeClaim | undefined {
   const dropNode = dropSelectedNode && claim.metadata.annotations?.[ANN_SELECTED_NODE] !== undefined;
   if (!hasProvisioningFinalizer(claim) && !dropNode) return undefined;
   const next = structuredClone(claim);
+  // Counted only while the intent is still recorded: once released, another attempt may have
+  // begun under the same generation.
+  if (backingDeleted && hasProvisioningFinalizer(claim)) {
+    next.metadata.annotations = { ...next.metadata.annotations, [ANN_BACKING_GENERATION]: String(backingGeneration(claim) + 1) };
+  }
   next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== FINALIZER_PROVISIONING);
   if (dropNode && next.metadata.annotations) delete next.metadata.annotations[ANN_SELECTED_NODE];
   if (bindsNow(claim, bindTo)) {

@@ -44,6 +44,7 @@ async function classParameters(d: ProvisionerDeps, claim: PersistentVolumeClaim)
  */
 export async function cleanUpClaimVolume(d: ProvisionerDeps, claim: PersistentVolumeClaim, o: CleanupOptions): Promise<boolean> {
   const key = keyOf(claim);
+  let backingDeleted = false;
   if (hasProvisioningFinalizer(claim)) {
     const plugin = await pluginOfClaim(d, claim);
     if (!plugin) {
@@ -53,12 +54,16 @@ export async function cleanUpClaimVolume(d: ProvisionerDeps, claim: PersistentVo
     }
     // A PV naming the volume owns it now (another controller may have published it): reclaim decides.
     const published = await d.ctx.api.getVolume(provisionedVolumeName(claim));
-    if (!published && !(await deleteBackingVolume(d, claim, plugin, o))) return false;
+    if (!published) {
+      if (!(await deleteBackingVolume(d, claim, plugin, o))) return false;
+      backingDeleted = true;
+    }
   }
   o.signal.throwIfAborted();
   await releaseIntent(d.ctx.api, claim.metadata.namespace ?? '', claim.metadata.name ?? '', claim.metadata.uid ?? '', {
     dropSelectedNode: o.dropSelectedNode === true,
     signal: o.signal,
+    backingDeleted,
   });
   d.log.info({ claim: key, why: o.why }, 'provisioning intent released');
   return true;

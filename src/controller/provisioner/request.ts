@@ -8,6 +8,7 @@ import type { PersistentVolumeClaim, StorageClass, VolumeAttributesClass } from 
 import { claimRequestBytes } from '../../kube/volume-helpers.js';
 import { backingName } from '../../plugins/naming.js';
 import type { ProvisionRequest, VolumePlugin } from '../../plugins/plugin.js';
+import { backingGeneration } from './claim-intent.js';
 import { errorText, msgMountOptionsUnsupported, msgNotCsi, msgProvisionFailed } from './events.js';
 
 export const PV_NAME_PREFIX = 'pvc-';
@@ -93,6 +94,8 @@ export function planProvision({ claim, storageClass, plugin, clusterName, attrib
   if (attributes) request.attributes = attributes;
   const selectedNode = claim.metadata.annotations?.[ANN_SELECTED_NODE];
   if (selectedNode) request.selectedNode = selectedNode;
+  const generation = backingGeneration(claim);
+  if (generation > 0) request.generation = generation;
   if (storageClass.allowedTopologies) request.allowedTopologies = structuredClone(storageClass.allowedTopologies);
   return { ok: true, request };
 }

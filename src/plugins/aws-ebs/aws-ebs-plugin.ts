@@ -45,9 +45,15 @@ export function parseAwsVolumeId(volumeID: string): string {
   return id;
 }
 
-/** Deterministic CreateVolume ClientToken (≤ 64 ASCII characters) for one backing volume. */
-export function clientTokenFor(clusterName: string, backingName: string): string {
-  return createHash('sha256').update(`${clusterName}\n${backingName}`).digest('hex');
+/**
+ * Deterministic CreateVolume ClientToken (≤ 64 ASCII characters) for one backing volume, in its
+ * `generation` (ProvisionRequest.generation): EC2 answers a token it remembers with the volume it
+ * made for it, even once that volume is deleted, so after the provisioner deleted a claim's volume
+ * the next attempt must use the next token. Generation 0 hashes what it always did.
+ */
+export function clientTokenFor(clusterName: string, backingName: string, generation = 0): string {
+  const input = generation > 0 ? `${clusterName}\n${backingName}\n${generation}` : `${clusterName}\n${backingName}`;
+  return createHash('sha256').update(input).digest('hex');
 }
 
 const AWS_EBS: CloudPluginIdentity<EbsParameters, EbsVolume> = {
@@ -140,7 +146,7 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
         encrypted: parsed.encrypted,
         kmsKeyId: parsed.kmsKeyId,
         tags,
-        clientToken: clientTokenFor(req.clusterName, req.backingName),
+        clientToken: clientTokenFor(req.clusterName, req.backingName, req.generation ?? 0),
       },
       signal,
     );

@@ -8,7 +8,7 @@ import {
 } from '../../../src/kube/annotations.js';
 import type { PersistentVolume } from '../../../src/kube/types.js';
 import { MetricsNotSupportedError } from '../../../src/metrics/provider.js';
-import { AwsEbsPlugin, type AwsEbsPluginOptions } from '../../../src/plugins/aws-ebs/aws-ebs-plugin.js';
+import { AwsEbsPlugin, clientTokenFor, type AwsEbsPluginOptions } from '../../../src/plugins/aws-ebs/aws-ebs-plugin.js';
 import { PluginError, type VolumePlugin } from '../../../src/plugins/plugin.js';
 import { Ec2Emulator } from '../../emulators/ec2.js';
 import { fastCloudOptions, GIB, provisionRequest } from '../../emulators/fixtures.js';
@@ -171,6 +171,21 @@ describe('aws-ebs plugin against the EC2 emulator', () => {
     assert.equal(volumesOf('pvc-attached').length, 1);
     ec2.attach(volumesOf('pvc-attached')[0].id);
     await assert.rejects(plugin.delete({ backingName: req.backingName, pv }), { code: 'InUse' });
+  });
+
+  it('a deleted volume spends its ClientToken: the same request finds it deleted, the next generation makes a new volume', async () => {
+    const plugin = pluginFor(ec2);
+    const req = provisionRequest({ pvName: 'pvc-spent' });
+    const first = await plugin.provision(req);
+    await plugin.delete({ backingName: req.backingName });
+    assert.equal(volumesOf('pvc-spent').length, 0);
+    await assert.rejects(plugin.provision(req), /disappeared/, 'EC2 answers the spent token with the deleted volume');
+    const second = await plugin.provision({ ...req, generation: 1 });
+    assert.notDeepEqual(second.source, first.source);
+    assert.equal(volumesOf('pvc-spent').length, 1);
+    // Generation 0 is the token every earlier build used, so a volume made before an upgrade is found again.
+    assert.equal(clientTokenFor('kubernetes', 'b'), clientTokenFor('kubernetes', 'b', 0));
+    assert.notEqual(clientTokenFor('kubernetes', 'b', 1), clientTokenFor('kubernetes', 'b'));
   });
 
   it('deletes a volume that went to state error after creation and reports it', async () => {
