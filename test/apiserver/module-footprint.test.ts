@@ -1,7 +1,7 @@
 /**
  * The embedded server's start-up footprint: it reads client-node's generated models for its
  * typed decoder, never the package's index, whose ~60 API classes and HTTP stack cost the
- * server process ~50 MB of RSS that it does not use (the controller's process loads it).
+ * server process ~37 MB of RSS that it does not use (the controller's process loads it).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -14,7 +14,7 @@
  * Schemas are built on first use per kind and kept for the life of the process.
  */
 // The models alone: the package's index also loads its ~60 API classes and their HTTP stack,
-// ~54 MB of the embedded server's RSS that it never used.
+// ~37 MB of the embedded server's RSS that it never used (empty server 146 → 109 MB).
 import * as models from '@kubernetes/client-node/dist/gen/models/all.js';
 import { definitionsFile } from '../openapi/definitions.js';
 
