@@ -108,41 +108,37 @@ export class Workload {
     return 'unknown';
   }
 
-  private async perform(op: Exclude<Op, 'ledger'>, r: Prng): Promise<Answer<unknown>['outcome']> {
-    if (op !== 'dynamic' && op !== 'static' && op !== 'wffc' && op !== 'recreate') return this.performOther(op, r);
-    // A claim-creating operation holds its slot from the start: the static pair awaits its PV and
-    // recreate its delete before the claim is counted, so without the slot two workers that both
-    // saw one claim missing would create two (the run made 61 of 60).
-    if (this.claimsCreated + this.claimsPending >= this.targetClaims) return 'ok';
-    this.claimsPending++;
-    try {
-      return await this.performCreate(op, r);
-    } finally {
-      this.claimsPending--;
-    }
-  }
-
-  private performCreate(op: 'dynamic' | 'static' | 'wffc' | 'recreate', r: Prng): Promise<Answer<unknown>['outcome']> {
+  private perform(op: Exclude<Op, 'ledger'>, r: Prng): Promise<Answer<unknown>['outcome']> {
     switch (op) {
       case 'dynamic':
-        return this.createClaim(`claim-${++this.seq}`, r.pick(IMMEDIATE_CLASSES), 'dynamic');
+        return this.creating(() => this.createClaim(`claim-${++this.seq}`, r.pick(IMMEDIATE_CLASSES), 'dynamic'));
       case 'static':
-        return this.createStaticPair(r);
+        return this.creating(() => this.createStaticPair(r));
       case 'wffc':
-        return this.createWaitingClaim(r);
+        return this.creating(() => this.createWaitingClaim(r));
       case 'recreate':
-        return this.recreateClaim(r);
-    }
-  }
-
-  private performOther(op: 'remove' | 'retainData' | 'decoy', r: Prng): Promise<Answer<unknown>['outcome']> {
-    switch (op) {
+        return this.creating(() => this.recreateClaim(r));
       case 'remove':
         return this.removeClaim(r, this.pickLive(r, (c) => c.kind !== 'decoy'));
       case 'retainData':
         return this.writeRetainData(r);
       case 'decoy':
         return this.removeBoundDecoy(r);
+    }
+  }
+
+  /**
+   * Runs a claim-creating operation holding one of the target's slots from its start: the static
+   * pair awaits its PV and recreate its delete before the claim is counted, so without the slot
+   * two workers that both saw one claim missing would create two (a run made 61 of 60).
+   */
+  private async creating(make: () => Promise<Answer<unknown>['outcome']>): Promise<Answer<unknown>['outcome']> {
+    if (this.claimsCreated + this.claimsPending >= this.targetClaims) return 'ok';
+    this.claimsPending++;
+    try {
+      return await make();
+    } finally {
+      this.claimsPending--;
     }
   }
 
