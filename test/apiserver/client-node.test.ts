@@ -9,17 +9,7 @@ import {
   Watch,
   type V1PersistentVolume,
 } from '@kubernetes/client-node';
-import { startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
-import type { ApiServerOptions } from '../../src/apiserver/server.js';
-
-async function withServer(fn: (t: TestApiServer) => Promise<void>, opts: Partial<ApiServerOptions> = {}): Promise<void> {
-  const t = await startTestApiServer(opts);
-  try {
-    await fn(t);
-  } finally {
-    await t.stop();
-  }
-}
+import { type TestApiServer, withTestApiServer as withServer } from '../helpers/apiserver.js';
 
 function pv(name: string, size = '1Gi'): V1PersistentVolume {
   return {

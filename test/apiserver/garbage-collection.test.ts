@@ -5,21 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ApiServerOptions } from '../../src/apiserver/server.js';
-import { startEmbeddedTestApiServer, type EmbeddedTestApiServer } from '../helpers/apiserver.js';
+import { type EmbeddedTestApiServer, withEmbeddedTestApiServer as withServer } from '../helpers/apiserver.js';
 import { waitFor } from '../helpers/wait.js';
 import { api } from './http-client.js';
 
 const LEASES = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
-
-async function withServer(fn: (t: EmbeddedTestApiServer) => Promise<void>, opts: Partial<ApiServerOptions> = {}): Promise<void> {
-  const t = await startEmbeddedTestApiServer(opts);
-  try {
-    await fn(t);
-  } finally {
-    await t.stop();
-  }
-}
 
 async function createLease(t: EmbeddedTestApiServer, name: string, owner?: { name: string; uid: string }): Promise<string> {
   const ownerReferences = owner ? [{ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', ...owner }] : undefined;

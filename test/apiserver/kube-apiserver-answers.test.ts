@@ -1,16 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEmbeddedTestApiServer, type EmbeddedTestApiServer } from '../helpers/apiserver.js';
+import { type EmbeddedTestApiServer, withEmbeddedTestApiServer } from '../helpers/apiserver.js';
 import { api } from './http-client.js';
 
-async function withServer(fn: (t: EmbeddedTestApiServer) => Promise<void>): Promise<void> {
-  const t = await startEmbeddedTestApiServer();
-  try {
-    await fn(t);
-  } finally {
-    await t.stop();
-  }
-}
+const withServer = (fn: (t: EmbeddedTestApiServer) => Promise<void>): Promise<void> => withEmbeddedTestApiServer(fn);
 
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 const PVS = '/api/v1/persistentvolumes';

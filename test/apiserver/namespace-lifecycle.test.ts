@@ -1,18 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startEmbeddedTestApiServer, type EmbeddedTestApiServer } from '../helpers/apiserver.js';
+import { type EmbeddedTestApiServer, withEmbeddedTestApiServer } from '../helpers/apiserver.js';
 import type { ApiServerOptions } from '../../src/apiserver/server.js';
 import { api, type ApiResponse } from './http-client.js';
 
-async function withServer(opts: Partial<ApiServerOptions>, fn: (t: EmbeddedTestApiServer) => Promise<void>): Promise<void> {
-  const t = await startEmbeddedTestApiServer(opts);
-  try {
-    await fn(t);
-  } finally {
-    await t.stop();
-  }
-}
+const withServer = (opts: Partial<ApiServerOptions>, fn: (t: EmbeddedTestApiServer) => Promise<void>): Promise<void> => withEmbeddedTestApiServer(fn, opts);
 
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 const claim = (name: string): unknown => ({

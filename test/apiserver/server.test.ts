@@ -2,18 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, stat } from 'node:fs/promises';
 import { parse } from 'yaml';
-import { startEmbeddedTestApiServer, type EmbeddedTestApiServer } from '../helpers/apiserver.js';
+import { startEmbeddedTestApiServer, type EmbeddedTestApiServer, withEmbeddedTestApiServer } from '../helpers/apiserver.js';
 import { api } from './http-client.js';
 import { fakeStrategies } from './fake-strategies.js';
 
-async function withServer(fn: (t: EmbeddedTestApiServer) => Promise<void>): Promise<void> {
-  const t = await startEmbeddedTestApiServer({ strategies: fakeStrategies });
-  try {
-    await fn(t);
-  } finally {
-    await t.stop();
-  }
-}
+const withServer = (fn: (t: EmbeddedTestApiServer) => Promise<void>): Promise<void> => withEmbeddedTestApiServer(fn, { strategies: fakeStrategies });
 
 test('health and version answer without a token; everything else needs the right bearer token', () =>
   withServer(async ({ server }) => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { startEmbeddedTestApiServer, type EmbeddedTestApiServer } from '../helpers/apiserver.js';
+import { startEmbeddedTestApiServer, type EmbeddedTestApiServer, withEmbeddedTestApiServer } from '../helpers/apiserver.js';
 import type { ApiServerOptions } from '../../src/apiserver/server.js';
 import type { ResourceStrategy } from '../../src/apiserver/resources/strategy.js';
 import { api, watch } from './http-client.js';
@@ -10,14 +10,8 @@ import { fakeStrategies, gadgets, namespaces, widgets } from './fake-strategies.
 
 const W = '/apis/example.com/v1/widgets';
 
-async function withServer(fn: (t: EmbeddedTestApiServer) => Promise<void>, opts: Partial<ApiServerOptions> = {}): Promise<void> {
-  const t = await startEmbeddedTestApiServer({ strategies: fakeStrategies, ...opts });
-  try {
-    await fn(t);
-  } finally {
-    await t.stop();
-  }
-}
+const withServer = (fn: (t: EmbeddedTestApiServer) => Promise<void>, opts: Partial<ApiServerOptions> = {}): Promise<void> =>
+  withEmbeddedTestApiServer(fn, { strategies: fakeStrategies, ...opts });
 
 async function until(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

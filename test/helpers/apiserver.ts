@@ -77,6 +77,25 @@ export async function startEmbeddedTestApiServer(opts: Partial<ApiServerOptions>
   };
 }
 
+/** Runs `fn` with a fresh server of startTestApiServer, stopped afterwards whatever `fn` does. */
+export function withTestApiServer(fn: (t: TestApiServer) => Promise<void>, opts: Partial<ApiServerOptions> = {}): Promise<void> {
+  return withStarted(startTestApiServer(opts), fn);
+}
+
+/** Runs `fn` with a fresh embedded server (startEmbeddedTestApiServer), stopped afterwards whatever `fn` does. */
+export function withEmbeddedTestApiServer(fn: (t: EmbeddedTestApiServer) => Promise<void>, opts: Partial<ApiServerOptions> = {}): Promise<void> {
+  return withStarted(startEmbeddedTestApiServer(opts), fn);
+}
+
+async function withStarted<T extends TestApiServer>(starting: Promise<T>, fn: (t: T) => Promise<void>): Promise<void> {
+  const t = await starting;
+  try {
+    await fn(t);
+  } finally {
+    await t.stop();
+  }
+}
+
 /** kubectl on PATH, else the one `npm run cluster:build` built, else undefined. */
 export function kubectlPath(): string | undefined {
   return findKubectl();
