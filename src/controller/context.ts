@@ -4,7 +4,7 @@
  * protection/). Decision code depends only on these interfaces, so it is unit-tested with
  * in-memory fakes and runs unchanged against a real cluster.
  */
-import type { KubeObject, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../kube/types.js';
+import type { KubeObject, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../kube/types.js';
 import type { ObjectKeyString } from '../kube/object-key.js';
 import type { EventReason } from './runtime/event-reasons.js';
 
@@ -50,6 +50,14 @@ export interface ApiClient {
   createClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim>;
   /** Deletes the claim object; with `uid`, only if it is still that object (precondition). */
   deleteClaim(namespace: string, name: string, uid?: string): Promise<void>;
+  /**
+   * The controller's own records: Leases in its namespace (node-gone's state). Only the
+   * controller (and whoever may take its leadership) writes there, unlike PV annotations.
+   */
+  listLeases(namespace: string, labelSelector: string): Promise<Lease[]>;
+  createLease(lease: Lease): Promise<Lease>;
+  updateLease(lease: Lease): Promise<Lease>;
+  deleteLease(namespace: string, name: string, uid?: string): Promise<void>;
   /** Pods in a namespace (for "used by pods" checks). */
   listPods(namespace: string): Promise<Pod[]>;
 }

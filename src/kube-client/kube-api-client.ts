@@ -16,7 +16,7 @@ import {
   type V1DeleteOptions,
 } from '@kubernetes/client-node';
 import { isNotFound } from '../kube/errors.js';
-import type { CoreEvent, KubeObject, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../kube/types.js';
+import type { CoreEvent, KubeObject, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../kube/types.js';
 import { toPlain } from './model-json.js';
 import { paths } from './paths.js';
 import type { KubeVerb } from './request-counters.js';
@@ -119,6 +119,30 @@ export class KubeApiClient {
   async listPods(namespace: string): Promise<Pod[]> {
     const list = await this.transport.call('list', `LIST Pods in ${namespace}`, () => this.core.listNamespacedPod({ namespace }));
     return list.items.map((pod) => toPlain<Pod>(pod));
+  }
+
+  /** Leases in `namespace` carrying `labelSelector` (the controller's own records, e.g. node-gone's). */
+  async listLeases(namespace: string, labelSelector: string): Promise<Lease[]> {
+    const path = `${paths.leases(namespace)}?labelSelector=${encodeURIComponent(labelSelector)}`;
+    const list = await this.transport.request<{ items?: Lease[] }>({ method: 'GET', verb: 'list', path, what: `LIST Leases in ${namespace}` });
+    return list.items ?? [];
+  }
+
+  createLease(lease: Lease): Promise<Lease> {
+    const namespace = lease.metadata.namespace ?? '';
+    const what = `create Lease ${namespace}/${lease.metadata.name ?? ''}`;
+    return this.sendJson('POST', 'create', what, paths.leases(namespace), withKind(lease, 'coordination.k8s.io/v1', 'Lease'));
+  }
+
+  updateLease(lease: Lease): Promise<Lease> {
+    const namespace = lease.metadata.namespace ?? '';
+    const name = lease.metadata.name ?? '';
+    return this.sendJson('PUT', 'update', `update Lease ${namespace}/${name}`, paths.lease(namespace, name), withKind(lease, 'coordination.k8s.io/v1', 'Lease'));
+  }
+
+  async deleteLease(namespace: string, name: string, uid?: string): Promise<void> {
+    const body: V1DeleteOptions = { apiVersion: 'v1', kind: 'DeleteOptions', ...(uid ? { preconditions: { uid } } : {}) };
+    await this.write('delete', `delete Lease ${namespace}/${name}`, () => this.transport.coordination.deleteNamespacedLease({ namespace, name, body }));
   }
 
   /** Creates a core/v1 Event (no own-write recording: events are not cached). */

@@ -51,13 +51,23 @@ export const ANN_BACKING_DELETED = 'pv-controller.io/backing-deleted';
  */
 export const ANN_BACKING_GENERATION = 'pv-controller.io/backing-generation';
 
-// Node gone (this project's): a node-local PV whose Node object was deleted (node-gone/).
-/** When this controller first saw the PV's node gone (RFC 3339): the clock of the delay, kept across restarts. */
-export const ANN_NODE_GONE_SINCE = 'pv-controller.io/node-gone-since';
-/** The claim to re-create (JSON), written before the bound claim is deleted: durable intent. */
+// Node gone (this project's): a node-local PV whose Node object was deleted (node-gone/). Its
+// state is kept in a Lease in the controller's own namespace (node-gone/record.ts), never read
+// from the PV: a PV's annotations are anyone's who may update PVs.
+/** On the PV while node-gone replaces its claim ("namespace/name"): tells the reclaimer (and a reader) to leave the volume alone. Only ever a reason not to delete. */
 export const ANN_NODE_GONE_CLAIM = 'pv-controller.io/node-gone-claim';
-/** When a Retain PV of a gone node was kept (RFC 3339): it and its claim are left to an operator. */
+/** On a PV: written by versions before 0.2 (the clock); no longer read. */
+export const ANN_NODE_GONE_SINCE = 'pv-controller.io/node-gone-since';
+/** On the record: when a Retain PV of a gone node was kept (RFC 3339): said once. */
 export const ANN_NODE_GONE_KEPT = 'pv-controller.io/node-gone-kept';
+/** On the record: the PV it is about, its uid, and the node the PV is pinned to. */
+export const ANN_NODE_GONE_VOLUME = 'pv-controller.io/node-gone-volume';
+export const ANN_NODE_GONE_VOLUME_UID = 'pv-controller.io/node-gone-volume-uid';
+export const ANN_NODE_GONE_NODE = 'pv-controller.io/node-gone-node';
+/** On the record: the claim to re-create (JSON), copied from the live claim before it is deleted. */
+export const ANN_NODE_GONE_CLAIM_TEMPLATE = 'pv-controller.io/node-gone-claim-template';
+/** Label on every node-gone record Lease (value "true"): how a starting controller lists them. */
+export const LABEL_NODE_GONE_RECORD = 'pv-controller.io/node-gone-record';
 
 // Cloud tags and the host-path/NFS metadata record carry the same three keys.
 export const TAG_CREATED_FOR_PVC_NAME = 'kubernetes.io/created-for/pvc/name';

@@ -9,7 +9,7 @@
  * the next N writes matching a pattern, or hold a write in flight until the test releases it.
  * Objects handed out are deep-frozen copies, so code that mutates what it read fails loudly.
  */
-import type { KubeObject, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../src/kube/types.js';
+import type { KubeObject, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../src/kube/types.js';
 import { ConflictError, InternalError, NotFoundError } from '../../src/kube/errors.js';
 import { type ApiClient, type ControllerContext, type EventType, type ObjectStore } from '../../src/controller/context.js';
 import { keyOf } from '../../src/kube/object-key.js';
@@ -289,6 +289,13 @@ export class FakeCluster {
       createClaim: (pvc) => typed(this.write(pvcs, 'create', keyOf(pvc), pvc)),
       deleteClaim: async (ns, name, uid) => void (await this.write(pvcs, 'delete', `${ns}/${name}`, undefined, uid)),
       listPods: async (ns) => this.serverList<Pod>('Pod').filter((p) => p.metadata.namespace === ns),
+      listLeases: async (ns, selector) => {
+        const [key, value] = selector.split('=');
+        return this.serverList<Lease>('Lease').filter((l) => l.metadata.namespace === ns && l.metadata.labels?.[key] === value);
+      },
+      createLease: (lease) => typed(this.write('Lease', 'create', keyOf(lease), lease)),
+      updateLease: (lease) => typed(this.write('Lease', 'update', keyOf(lease), lease)),
+      deleteLease: async (ns, name, uid) => void (await this.write('Lease', 'delete', `${ns}/${name}`, undefined, uid)),
     };
   }
 }

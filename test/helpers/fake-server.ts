@@ -10,10 +10,10 @@ import type { KubeObject } from '../../src/kube/types.js';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../src/kube/errors.js';
 import { keyOf } from '../../src/kube/object-key.js';
 
-export type FakeKind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Pod' | 'Node';
+export type FakeKind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Pod' | 'Node' | 'Lease';
 export type WriteVerb = 'create' | 'update' | 'updateStatus' | 'delete';
 
-export const FAKE_KINDS: FakeKind[] = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Node'];
+export const FAKE_KINDS: FakeKind[] = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Node', 'Lease'];
 
 export const API_VERSIONS: Record<FakeKind, string> = {
   PersistentVolume: 'v1',
@@ -21,6 +21,7 @@ export const API_VERSIONS: Record<FakeKind, string> = {
   StorageClass: 'storage.k8s.io/v1',
   Pod: 'v1',
   Node: 'v1',
+  Lease: 'coordination.k8s.io/v1',
 };
 
 const RESOURCES: Record<FakeKind, string> = {
@@ -29,6 +30,7 @@ const RESOURCES: Record<FakeKind, string> = {
   StorageClass: 'storageclasses',
   Pod: 'pods',
   Node: 'nodes',
+  Lease: 'leases',
 };
 
 export function deepFreeze<T>(value: T): T {

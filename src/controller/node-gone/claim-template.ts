@@ -13,7 +13,7 @@ import {
   ANN_SELECTED_NODE,
   ANN_STORAGE_PROVISIONER,
 } from '../../kube/annotations.js';
-import type { ObjectMeta, PersistentVolumeClaim, PersistentVolumeClaimSpec } from '../../kube/types.js';
+import type { ObjectMeta, PersistentVolume, PersistentVolumeClaim, PersistentVolumeClaimSpec } from '../../kube/types.js';
 
 const BINDING_ANNOTATIONS = [ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, ANN_STORAGE_PROVISIONER, ANN_BETA_STORAGE_PROVISIONER];
 
@@ -59,4 +59,20 @@ export function parseClaimTemplate(text: string): ClaimTemplate | undefined {
   const { name, namespace } = value.metadata;
   if (typeof name !== 'string' || name === '' || typeof namespace !== 'string' || namespace === '') return undefined;
   return value as unknown as ClaimTemplate;
+}
+
+/**
+ * The claim is bound to the PV both ways: the PV's claimRef names its uid and the claim's
+ * volumeName names the PV. Only then is it the PV's claim: a claimRef alone is what anyone who
+ * may write PVs can point at any claim; volumeName is written on the claim, in its namespace.
+ */
+export function isBoundBothWays(pv: PersistentVolume, claim: PersistentVolumeClaim): boolean {
+  const ref = pv.spec.claimRef;
+  return (
+    ref?.uid !== undefined &&
+    ref.uid === claim.metadata.uid &&
+    ref.namespace === claim.metadata.namespace &&
+    ref.name === claim.metadata.name &&
+    claim.spec.volumeName === pv.metadata.name
+  );
 }

@@ -5,7 +5,8 @@
  * provision on another node and the PV removed, leaving its data on the gone node's disk; a
  * Retain volume and its claim are kept and marked. The decisions are in sync.ts; the
  * behaviour follows sig-storage-local-static-provisioner's node cleanup controller, which
- * deletes the claim after a delay, with the clock kept on the PV instead of in memory.
+ * deletes the claim after a delay, with the clock kept in a record of the controller's own (a
+ * Lease in its namespace, record.ts) instead of in memory.
  *
  * It keeps an index of node-local PVs by node from the volume feed, so a Node deleted (or back)
  * enqueues exactly its volumes, and remembers which nodes this process saw deleted.
@@ -14,6 +15,7 @@ import type { PersistentVolume } from '../../kube/types.js';
 import type { ControllerContext } from '../context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import { localNodeOf } from './local-volume.js';
+import { NodeGoneRecords } from './record.js';
 import type { NodeGoneSession } from './session.js';
 import { syncNodeGone } from './sync.js';
 
@@ -62,9 +64,11 @@ export function nodeGoneModule(): ControllerModule {
         else deleted.set(name, ctx.now());
         for (const pv of volumes.of(name)) ctx.enqueueVolume(pv);
       });
+      const { resourceNamespace, resourceName } = env.options.leaderElection;
       const session: NodeGoneSession = {
         ctx,
         nodes: ctx.nodes,
+        records: new NodeGoneRecords(ctx.api, resourceNamespace, resourceName, `${resourceName}/${NODE_GONE_MODULE_NAME}`),
         delayMs,
         recheckMs: Math.min(RECHECK_MS, delayMs),
         log: env.logger,

@@ -2,10 +2,13 @@
 import type { Logger } from 'pino';
 import type { Node } from '../../kube/types.js';
 import type { ControllerContext, ObjectStore } from '../context.js';
+import type { NodeGoneRecords } from './record.js';
 
 export interface NodeGoneSession {
   ctx: ControllerContext;
   nodes: ObjectStore<Node>;
+  /** The controller's own records of the PVs whose node it saw deleted (record.ts). */
+  records: NodeGoneRecords;
   /** `--node-gone-delay` in ms (> 0). */
   delayMs: number;
   /** How long to wait before looking again at a claim being deleted or still in use. */

@@ -12,7 +12,7 @@ import {
 import { nodeGoneModule } from '../../../src/controller/node-gone/module.js';
 import { parseControllerOptions } from '../../../src/controller/options.js';
 import type { SyncResult } from '../../../src/controller/runtime/sync-result.js';
-import type { PersistentVolume, PersistentVolumeClaim, Pod } from '../../../src/kube/types.js';
+import type { Lease, PersistentVolume, PersistentVolumeClaim, Pod } from '../../../src/kube/types.js';
 import { NODE_HOST_PATH_PROVISIONER } from '../../../src/plugins/host-path/host-path-plugin.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
 import { fakeChanges, testModuleEnv } from '../../helpers/module-env.js';
@@ -96,4 +96,13 @@ export async function finishClaimDeletion(fake: FakeCluster): Promise<void> {
   const next = structuredClone(claim);
   delete next.metadata.finalizers;
   await fake.ctx.api.updateClaim(next);
+}
+
+/** Where the default options keep node-gone's records: the leader lease's namespace and name. */
+export const RECORD_NAMESPACE = 'kube-system';
+export const RECORD = `${RECORD_NAMESPACE}/pv-controller-node-gone-${PV}`;
+
+/** The record Lease of the rig's PV, as the server holds it. */
+export function recordOf(fake: FakeCluster): Lease | undefined {
+  return fake.serverCopy<Lease>('Lease', RECORD);
 }

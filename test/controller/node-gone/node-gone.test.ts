@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { ANN_NODE_GONE_CLAIM, ANN_NODE_GONE_KEPT, ANN_NODE_GONE_SINCE } from '../../../src/kube/annotations.js';
-import { CLAIM, DELAY_MS, NODE, PV, finishClaimDeletion, localVolume, nodeGoneRig, podUsing } from './fixtures.js';
+import { ANN_NODE_GONE_CLAIM, ANN_NODE_GONE_CLAIM_TEMPLATE, ANN_NODE_GONE_KEPT } from '../../../src/kube/annotations.js';
+import { CLAIM, DELAY_MS, NODE, PV, finishClaimDeletion, localVolume, nodeGoneRig, podUsing, recordOf } from './fixtures.js';
 
 const MINUTE = 60_000;
 
-test('a deleted node starts the clock on its volumes, recorded on the PV, and nothing is released before the delay', async () => {
+test('a deleted node starts the clock on its volumes, recorded in a Lease of the controller’s own, and nothing is released before the delay', async () => {
   const { fake, sync } = nodeGoneRig();
   fake.remove('Node', NODE);
   assert.deepEqual(fake.enqueuedVolumes, [PV], 'the deletion enqueues the volumes pinned to the node');
 
   assert.deepEqual(await sync(), { kind: 'requeueAfter', ms: DELAY_MS });
-  assert.equal(fake.volume(PV)?.metadata.annotations?.[ANN_NODE_GONE_SINCE], fake.clock.now().toISOString());
+  assert.equal(recordOf(fake)?.spec?.acquireTime, fake.clock.now().toISOString().replace('Z', '000Z'));
+  assert.equal(fake.successfulWrites({ kind: 'PersistentVolume' }).length, 0, 'nothing is written on the PV');
   assert.deepEqual(fake.eventReasons(PV), ['ReferencedNodeDeleted']);
   assert.deepEqual(fake.eventReasons(CLAIM), ['ReferencedNodeDeleted']);
   assert.match(fake.eventsFor(CLAIM)[0].message, /node "node-a" was deleted.*5m0s.*claim is re-created/);
@@ -30,7 +31,8 @@ test('after the delay the claim is re-created for a new node and the PV is remov
 
   assert.deepEqual(await sync(), { kind: 'requeueAfter', ms: 15_000 }, 'the claim waits for pvc-protection');
   assert.ok(fake.claim(CLAIM)?.metadata.deletionTimestamp);
-  assert.ok(fake.volume(PV)?.metadata.annotations?.[ANN_NODE_GONE_CLAIM], 'the claim to re-create is recorded first');
+  assert.ok(recordOf(fake)?.metadata.annotations?.[ANN_NODE_GONE_CLAIM_TEMPLATE], 'the claim to re-create is recorded first');
+  assert.equal(fake.volume(PV)?.metadata.annotations?.[ANN_NODE_GONE_CLAIM], 'ns/data', 'the reclaimer is told to keep out');
   assert.ok(fake.reads.some((r) => r.kind === 'Node' && r.key === NODE), 'the absence is confirmed live');
 
   await finishClaimDeletion(fake);
@@ -42,19 +44,20 @@ test('after the delay the claim is re-created for a new node and the PV is remov
   assert.equal(claim.spec.volumeName, undefined);
   assert.equal(claim.status?.phase, 'Pending');
   assert.equal(fake.volume(PV), undefined, 'the PV and its finalizers are gone');
+  assert.equal(recordOf(fake), undefined, 'the record is removed');
   assert.deepEqual(fake.eventReasons(CLAIM), ['ReferencedNodeDeleted', 'NodeGoneClaimRecreated']);
   assert.match(fake.eventsFor(CLAIM)[1].message, /volume pvc-1111 was on node "node-a", gone for 5m0s/);
   assert.deepEqual(fake.eventReasons(PV), ['ReferencedNodeDeleted', 'NodeGoneVolumeDeleted']);
   assert.match(fake.eventsFor(PV)[1].message, /node "node-a" has been gone for 5m0s; its backing data stays on that node's disk/);
 });
 
-test('a node that comes back before the delay clears the marks and nothing is released', async () => {
+test('a node that comes back before the delay removes the record and nothing is released', async () => {
   const { fake, sync } = nodeGoneRig();
   fake.remove('Node', NODE);
   await sync();
   fake.addNode(NODE);
   assert.deepEqual(await sync(), { kind: 'done' });
-  assert.equal(fake.volume(PV)?.metadata.annotations?.[ANN_NODE_GONE_SINCE], undefined);
+  assert.equal(recordOf(fake), undefined);
   assert.deepEqual(fake.eventReasons(PV), ['ReferencedNodeDeleted', 'NodeGoneNodeReturned']);
 
   fake.clock.advance(2 * DELAY_MS);
@@ -72,7 +75,7 @@ test('a node the cache has not yet seen come back is found by the live read and 
   fake.clock.advance(DELAY_MS);
   assert.deepEqual(await sync(), { kind: 'done' });
   assert.equal(fake.claim(CLAIM)?.metadata.deletionTimestamp, undefined);
-  assert.equal(fake.volume(PV)?.metadata.annotations?.[ANN_NODE_GONE_SINCE], undefined);
+  assert.equal(recordOf(fake), undefined);
 });
 
 test('a Retain volume of a gone node is kept with its claim, marked, and said once', async () => {
@@ -83,7 +86,7 @@ test('a Retain volume of a gone node is kept with its claim, marked, and said on
   fake.clock.advance(DELAY_MS);
   assert.deepEqual(await sync(), { kind: 'done' });
   assert.deepEqual(await sync(), { kind: 'done' });
-  assert.ok(fake.volume(PV)?.metadata.annotations?.[ANN_NODE_GONE_KEPT]);
+  assert.ok(recordOf(fake)?.metadata.annotations?.[ANN_NODE_GONE_KEPT]);
   assert.equal(fake.claim(CLAIM)?.metadata.deletionTimestamp, undefined);
   assert.deepEqual(fake.eventReasons(PV), ['ReferencedNodeDeleted', 'NodeGoneVolumeKept']);
   assert.deepEqual(fake.eventReasons(CLAIM), ['ReferencedNodeDeleted', 'NodeGoneVolumeKept']);
@@ -98,7 +101,7 @@ test('a claim a pod still uses waits, says so on the claim and the PV, and is re
   fake.clock.advance(DELAY_MS);
   assert.deepEqual(await sync(), { kind: 'requeueAfter', ms: 15_000 });
   assert.equal(fake.claim(CLAIM)?.metadata.deletionTimestamp, undefined);
-  assert.equal(fake.volume(PV)?.metadata.annotations?.[ANN_NODE_GONE_CLAIM], undefined);
+  assert.equal(recordOf(fake)?.metadata.annotations?.[ANN_NODE_GONE_CLAIM_TEMPLATE], undefined);
   assert.match(fake.eventsFor(CLAIM).at(-1)!.message, /once no pod uses it \(used by db-0\)/);
   assert.equal(fake.eventReasons(PV).at(-1), 'NodeGoneClaimInUse');
 
@@ -141,7 +144,7 @@ test('a volume made for the node after it was deleted is left alone', async () =
   fake.addVolume(localVolume('Delete'));
   fake.clock.advance(DELAY_MS);
   assert.deepEqual(await sync(), { kind: 'done' });
-  assert.equal(fake.volume(PV)?.metadata.annotations?.[ANN_NODE_GONE_SINCE], undefined);
+  assert.equal(recordOf(fake), undefined);
 });
 
 test('an unbound Delete volume of a gone node is removed after the delay', async () => {
