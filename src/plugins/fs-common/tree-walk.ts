@@ -220,9 +220,12 @@ class TreeWalk {
   }
 }
 
-/** Empties the open directory `dir` (its contents, not itself), never following a symlink or crossing a mount. */
-export async function emptyOpenDir(dir: OpenDir, signal?: AbortSignal): Promise<void> {
-  await emptyWith(await walkIoFor(dir.self()), dir, signal);
+/**
+ * Empties the open directory `dir` (its contents, not itself), never following a symlink or
+ * crossing a mount. `io` is chosen by the filesystem unless given (tests give both kinds).
+ */
+export async function emptyOpenDir(dir: OpenDir, signal?: AbortSignal, io?: WalkIo): Promise<void> {
+  await emptyWith(io ?? (await walkIoFor(dir.self())), dir, signal);
 }
 
 async function emptyWith(io: WalkIo, dir: OpenDir, signal: AbortSignal | undefined): Promise<void> {
@@ -233,9 +236,9 @@ async function emptyWith(io: WalkIo, dir: OpenDir, signal: AbortSignal | undefin
 }
 
 /** Removes the entry `name` of `dir` (its whole tree if a directory), never following a symlink or crossing a mount. */
-export async function removeEntry(dir: OpenDir, name: EntryName, signal?: AbortSignal): Promise<void> {
+export async function removeEntry(dir: OpenDir, name: EntryName, signal?: AbortSignal, chosen?: WalkIo): Promise<void> {
   signal?.throwIfAborted();
-  const io = await walkIoFor(dir.self());
+  const io = chosen ?? (await walkIoFor(dir.self()));
   if ((await unlinkEntry(io, dir, name)) === 'gone') return;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     if (await rmdirEntry(io, dir, name)) return;

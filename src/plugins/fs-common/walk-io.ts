@@ -48,7 +48,7 @@ export const THREAD_POOL_IO: WalkIo = {
   pause: () => undefined,
 };
 
-function synchronousIo(): WalkIo {
+export function synchronousIo(): WalkIo {
   let sliceStart = performance.now();
   return {
     open: (path, flags) => fs.openSync(path, flags),
