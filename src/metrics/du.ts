@@ -9,7 +9,14 @@
  * - capacity and available: statfs of the path, capped by the volume's own capacity when that
  *   is smaller (available = min(filesystem available, capacity - used), never negative).
  * The walk is expensive on big trees, so it runs niced, with a deadline; on timeout or abort the
- * whole process group is killed and waited for before the promise rejects.
+ * whole process group is killed and waited for before the promise rejects. du walks by
+ * descriptors (fts), so a tree far deeper than PATH_MAX or a directory of millions of entries
+ * costs the du process, never this one, which reads at most 64 KiB of its output.
+ *
+ * A volume in use changes while du walks it: an entry deleted between the listing and its stat
+ * makes du say "cannot access '...': No such file or directory" and exit 1 after printing its
+ * total. That total is the usage of the tree as du found it, so it is taken; any other complaint
+ * still fails the measurement. du runs with LC_ALL=C so its complaints can be read.
  */
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -104,7 +111,8 @@ export function runDu(command: string, args: string[], signal: AbortSignal): Pro
       reject(new MetricsError(`du was aborted before it started`, { cause: signal.reason }));
       return;
     }
-    const child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = { ...process.env, LC_ALL: 'C' };
+    const child = spawn(command, args, { detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     collect(child.stdout, out);
@@ -129,12 +137,20 @@ export function runDu(command: string, args: string[], signal: AbortSignal): Pro
       if (signal.aborted) return reject(new MetricsError(`du was aborted (${sig ?? code})`, { cause: signal.reason }));
       const stdout = Buffer.concat(out).toString('utf8');
       const stderr = Buffer.concat(err).toString('utf8').trim();
-      if (code !== 0) return reject(new MetricsError(`"${command} ${args.join(' ')}" failed (exit ${code ?? sig}): ${stderr}`));
+      if (code !== 0 && !(code === 1 && onlyVanishedEntries(stderr))) {
+        return reject(new MetricsError(`"${command} ${args.join(' ')}" failed (exit ${code ?? sig}): ${stderr}`));
+      }
       const first = stdout.trim().split(/\s+/)[0] ?? '';
       if (!/^\d+$/.test(first)) return reject(new MetricsError(`cannot parse du output ${JSON.stringify(stdout.slice(0, 200))}`));
       resolve(BigInt(first));
     });
   });
+}
+
+/** du's complaints (C locale, names quoted so they hold no newline) are all about entries deleted while it walked. */
+function onlyVanishedEntries(stderr: string): boolean {
+  const lines = stderr.split('\n').filter((line) => line !== '');
+  return lines.length > 0 && lines.every((line) => /^du: cannot (access|read directory) '.*': No such file or directory$/.test(line));
 }
 
 function collect(stream: NodeJS.ReadableStream, into: Buffer[]): void {

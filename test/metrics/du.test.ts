@@ -107,6 +107,18 @@ describe('DuMetricsProvider', () => {
     await assert.rejects(new DuMetricsProvider(vol, { duCommand: failing }).getMetrics(), /broken disk/);
   });
 
+  test('entries deleted while du walks (a volume in use) still give its total; any other complaint fails', async () => {
+    const vanished = join(base, 'vanished-du.sh');
+    const complaint = "du: cannot access '/v/tmp/x'\\''1': No such file or directory";
+    await fs.writeFile(vanished, `#!/bin/sh\necho "12288\t$3"\necho "${complaint}" >&2\necho "du: cannot read directory '/v/gone': No such file or directory" >&2\nexit 1\n`, { mode: 0o755 });
+    const m = await new DuMetricsProvider(vol, { duCommand: vanished }).getMetrics();
+    assert.equal(m.usedBytes, 12288n);
+    assert.equal(m.inodesUsed, 12288n);
+    const denied = join(base, 'denied-du.sh');
+    await fs.writeFile(denied, `#!/bin/sh\necho "12288\t$3"\necho "${complaint}" >&2\necho "du: cannot read directory '/v/private': Permission denied" >&2\nexit 1\n`, { mode: 0o755 });
+    await assert.rejects(new DuMetricsProvider(vol, { duCommand: denied }).getMetrics(), /Permission denied/);
+  });
+
   test('a du past its deadline is killed with its whole process group and reported as timed out', async () => {
     const pids = join(base, 'hanging.pids');
     const hanging = join(base, 'hanging-du.sh');

@@ -4,7 +4,7 @@
  * descriptor lies on (`mnt_id:` in /proc/self/fdinfo/<fd>, Linux 3.15+). Both answer undefined
  * where /proc does not have them; safe-path then falls back to comparing st_dev.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
 
 const MOUNT_INFO = '/proc/self/mountinfo';
 
@@ -56,10 +56,14 @@ async function readProcFile(path: string): Promise<string | undefined> {
   try {
     return await fs.readFile(path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (isMissing(err)) return undefined;
     throw err;
   }
+}
+
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 /** This process's mount table, or undefined without /proc/self/mountinfo. */
@@ -68,10 +72,19 @@ export async function readMountPoints(): Promise<MountPoint[] | undefined> {
   return text === undefined ? undefined : parseMountInfo(text);
 }
 
-/** The id of the mount the open descriptor `fd` lies on, or undefined where fdinfo lacks it. */
-export async function mountIdOf(fd: number): Promise<number | undefined> {
-  const text = await readProcFile(`/proc/self/fdinfo/${fd}`);
-  if (text === undefined) return undefined;
+/**
+ * The id of the mount the open descriptor `fd` lies on, or undefined where fdinfo lacks it. Read
+ * synchronously: a few bytes the kernel writes from memory, never storage, and a walk asks once
+ * per directory (a trip through the thread pool cost more than the read).
+ */
+export function mountIdOf(fd: number): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8');
+  } catch (err) {
+    if (isMissing(err)) return undefined;
+    throw err;
+  }
   const match = /^mnt_id:\s*(\d+)$/m.exec(text);
   return match ? Number(match[1]) : undefined;
 }

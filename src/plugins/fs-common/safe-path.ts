@@ -9,7 +9,10 @@
  * resolves to the exact directory the fd holds, i.e. openat/unlinkat/renameat semantics). So a
  * component swapped for a symlink after the check makes the open fail instead of being followed,
  * and a directory renamed while we work on it is still the one we empty. unlink, rmdir and
- * rename never follow their last component.
+ * rename never follow their last component. The delete and recycle walk (tree-walk.ts) is a loop,
+ * not a recursion, and keeps no path per level: memory and open descriptors stay bounded however
+ * deep the volume's tree (a chain far beyond PATH_MAX included), time linear in its entries; a
+ * directory it had to close is reopened as `..` of its child and must be the one it came from.
  *
  * Mounts: nothing is ever done across a mount point strictly below the root (the root itself
  * may be a mount point, e.g. its own filesystem or the NFS export). Two checks, both at the
@@ -18,7 +21,7 @@
  *   is the target, one of its parents below the root, or anywhere inside the target refuses the
  *   whole operation (PluginError Unsafe, naming the mount), so nothing at all is deleted;
  * - every directory the walk opens (each component from the root down, and each directory the
- *   recursive delete or recycle descends into) must be on the root's mount: the mount id of the
+ *   delete or recycle descends into or climbs back to) must be on the root's mount: the mount id of the
  *   opened descriptor (/proc/self/fdinfo `mnt_id:`) and its st_dev must equal the root's. This
  *   checks the directory actually opened, so bind mounts of the same filesystem are caught, and
  *   a path swapped after the table was read cannot lead the walk onto another mount.
@@ -30,7 +33,8 @@
  *   then only seen by st_dev, so a bind mount of the same filesystem is not detected;
  * - with /proc, a directory we hold open that is moved elsewhere on the same filesystem (which
  *   only a host process with access outside the volume can do) is still emptied: we delete what
- *   was inside the volume when we opened it, wherever it went;
+ *   was inside the volume when we opened it, wherever it went. Climbing back out of it to a
+ *   directory the walk no longer holds open finds another parent, and the walk stops (retryably);
  * - the final rmdir of an emptied directory goes by name in its (held) parent: a writer who
  *   replaced it with another empty directory gets that one removed, nothing else;
  * - a mount made inside the tree after the mount table was read stops the walk where it is met
@@ -42,7 +46,8 @@
 import { promises as fs, type Stats } from 'node:fs';
 import { posix } from 'node:path';
 import { describeMount, mountsCrossed, NEVER_ACROSS_A_MOUNT, readMountPoints } from './mount-points.js';
-import { emptyOpenDir, ignoreErrno, isErrno, lstatOrUndefined, OpenDir, removeEntry } from './no-follow.js';
+import { ignoreErrno, isErrno, lstatOrUndefined, OpenDir } from './no-follow.js';
+import { emptyOpenDir, removeEntry } from './tree-walk.js';
 import { PluginError } from '../plugin.js';
 
 export { isErrno } from './no-follow.js';
@@ -229,6 +234,10 @@ async function withParent<T>(
 export async function removeTreeNoFollow(root: string, path: string, signal?: AbortSignal): Promise<void> {
   await withParent(root, path, async (parent, leaf) => {
     await removeEntry(parent, leaf, signal);
+    // Success means gone: a tree that is still there (re-created meanwhile) is a failed attempt.
+    if (await lstatOrUndefined(parent.entry(leaf))) {
+      throw new PluginError('Transient', `"${path}" is still there after its tree was deleted (re-created meanwhile?)`, true);
+    }
   });
 }
 

@@ -3,7 +3,9 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { emptyOpenDir, OpenDir } from '../../../src/plugins/fs-common/no-follow.js';
+import { OpenDir } from '../../../src/plugins/fs-common/no-follow.js';
+import { PluginError } from '../../../src/plugins/plugin.js';
+import { emptyOpenDir } from '../../../src/plugins/fs-common/tree-walk.js';
 
 describe('fd-relative directory operations', () => {
   let base: string;
@@ -31,6 +33,32 @@ describe('fd-relative directory operations', () => {
     }
     assert.deepEqual(await fs.readdir(join(base, 'vol-moved')), []);
     assert.equal(await fs.readFile(join(outside, 'precious'), 'utf8'), 'keep');
+  });
+
+  test('climbing back through ".." finds the directory the walk came down from, and refuses one the child was moved out of', async () => {
+    await fs.mkdir(join(base, 'up', 'mid', 'low'), { recursive: true });
+    await fs.mkdir(join(base, 'up', 'mid', 'stays'));
+    await fs.mkdir(join(base, 'elsewhere'));
+    const up = await OpenDir.open(join(base, 'up'));
+    const mid = await up.child('mid');
+    const [low, stays] = [await mid.child('low'), await mid.child('stays')];
+    const { identity, place } = mid;
+    await Promise.all([up.close(), mid.close()]);
+    try {
+      const again = await stays.parent(identity, place);
+      assert.deepEqual(again.identity, identity);
+      await again.close();
+      await fs.rename(join(base, 'up', 'mid', 'low'), join(base, 'elsewhere', 'low'));
+      await assert.rejects(low.parent(identity, place), (err: unknown) => {
+        assert.ok(err instanceof PluginError, String(err));
+        assert.equal(err.code, 'Transient');
+        assert.equal(err.retryable, true);
+        assert.match(err.message, /was moved out of ".*\/up\/mid"/);
+        return true;
+      });
+    } finally {
+      await Promise.all([low.close(), stays.close()]);
+    }
   });
 
   test('opening a symlink as a directory fails instead of following it', async () => {

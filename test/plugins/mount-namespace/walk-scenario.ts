@@ -6,7 +6,8 @@
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { emptyOpenDir, OpenDir, removeEntry } from '../../../src/plugins/fs-common/no-follow.js';
+import { OpenDir } from '../../../src/plugins/fs-common/no-follow.js';
+import { emptyOpenDir, removeEntry } from '../../../src/plugins/fs-common/tree-walk.js';
 import { bindMount, mountTmpfs, unmount } from '../../helpers/mount-sandbox.js';
 import { attempt, exists, layout, type ScenarioResult } from './common.js';
 
