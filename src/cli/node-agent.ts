@@ -30,7 +30,7 @@ interface AgentFlags extends PluginFlags, RawControllerFlags {
 export function register(program: Command): void {
   const command = program
     .command('node-agent')
-    .description('Serve host-path volumes of this node only (provisioner host-path.pv-controller.io); run one per node');
+    .description('Provision, grow and delete the host-path volumes of this node only (provisioner host-path.pv-controller.io); run one per node');
   const options = [
     flags.kubeconfig(),
     ...controllerFlags()
