@@ -8,14 +8,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { promises as fs, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANN_SELECTED_NODE, LABEL_HOSTNAME } from '../../src/kube/annotations.js';
+import { ANN_SELECTED_NODE } from '../../src/kube/annotations.js';
 import type { PersistentVolume } from '../../src/kube/types.js';
 import { IMAGE_DIR } from '../../src/plugins/host-path/image-volume.js';
-import { NODE_HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 import { enterSandbox } from '../helpers/mount-sandbox.js';
 import { waitFor } from '../helpers/wait.js';
-import { AgentsApi, resizeEvents, startAgent, stopAgent } from './node-agent-helpers.js';
+import { AgentsApi, createAgentClass, resizeEvents, startAgents, stopAgent } from './node-agent-helpers.js';
 
 const MIB = 1024 * 1024;
 const KEPT = 'written before the claim grew';
@@ -34,21 +33,8 @@ async function fill(path: string, mib: number): Promise<string> {
 }
 
 async function setUp(cluster: TestCluster, api: AgentsApi, agents: ChildProcess[]): Promise<Record<string, string>> {
-  const roots: Record<string, string> = {};
-  for (const node of ['n1', 'n2']) {
-    roots[node] = join(cluster.dataDir, `root-${node}`);
-    await fs.mkdir(roots[node]);
-    await api.post('/api/v1/nodes', 'v1', 'Node', { metadata: { name: node, labels: { [LABEL_HOSTNAME]: node } } });
-    agents.push(startAgent(cluster.api.server.kubeconfigPath, node, roots[node]));
-  }
-  await api.post('/apis/storage.k8s.io/v1/storageclasses', 'storage.k8s.io/v1', 'StorageClass', {
-    metadata: { name: 'sized' },
-    provisioner: NODE_HOST_PATH_PROVISIONER,
-    reclaimPolicy: 'Delete',
-    volumeBindingMode: 'WaitForFirstConsumer',
-    allowVolumeExpansion: true,
-    parameters: { sizing: 'image' },
-  });
+  const roots = await startAgents(cluster, api, ['n1', 'n2'], agents);
+  await createAgentClass(api, 'sized', { allowVolumeExpansion: true, parameters: { sizing: 'image' } });
   return roots;
 }
 

@@ -4,9 +4,14 @@
  * the REST calls the tests make.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { paths } from '../../src/kube-client/paths.js';
-import type { CoreEvent, KubeObject, PersistentVolumeClaim } from '../../src/kube/types.js';
+import { LABEL_HOSTNAME } from '../../src/kube/annotations.js';
+import type { CoreEvent, KubeObject, PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
+import { NODE_HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
+import type { TestCluster } from '../helpers/cluster.js';
 import { TestRestClient } from '../helpers/rest-client.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -59,6 +64,29 @@ export async function resizeEvents(api: AgentsApi, name: string, last: string): 
     const events = (await api.events('default', name)).filter((e) => RESIZE_REASONS.includes(e.reason ?? ''));
     return events.some((e) => e.reason === last) ? events.map((e) => `${e.reason ?? ''}×${e.count ?? 1}`).sort() : undefined;
   }, `a ${last} event about claim ${name}`, { timeoutMs: 30_000 });
+}
+
+/** A class of the agents' provisioner: WaitForFirstConsumer, Delete, and `extra` (expansion, parameters). */
+export function createAgentClass(api: AgentsApi, name: string, extra: Partial<StorageClass> = {}): Promise<StorageClass> {
+  return api.post('/apis/storage.k8s.io/v1/storageclasses', 'storage.k8s.io/v1', 'StorageClass', {
+    metadata: { name },
+    provisioner: NODE_HOST_PATH_PROVISIONER,
+    reclaimPolicy: 'Delete',
+    volumeBindingMode: 'WaitForFirstConsumer',
+    ...extra,
+  });
+}
+
+/** A Node object and a running agent for each of `nodes`, each with a root of its own under the cluster's data directory; returns the roots. */
+export async function startAgents(cluster: TestCluster, api: AgentsApi, nodes: string[], agents: ChildProcess[]): Promise<Record<string, string>> {
+  const roots: Record<string, string> = {};
+  for (const node of nodes) {
+    roots[node] = join(cluster.dataDir, `root-${node}`);
+    await mkdir(roots[node]);
+    await api.post('/api/v1/nodes', 'v1', 'Node', { metadata: { name: node, labels: { [LABEL_HOSTNAME]: node } } });
+    agents.push(startAgent(cluster.api.server.kubeconfigPath, node, roots[node]));
+  }
+  return roots;
 }
 
 export function startAgent(kubeconfig: string, node: string, root: string): ChildProcess {

@@ -6,13 +6,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdir, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ANN_SELECTED_NODE, LABEL_HOSTNAME } from '../../src/kube/annotations.js';
 import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
 import { NODE_HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
-import { AgentsApi, resizeEvents, startAgent, stopAgent } from './node-agent-helpers.js';
+import { AgentsApi, createAgentClass, resizeEvents, startAgents, stopAgent } from './node-agent-helpers.js';
 import { waitFor } from './provisioning-helpers.js';
 
 const NODES = ['n1', 'n2'];
@@ -21,23 +21,13 @@ describe('node agents: each provisions, deletes, grows and reports capacity for 
   let cluster: TestCluster;
   let api: AgentsApi;
   const agents: ChildProcess[] = [];
-  const roots: Record<string, string> = {};
+  let roots: Record<string, string> = {};
 
   before(async () => {
     cluster = await startTestCluster({ noHostPath: true });
     api = new AgentsApi(cluster.kc);
-    for (const node of NODES) {
-      roots[node] = join(cluster.dataDir, `root-${node}`);
-      await mkdir(roots[node]);
-      await api.post('/api/v1/nodes', 'v1', 'Node', { metadata: { name: node, labels: { [LABEL_HOSTNAME]: node } } });
-      agents.push(startAgent(cluster.api.server.kubeconfigPath, node, roots[node]));
-    }
-    await api.post('/apis/storage.k8s.io/v1/storageclasses', 'storage.k8s.io/v1', 'StorageClass', {
-      metadata: { name: 'local' },
-      provisioner: NODE_HOST_PATH_PROVISIONER,
-      reclaimPolicy: 'Delete',
-      volumeBindingMode: 'WaitForFirstConsumer',
-    });
+    roots = await startAgents(cluster, api, NODES, agents);
+    await createAgentClass(api, 'local');
   });
 
   after(async () => {
@@ -86,13 +76,7 @@ describe('node agents: each provisions, deletes, grows and reports capacity for 
 
   // Last: its class adds a CSIStorageCapacity per node, which the first test counts.
   test('a grown plain-directory claim on n1: n1\'s agent is its resizer and says it cannot grow (ControllerResizeInfeasible); nobody waits for an external controller', async () => {
-    await api.post('/apis/storage.k8s.io/v1/storageclasses', 'storage.k8s.io/v1', 'StorageClass', {
-      metadata: { name: 'local-grows' },
-      provisioner: NODE_HOST_PATH_PROVISIONER,
-      reclaimPolicy: 'Delete',
-      volumeBindingMode: 'WaitForFirstConsumer',
-      allowVolumeExpansion: true,
-    });
+    await createAgentClass(api, 'local-grows', { allowVolumeExpansion: true });
     await api.post('/api/v1/namespaces/default/persistentvolumeclaims', 'v1', 'PersistentVolumeClaim', {
       metadata: { name: 'plain', namespace: 'default', annotations: { [ANN_SELECTED_NODE]: 'n1' } },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'local-grows' },
