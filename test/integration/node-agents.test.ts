@@ -89,7 +89,8 @@ describe('node agents: each provisions, deletes, grows and reports capacity for 
     assert.deepEqual(claim.status?.allocatedResources, { storage: '2Gi' });
     assert.equal(claim.status?.capacity?.storage, '1Gi');
     assert.equal(claim.status?.conditions?.find((c) => c.type === 'ControllerResizeError')?.message,
-      `error expanding pvc default/plain: PV "${pv}" is a plain directory (sizing: none), which has no size to grow; only sizing: image volumes can be expanded`);
+      `error expanding pvc default/plain: PV "${pv}" is a plain directory (sizing: none), which has no size to grow; ` +
+        'only sizing: image volumes can be expanded (a StorageClass of plain directories should not set allowVolumeExpansion)');
     assert.deepEqual(await resizeEvents(api, 'plain', 'VolumeResizeFailed'), ['Resizing×1', 'VolumeResizeFailed×1']);
     assert.equal((await api.get<PersistentVolume>(`/api/v1/persistentvolumes/${pv}`))?.spec.capacity?.storage, '1Gi');
   });

@@ -63,6 +63,8 @@ export const HOST_PATH_PROVISIONER = 'kubernetes.io/host-path';
  */
 export const NODE_HOST_PATH_PROVISIONER = 'host-path.pv-controller.io';
 export const HOST_PATH_PARAMETER_ROOT = 'root';
+/** Why a grown plain-directory claim is infeasible, and what its class should say instead. */
+const ONLY_SIZED_GROW = 'only sizing: image volumes can be expanded (a StorageClass of plain directories should not set allowVolumeExpansion)';
 const DIRECTORY_MODE = 0o777;
 
 export interface HostPathPluginOptions {
@@ -292,7 +294,7 @@ export class HostPathPlugin implements VolumePlugin {
       const backingName = posix.basename(path);
       const contained = await containedVolumePath(this.roots, path, backingName, pv.metadata.name);
       if ((await readRecord(contained.root, backingName))?.sizing !== 'image') {
-        throw new PluginError('NotSupported', `PV "${pv.metadata.name}" is a plain directory (sizing: none), which has no size to grow; only sizing: image volumes can be expanded`, false);
+        throw new PluginError('NotSupported', `PV "${pv.metadata.name}" is a plain directory (sizing: none), which has no size to grow; ${ONLY_SIZED_GROW}`, false);
       }
       const grown = imageBytesFor(bytes);
       const current = await this.images.currentBytes(contained.root, backingName);
