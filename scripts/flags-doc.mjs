@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = process.argv[2] ?? join(root, 'dist', 'src', 'cli', 'main.js');
-const commands = ['up', 'controller', 'apiserver', 'usage', 'orphans'];
+const commands = ['up', 'controller', 'node-agent', 'apiserver', 'usage', 'orphans'];
 
 function help(args) {
   return execFileSync(process.execPath, [cli, ...args, '--help'], {

@@ -2,8 +2,8 @@
  * `pv-controller node-agent`: the host-path provisioner for one node, run on every node (a
  * DaemonSet). It serves provisioner `host-path.pv-controller.io` for its own node only: it
  * provisions the WaitForFirstConsumer claims kube-scheduler placed on it (selected-node) as
- * `local` PVs pinned to it, deletes and measures its own node's volumes, and publishes what its
- * roots can still hold as CSIStorageCapacity. Binding, protection and every other plugin stay
+ * `local` PVs pinned to it, deletes, grows and measures its own node's volumes, and publishes what
+ * its roots can still hold as CSIStorageCapacity. Binding, protection and every other plugin stay
  * with the central controller (`pv-controller controller`), which leaves these volumes to the
  * agents. A per-node Lease keeps two agents of one node (a rolling update) from acting at once.
  */
@@ -11,7 +11,7 @@ import { Command, Option } from 'commander';
 import { startController } from '../controller/controller.js';
 import { createControllerLogger } from '../controller/log.js';
 import { parseControllerOptions, type RawControllerFlags } from '../controller/options.js';
-import { nodeAgentModules } from '../controller/modules.js';
+import { NODE_AGENT_CONTROLLERS, nodeAgentModules } from '../controller/modules.js';
 import { loadKubeConfig } from '../kube-client/kubeconfig.js';
 import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER } from '../plugins/host-path/index.js';
 import { PluginRegistry } from '../plugins/registry.js';
@@ -30,7 +30,7 @@ interface AgentFlags extends PluginFlags, RawControllerFlags {
 export function register(program: Command): void {
   const command = program
     .command('node-agent')
-    .description('Serve host-path volumes of this node only (provisioner host-path.pv-controller.io); run one per node');
+    .description('Provision, grow and delete the host-path volumes of this node only (provisioner host-path.pv-controller.io); run one per node');
   const options = [
     flags.kubeconfig(),
     ...controllerFlags()
@@ -52,7 +52,7 @@ function parseAgentFlags(cmd: Command) {
     if (!raw.hostPathRoot?.length) throw new FlagError('--host-path-root is required: where this node keeps its volumes');
     // One Lease per node: agents of different nodes never wait for each other.
     const leaseName = raw.leaderElectResourceName ?? `pv-controller-node-${raw.nodeName}`;
-    const opts = parseControllerOptions({ ...raw, controllers: 'provisioner,reclaimer', leaderElectResourceName: leaseName });
+    const opts = parseControllerOptions({ ...raw, controllers: NODE_AGENT_CONTROLLERS, leaderElectResourceName: leaseName });
     const settings = pluginSettingsFromFlags(raw);
     return { opts, settings, nodeName: raw.nodeName, namespace: raw.capacityNamespace, periodMs: publishPeriod(raw.capacityPublishPeriod) };
   } catch (err) {

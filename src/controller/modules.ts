@@ -33,9 +33,13 @@ export function defaultModules(options: ModuleOptions = {}): ControllerModule[] 
 
 /**
  * What a node agent runs (`pv-controller node-agent`): no binder and no protection (the central
- * controller's), so the provisioner and the reclaimer work standalone on its own node's claims
- * and volumes, and the capacity publisher reports what its roots can still hold.
+ * controller's), so the provisioner, the reclaimer and the expander work standalone on its own
+ * node's claims and volumes (the expander scoped to them: expander/resizer.ts), and the capacity
+ * publisher reports what its roots can still hold.
  */
 export function nodeAgentModules(capacity: CapacityPublisherOptions): ControllerModule[] {
-  return [provisionerModule(), reclaimerModule(), capacityPublisherModule(capacity)];
+  return [provisionerModule(), reclaimerModule(), expanderModule({ scope: 'node' }), capacityPublisherModule(capacity)];
 }
+
+/** The `--controllers` a node agent runs: fixed, the modules nodeAgentModules switches. */
+export const NODE_AGENT_CONTROLLERS = 'provisioner,reclaimer,expander';

@@ -14,6 +14,8 @@ export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
 export const ANN_MIGRATED_TO = 'pv.kubernetes.io/migrated-to';
 export const ANN_BETA_STORAGE_CLASS = 'volume.beta.kubernetes.io/storage-class';
 export const ANN_PRE_RESIZE_CAPACITY = 'volume.alpha.kubernetes.io/pre-resize-capacity';
+/** On a claim: who grows its volume (kube-controller-manager writes the plugin's name with Resizing). */
+export const ANN_STORAGE_RESIZER = 'volume.kubernetes.io/storage-resizer';
 export const ANN_DEFAULT_STORAGE_CLASS = 'storageclass.kubernetes.io/is-default-class';
 export const ANN_BETA_DEFAULT_STORAGE_CLASS = 'storageclass.beta.kubernetes.io/is-default-class';
 export const ANN_LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

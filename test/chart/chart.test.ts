@@ -173,7 +173,7 @@ describe('charts/pv-controller', { skip }, () => {
     assert.deepEqual(selectors.sort(), ['pv-controller', 'pv-controller-node-agent'], 'neither selector matches the other\'s pods');
   });
 
-  test('the agent\'s RBAC is only what an agent does: its node\'s volumes and claims, classes, pods, its Node, the CSIDriver, events; capacity objects and Leases in its namespace', async () => {
+  test('the agent\'s RBAC is only what an agent does: its node\'s volumes and claims (and their status, as it grows them), classes, attribute classes, pods, its Node, the CSIDriver, events; capacity objects and Leases in its namespace', async () => {
     const objects = await render(['-f', join(CHART_DIR, NODE_AGENT_VALUES)]);
     const rules = (name: string) => (objects.find((o) => o.metadata.name === name && (o.kind === 'ClusterRole' || o.kind === 'Role'))?.rules as Array<{ resources: string[]; verbs: string[] }>)
       .map((r) => `${r.resources.join(',')}: ${r.verbs.join(',')}`);
@@ -181,6 +181,8 @@ describe('charts/pv-controller', { skip }, () => {
       'persistentvolumes: get,list,watch,create,update,delete',
       'persistentvolumes/status: update',
       'persistentvolumeclaims: get,list,watch,update',
+      'persistentvolumeclaims/status: update',
+      'volumeattributesclasses: get',
       'storageclasses: get,list,watch',
       'pods: list,watch',
       'nodes: get',
@@ -227,6 +229,15 @@ describe('charts/pv-controller', { skip }, () => {
     assert.match(immediate, /storageClasses\[l\]: plugin host-path-node needs volumeBindingMode WaitForFirstConsumer/);
     const central = await renderFailure(['--set', 'nodeAgent.enabled=true']);
     assert.match(central, /storageClasses\[pv-host-path\]: with nodeAgent.enabled the node agents serve local volumes: use plugin host-path-node/);
+  });
+
+  test('a host-path class offers growth only for sized volumes: allowVolumeExpansion without sizing: image is refused, with it rendered', async () => {
+    const plain = await renderFailure(['--set', 'storageClasses[0].name=dirs,storageClasses[0].plugin=host-path,storageClasses[0].allowVolumeExpansion=true']);
+    assert.match(plain, /storageClasses\[dirs\]: allowVolumeExpansion needs parameters.sizing: image \(a plain directory has no size to grow\)/);
+    const agents = await renderFailure(['--set', 'nodeAgent.enabled=true,storageClasses[0].name=dirs,storageClasses[0].plugin=host-path-node,storageClasses[0].allowVolumeExpansion=true']);
+    assert.match(agents, /storageClasses\[dirs\]: allowVolumeExpansion needs parameters.sizing: image/);
+    const sized = await render(['-f', join(CHART_DIR, NODE_AGENT_VALUES)]);
+    assert.equal(sized.find((o) => o.kind === 'StorageClass')?.allowVolumeExpansion, true);
   });
 
   test('deploy/ (RBAC, the Deployment, its Service, the host-path class, the node agents and their class) is what the chart renders (npm run chart:manifests)', async () => {

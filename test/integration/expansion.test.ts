@@ -119,7 +119,7 @@ test('KEP-1790: an expansion that fails for good is ControllerResizeInfeasible; 
   assert.deepEqual(s.emulator.modifications.history.map((m) => [m.targetSize, m.state === 'failed']), [[5, true], [2, false]]);
 });
 
-test('host-path: a grown plain-directory claim is ControllerResizeInfeasible with a message that says only sized volumes grow', async () => {
+test('host-path: a grown plain-directory claim is ControllerResizeInfeasible with a message that says only sized volumes grow and what its class should not offer', async () => {
   const cluster = await startTestCluster();
   const api = new TestApi(cluster.kc);
   running.push({ stop: async () => (api.close(), await cluster.stop()) });
@@ -130,7 +130,7 @@ test('host-path: a grown plain-directory claim is ControllerResizeInfeasible wit
   await requestStorage(setup, 'local', '2Mi');
   const claim = await claimWhen(setup, 'local', 'to be infeasible', (c) => resizeStatusOf(c) === 'ControllerResizeInfeasible');
   assert.match(claim.status?.conditions?.find((c) => c.type === 'ControllerResizeError')?.message ?? '',
-    /is a plain directory \(sizing: none\), which has no size to grow; only sizing: image volumes can be expanded/);
+    /is a plain directory \(sizing: none\), which has no size to grow; only sizing: image volumes can be expanded \(a StorageClass of plain directories should not set allowVolumeExpansion\)$/);
 });
 
 test('expansions are timed in storage_operation_duration_seconds and failures counted in volume_operation_total_errors as expand_volume', async () => {

@@ -5,75 +5,29 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, readdir } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ANN_SELECTED_NODE, LABEL_HOSTNAME } from '../../src/kube/annotations.js';
 import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
 import { NODE_HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
-import { TestRestClient } from '../helpers/rest-client.js';
+import { AgentsApi, createAgentClass, resizeEvents, startAgents, stopAgent } from './node-agent-helpers.js';
 import { waitFor } from './provisioning-helpers.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const NODES = ['n1', 'n2'];
 
-class AgentsApi extends TestRestClient {
-  post<T extends object>(path: string, apiVersion: string, kind: string, body: T): Promise<T> {
-    return this.create(path, apiVersion, kind, body);
-  }
-  get<T>(path: string): Promise<T | undefined> {
-    return this.getOrUndefined<T>(path);
-  }
-  items<T extends KubeObject>(path: string): Promise<T[]> {
-    return this.list<T>(path);
-  }
-  delete(path: string): Promise<void> {
-    return this.remove(path);
-  }
-  events(ns: string, name: string) {
-    return this.eventsAbout(ns, name);
-  }
-}
-
-function startAgent(kubeconfig: string, node: string, root: string): ChildProcess {
-  const args = [
-    CLI, 'node-agent', '--kubeconfig', kubeconfig, '--node-name', node, '--host-path-root', root,
-    '--capacity-namespace', 'default', '--capacity-publish-period', '1s', '--leader-elect', 'false',
-    '--metrics-bind-address', '0', '--volume-stats-agg-period', '0', '--pvclaimbinder-sync-period', '2s', '--kube-api-qps', '1000',
-  ];
-  return spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', 'inherit'] });
-}
-
-function stopAgent(agent: ChildProcess): Promise<void> {
-  if (agent.exitCode !== null || agent.pid === undefined) return Promise.resolve();
-  const exited = new Promise<void>((done) => agent.once('exit', () => done()));
-  process.kill(-agent.pid, 'SIGKILL');
-  return exited;
-}
-
-describe('node agents: each provisions, deletes and reports capacity for its own node only', () => {
+describe('node agents: each provisions, deletes, grows and reports capacity for its own node only', () => {
   let cluster: TestCluster;
   let api: AgentsApi;
   const agents: ChildProcess[] = [];
-  const roots: Record<string, string> = {};
+  let roots: Record<string, string> = {};
 
   before(async () => {
     cluster = await startTestCluster({ noHostPath: true });
     api = new AgentsApi(cluster.kc);
-    for (const node of NODES) {
-      roots[node] = join(cluster.dataDir, `root-${node}`);
-      await mkdir(roots[node]);
-      await api.post('/api/v1/nodes', 'v1', 'Node', { metadata: { name: node, labels: { [LABEL_HOSTNAME]: node } } });
-      agents.push(startAgent(cluster.api.server.kubeconfigPath, node, roots[node]));
-    }
-    await api.post('/apis/storage.k8s.io/v1/storageclasses', 'storage.k8s.io/v1', 'StorageClass', {
-      metadata: { name: 'local' },
-      provisioner: NODE_HOST_PATH_PROVISIONER,
-      reclaimPolicy: 'Delete',
-      volumeBindingMode: 'WaitForFirstConsumer',
-    });
+    roots = await startAgents(cluster, api, NODES, agents);
+    await createAgentClass(api, 'local');
   });
 
   after(async () => {
@@ -118,5 +72,26 @@ describe('node agents: each provisions, deletes and reports capacity for its own
     await api.delete('/api/v1/namespaces/default/persistentvolumeclaims/on-n1');
     await waitFor(async () => ((await api.get(`/api/v1/persistentvolumes/${bound.spec.volumeName}`)) ? undefined : true), 'the PV to be deleted');
     await waitFor(async () => ((await readdir(roots.n1)).filter((n) => !n.startsWith('.')).length === 0 ? true : undefined), 'n1\'s directory to be removed');
+  });
+
+  // Last: its class adds a CSIStorageCapacity per node, which the first test counts.
+  test('a grown plain-directory claim on n1: n1\'s agent is its resizer and says it cannot grow (ControllerResizeInfeasible); nobody waits for an external controller', async () => {
+    await createAgentClass(api, 'local-grows', { allowVolumeExpansion: true });
+    await api.post('/api/v1/namespaces/default/persistentvolumeclaims', 'v1', 'PersistentVolumeClaim', {
+      metadata: { name: 'plain', namespace: 'default', annotations: { [ANN_SELECTED_NODE]: 'n1' } },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'local-grows' },
+    });
+    const bound = await api.claimWhen('plain', 'to be Bound', (c) => c.status?.phase === 'Bound');
+    await api.growClaim('plain', '2Gi');
+    const claim = await api.claimWhen('plain', 'to be infeasible', (c) => c.status?.allocatedResourceStatuses?.storage === 'ControllerResizeInfeasible');
+    const pv = bound.spec.volumeName ?? '';
+    assert.equal(claim.metadata.annotations?.['volume.kubernetes.io/storage-resizer'], NODE_HOST_PATH_PROVISIONER);
+    assert.deepEqual(claim.status?.allocatedResources, { storage: '2Gi' });
+    assert.equal(claim.status?.capacity?.storage, '1Gi');
+    assert.equal(claim.status?.conditions?.find((c) => c.type === 'ControllerResizeError')?.message,
+      `error expanding pvc default/plain: PV "${pv}" is a plain directory (sizing: none), which has no size to grow; ` +
+        'only sizing: image volumes can be expanded (a StorageClass of plain directories should not set allowVolumeExpansion)');
+    assert.deepEqual(await resizeEvents(api, 'plain', 'VolumeResizeFailed'), ['Resizing×1', 'VolumeResizeFailed×1']);
+    assert.equal((await api.get<PersistentVolume>(`/api/v1/persistentvolumes/${pv}`))?.spec.capacity?.storage, '1Gi');
   });
 });

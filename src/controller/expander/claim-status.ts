@@ -4,6 +4,7 @@
  * controller, external-resizer's resize_status.go and modify_status.go). Each returns a new
  * claim; the caller writes it to /status with the resourceVersion it read.
  */
+import { ANN_STORAGE_RESIZER } from '../../kube/annotations.js';
 import type { ClaimResourceStatus, PersistentVolumeClaim, PersistentVolumeClaimCondition } from '../../kube/types.js';
 
 export const CONDITION_RESIZING = 'Resizing';
@@ -71,13 +72,19 @@ function setStorageStatus(status: NonNullable<PersistentVolumeClaim['status']>, 
   else delete status.allocatedResourceStatuses;
 }
 
-/** MarkControllerResizeInProgress: the size about to be asked of the plugin, recorded before it is asked. */
-export function markResizeInProgress(pvc: PersistentVolumeClaim, size: string, now: string): PersistentVolumeClaim {
-  return withStatus(pvc, (s) => {
+/**
+ * MarkControllerResizeInProgress: the size about to be asked of the plugin, recorded before it is
+ * asked; with `resizer`, the claim also names who grows it (`volume.kubernetes.io/storage-resizer`,
+ * as kube-controller-manager's MarkResizeInProgressWithResizer writes it in the same status write).
+ */
+export function markResizeInProgress(pvc: PersistentVolumeClaim, size: string, now: string, resizer?: string): PersistentVolumeClaim {
+  const next = withStatus(pvc, (s) => {
     setConditions(s, mergeConditions(s.conditions, RESIZE_CONDITIONS, [condition(CONDITION_RESIZING, now)], false));
     setStorageStatus(s, 'ControllerResizeInProgress');
     s.allocatedResources = { ...(s.allocatedResources ?? {}), storage: size };
   });
+  if (resizer !== undefined) next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [ANN_STORAGE_RESIZER]: resizer };
+  return next;
 }
 
 /** MarkForFSResize: the volume has grown; the filesystem grows when a node mounts it. */

@@ -2,10 +2,12 @@
  * The expander: for each bound claim, the next change its volume needs — a larger size
  * (resize.ts) before a new VolumeAttributesClass (modify.ts) — run outside the queue workers,
  * one operation per claim at a time, a failing claim retried with backoff (500 ms doubling to
- * 2 min, as upstream's operations). A volume no plugin here owns is left to an external
- * controller (ExternalExpanding, as kube-controller-manager says it). Once the kubelet has
- * finished growing the filesystem (the claim's capacity reaches the PV's), the PV's pre-resize
- * annotation is removed, as the in-tree expand controller does.
+ * 2 min, as upstream's operations). Which process grows a volume is resizer.ts's rule: the one
+ * whose plugin owns it (a node agent its own node's, the central controller the rest); a volume
+ * no plugin here owns is left to an external controller (ExternalExpanding, as
+ * kube-controller-manager says it) or, when a node agent serves it, to that agent. Once the
+ * kubelet has finished growing the filesystem (the claim's capacity reaches the PV's), the PV's
+ * pre-resize annotation is removed, as the in-tree expand controller does.
  */
 import type { Logger } from 'pino';
 import { ANN_PRE_RESIZE_CAPACITY } from '../../kube/annotations.js';
@@ -21,6 +23,7 @@ import { claimOperationRunner, type OperationRunner } from '../runtime/operation
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import { storageResizeStatus } from './claim-status.js';
 import { MSG_EXTERNAL_EXPANDING } from './events.js';
+import { resizerFor, type ExpanderScope } from './resizer.js';
 import { nextModifyStep, runModify } from './modify.js';
 import { nextResizeStep } from './resize-target.js';
 import { runResize } from './resize.js';
@@ -29,6 +32,8 @@ import { ExpanderSession, type ExpanderDeps, Stopped } from './session.js';
 export interface ExpanderOptions {
   ctx: ControllerContext;
   plugins: PluginRegistry;
+  /** `node` in a node agent: only its own plugin's volumes are touched (default `cluster`). */
+  scope?: ExpanderScope;
   logger: Logger;
   metrics?: OperationObserver;
   concurrency?: number;
@@ -39,11 +44,13 @@ export interface ExpanderOptions {
 export class Expander {
   private readonly deps: ExpanderDeps;
   private readonly plugins: PluginRegistry;
+  private readonly scope: ExpanderScope;
   private readonly runner: OperationRunner;
 
   constructor(options: ExpanderOptions) {
     this.deps = { ctx: options.ctx, log: options.logger, ...(options.metrics ? { metrics: options.metrics } : {}) };
     this.plugins = options.plugins;
+    this.scope = options.scope ?? 'cluster';
     this.runner = claimOperationRunner('expander', (key) => options.ctx.enqueueClaim(key), options);
   }
 
@@ -52,14 +59,16 @@ export class Expander {
     const claim = newerCopyOf(given, this.deps.ctx.claims.get(key));
     const pv = this.boundVolume(claim);
     if (!pv || this.runner.isRunning(key)) return DONE;
+    const resizer = resizerFor(pv, this.plugins, this.scope);
+    if (resizer.kind === 'elsewhere') return DONE;
     const resize = nextResizeStep(claim);
     const modify = nextModifyStep(claim);
     if (resize.kind === 'none' && modify.kind === 'none') return this.tidyPreResize(claim, pv);
-    const plugin = this.plugins.forVolume(pv);
-    if (!plugin) {
+    if (resizer.kind === 'external') {
       if (resize.kind === 'expand') this.deps.ctx.events.event(claim, 'Normal', EventReason.ExternalExpanding, MSG_EXTERNAL_EXPANDING);
       return DONE;
     }
+    const { plugin } = resizer;
     const pvName = pv.metadata.name ?? '';
     this.runner.start(key, async (handle) => {
       const session = new ExpanderSession(this.deps, handle, key, claim.metadata.uid ?? '');

@@ -11,7 +11,7 @@ import { Expander, type ExpanderOptions } from './expander.js';
 
 export const EXPANDER_MODULE_NAME = 'expander';
 
-export interface ExpanderModuleOptions extends Partial<Pick<ExpanderOptions, 'concurrency' | 'initialBackoffMs' | 'maxBackoffMs'>> {
+export interface ExpanderModuleOptions extends Partial<Pick<ExpanderOptions, 'concurrency' | 'initialBackoffMs' | 'maxBackoffMs' | 'scope'>> {
   /** Called with each Expander built (tests reach `idle()` through it). */
   onCreated?(expander: Expander): void;
 }

@@ -1,7 +1,7 @@
 /**
  * One expansion of a bound claim's volume, each step recorded before the next is taken:
- * 1. the size is recorded on the claim (allocatedResources, ControllerResizeInProgress, Resizing)
- *    before the plugin is asked for it, so a controller that dies after asking resumes with the
+ * 1. the size is recorded on the claim (allocatedResources, ControllerResizeInProgress, Resizing,
+ *    and the plugin as the claim's storage-resizer) before the plugin is asked for it, so a controller that dies after asking resumes with the
  *    same size, and the plugin, which grows idempotently, does not grow the volume again;
  * 2. the plugin grows the backing volume (timed as `expand_volume`);
  * 3. the PV takes the new capacity (and, when the filesystem grows on the node, the claim's old
@@ -22,7 +22,7 @@ import { MSG_FS_RESIZE_REQUIRED, MSG_RESIZE_SUCCEEDED, msgNoExpand, msgResizeFai
 import type { ExpanderSession } from './session.js';
 
 export async function runResize(s: ExpanderSession, plugin: VolumePlugin, pvName: string, size: string): Promise<OperationOutcome> {
-  const recorded = await recordIntent(s, pvName, size);
+  const recorded = await recordIntent(s, plugin.name, pvName, size);
   if (!recorded) return 'succeeded';
   const { claim, pv } = recorded;
   let expanded: ExpandedVolume;
@@ -44,14 +44,19 @@ export async function runResize(s: ExpanderSession, plugin: VolumePlugin, pvName
   return 'succeeded';
 }
 
-/** Step 1: the size on the claim, unless it is recorded already (a resumed expansion). */
-async function recordIntent(s: ExpanderSession, pvName: string, size: string): Promise<{ claim: PersistentVolumeClaim; pv: PersistentVolume } | undefined> {
+/** Step 1: the size on the claim, and the plugin as its resizer, unless it is recorded already (a resumed expansion). */
+async function recordIntent(
+  s: ExpanderSession,
+  resizer: string,
+  pvName: string,
+  size: string,
+): Promise<{ claim: PersistentVolumeClaim; pv: PersistentVolume } | undefined> {
   const claim = s.claim();
   const pv = s.volume(pvName);
   if (!claim || !pv) return undefined;
   const resumed = storageResizeStatus(claim) === 'ControllerResizeInProgress' && claim.status?.allocatedResources?.storage === size;
   if (resumed) return { claim, pv };
-  const saved = await s.writeClaimStatus(markResizeInProgress(claim, size, s.now()));
+  const saved = await s.writeClaimStatus(markResizeInProgress(claim, size, s.now(), resizer));
   s.event(saved, 'Normal', EventReason.Resizing, msgResizing(pvName, size));
   return { claim: saved, pv };
 }

@@ -63,6 +63,8 @@ export const HOST_PATH_PROVISIONER = 'kubernetes.io/host-path';
  */
 export const NODE_HOST_PATH_PROVISIONER = 'host-path.pv-controller.io';
 export const HOST_PATH_PARAMETER_ROOT = 'root';
+/** Why a grown plain-directory claim is infeasible, and what its class should say instead. */
+const ONLY_SIZED_GROW = 'only sizing: image volumes can be expanded (a StorageClass of plain directories should not set allowVolumeExpansion)';
 const DIRECTORY_MODE = 0o777;
 
 export interface HostPathPluginOptions {
@@ -93,7 +95,7 @@ export class HostPathPlugin implements VolumePlugin {
   private readonly logger: Logger | undefined;
   private readonly overcommitRatio: number;
   private readonly images: ImageVolumes;
-  /** Sized provisions one at a time: two concurrent capacity checks would both see room for one. */
+  /** Sized provisions and grows one at a time: two concurrent capacity checks would both see room for one. */
   private sizedQueue: Promise<unknown> = Promise.resolve();
 
   constructor(options: HostPathPluginOptions) {
@@ -183,6 +185,11 @@ export class HostPathPlugin implements VolumePlugin {
       this.logger?.debug({ pv: req.pvName, path, bytes: bytes.toString() }, 'host-path sized volume mounted');
       return { source: this.sourceFor(path), capacity: formatBytes(bytes), ...this.affinity() };
     };
+    return this.oneSizedAtATime(run);
+  }
+
+  /** Runs `run` after every sized provision or grow queued before it has finished. */
+  private oneSizedAtATime<T>(run: () => Promise<T>): Promise<T> {
     const done = this.sizedQueue.then(run, run);
     this.sizedQueue = done.catch(() => undefined);
     return done;
@@ -276,22 +283,25 @@ export class HostPathPlugin implements VolumePlugin {
     return { capacity: formatBytes(bytes), nodeExpansionRequired: false };
   }
 
-  /** Grows a sized volume's image and filesystem online to at least `bytes`; returns its new size. */
+  /**
+   * Grows a sized volume's image and filesystem online to at least `bytes`; returns its new size.
+   * Queued with the sized provisions, whose capacity check must see the grown size.
+   */
   growSized(pv: PersistentVolume, bytes: bigint, signal?: AbortSignal): Promise<bigint> {
-    return withPluginErrors(`growing PV "${pv.metadata.name}"`, async () => {
+    return withPluginErrors(`growing PV "${pv.metadata.name}"`, () => this.oneSizedAtATime(async () => {
       const path = volumePath(pv);
       if (path === undefined) throw new PluginError('InvalidParameter', `PV "${pv.metadata.name}" has no hostPath or local path`, false);
       const backingName = posix.basename(path);
       const contained = await containedVolumePath(this.roots, path, backingName, pv.metadata.name);
       if ((await readRecord(contained.root, backingName))?.sizing !== 'image') {
-        throw new PluginError('NotSupported', `PV "${pv.metadata.name}" is a plain directory (sizing: none), which has no size to grow; only sizing: image volumes can be expanded`, false);
+        throw new PluginError('NotSupported', `PV "${pv.metadata.name}" is a plain directory (sizing: none), which has no size to grow; ${ONLY_SIZED_GROW}`, false);
       }
       const grown = imageBytesFor(bytes);
       const current = await this.images.currentBytes(contained.root, backingName);
       const misfit = grown > current ? fitProblem(await rootCapacity(contained.root, this.overcommitRatio), grown - current) : undefined;
       if (misfit) throw new PluginError('Backend', misfit, true);
       return this.images.grow(contained.root, backingName, contained.path, grown, signal);
-    });
+    }));
   }
 
   /**
