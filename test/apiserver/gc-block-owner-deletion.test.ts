@@ -23,8 +23,11 @@ async function createNamespace(t: EmbeddedTestApiServer, ns: string): Promise<vo
   assert.equal((await api(t.server, 'POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status, 201);
 }
 
+const referencesTo = (owners: Owner[]): unknown[] =>
+  owners.map((o) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: o.name, uid: o.uid, blockOwnerDeletion: o.block }));
+
 async function createLease(t: EmbeddedTestApiServer, ns: string, name: string, owners: Owner[] = [], finalizers?: string[]): Promise<string> {
-  const ownerReferences = owners.map((o) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: o.name, uid: o.uid, blockOwnerDeletion: o.block }));
+  const ownerReferences = referencesTo(owners);
   const body = { metadata: { name, finalizers, ownerReferences: ownerReferences.length > 0 ? ownerReferences : undefined }, spec: {} };
   const res = await api(t.server, 'POST', leases(ns), { body });
   assert.equal(res.status, 201, res.text);
@@ -33,7 +36,7 @@ async function createLease(t: EmbeddedTestApiServer, ns: string, name: string, o
 
 /** Points `name`'s ownerReferences at `owners` (a cycle needs both uids first). */
 async function setOwners(t: EmbeddedTestApiServer, ns: string, name: string, owners: Owner[]): Promise<void> {
-  const ownerReferences = owners.map((o) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: o.name, uid: o.uid, blockOwnerDeletion: o.block }));
+  const ownerReferences = referencesTo(owners);
   const res = await api(t.server, 'PATCH', `${leases(ns)}/${name}`, { body: { metadata: { ownerReferences } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
   assert.equal(res.status, 200, res.text);
 }
