@@ -34,7 +34,7 @@ export interface ApiServerOptions {
   logger?: Logger;
   /** How often watches that asked for bookmarks get one (default 60 s). */
   bookmarkIntervalMs?: number;
-  /** Bytes queued on one watch before the rest waits for its client to read (default 1 MiB). */
+  /** Bytes queued on one watch before the rest waits for its client to read (default 256 KiB). */
   watchWindowBytes?: number;
   /** How long a watch with a full window may read nothing before it is closed (default 30 s). */
   watchStallMs?: number;

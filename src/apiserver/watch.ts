@@ -51,7 +51,7 @@ export interface WatchRequest {
 
 export interface WatchHubOptions {
   bookmarkIntervalMs?: number;
-  /** Bytes a watcher may have queued before the rest waits for it to read (default 1 MiB). */
+  /** Bytes a watcher may have queued before the rest waits for it to read (default 256 KiB). */
   windowBytes?: number;
   /** How long a watcher with something waiting may make no progress before it is closed (default 30 s). */
   stallMs?: number;
@@ -75,7 +75,7 @@ interface Watcher {
 }
 
 const DEFAULT_BOOKMARK_MS = 60_000;
-const DEFAULT_WINDOW = 1024 * 1024;
+const DEFAULT_WINDOW = 256 * 1024;
 /** Above the socket's own high-water mark, so a full window always ends in a 'drain'. */
 const MIN_WINDOW = 64 * 1024;
 const DEFAULT_STALL_MS = 30_000;
