@@ -8,8 +8,9 @@
  *   the dependent has dependents of its own, else by the propagation its own finalizers ask
  *   for), and removes the finalizer once no dependent with `blockOwnerDeletion: true` remains.
  *   A dependent whose own dependent is also waiting on its dependents is a cycle: its references
- *   are made non-blocking before it is deleted, so the cycle ends; an object never waits on
- *   itself.
+ *   are made non-blocking before it is deleted, so the cycle ends. An object that names itself
+ *   with blockOwnerDeletion waits (kube-controller-manager 1.37 keeps it Terminating too) until
+ *   the namespace controller's Background delete takes the finalizer off.
  * Driven by storage changes, like the namespace controller; which owners a change concerns comes
  * from an index of dependents by owner uid (dependents-index.ts), so the work per change is
  * proportional to the references of what changed, never to the number of stored objects.
@@ -122,7 +123,9 @@ export class GarbageCollector {
       for (const d of this.dependents(uid)) await this.orphan(d.s, d.obj, uid);
     } else {
       for (const d of this.dependents(uid)) if (d.obj.metadata.deletionTimestamp === undefined) await this.deleteDependent(d.s, d.obj);
-      if (this.dependents(uid).some((d) => blocks(d.obj, uid))) return;
+      // An owner that names itself with blockOwnerDeletion waits on itself, as in kube-controller-manager
+      // (until the namespace controller's Background delete takes the finalizer off).
+      if (blocks(owner, uid) || this.dependents(uid).some((d) => blocks(d.obj, uid))) return;
     }
     await this.removeFinalizer(key, uid, finalizer);
   }

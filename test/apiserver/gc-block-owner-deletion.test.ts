@@ -68,14 +68,18 @@ for (const block of [true, false]) {
     }));
 }
 
-test('an object that owns itself (blocking) deleted in the foreground goes, and so does its namespace', () =>
+test('an object that owns itself with blockOwnerDeletion stays Terminating as with kube-controller-manager, and deleting its namespace ends it', () =>
   withServer(async (t) => {
     const ns = 'self';
     await createNamespace(t, ns);
     const uid = await createLease(t, ns, 'me');
     await setOwners(t, ns, 'me', [{ name: 'me', uid, block: true }]);
     await deleteForeground(t, ns, 'me');
-    await waitFor(gone(t, `${leases(ns)}/me`), 'the self-owner to go');
+    const loose = await createLease(t, ns, 'loose-self');
+    await setOwners(t, ns, 'loose-self', [{ name: 'loose-self', uid: loose, block: false }]);
+    await deleteForeground(t, ns, 'loose-self');
+    await waitFor(gone(t, `${leases(ns)}/loose-self`), 'a non-blocking self-owner to go');
+    assert.deepEqual((await api(t.server, 'GET', `${leases(ns)}/me`)).json.metadata.finalizers, ['foregroundDeletion']);
     await namespaceGoes(t, ns);
   }));
 
