@@ -2,50 +2,65 @@
  * The embedded server's garbage collector. A delete's propagationPolicy puts the garbage
  * collector's finalizer on the object (propagation-finalizers.ts): "orphan" to orphan its
  * dependents, or "foregroundDeletion" to delete them first. This small garbage collector then
- * does what kube-controller-manager's would: it strips the owner's references from its dependents
- * (orphan) or deletes them (foreground), and once none is left removes the finalizer, which lets
- * the owner go. Driven by storage changes, like the namespace controller.
+ * does what kube-controller-manager's would:
+ * - orphan: it strips the owner's references from its dependents, then removes the finalizer;
+ * - foreground: it deletes every dependent that has no other live owner (in the foreground when
+ *   the dependent has dependents of its own, else by the propagation its own finalizers ask
+ *   for), and removes the finalizer once no dependent with `blockOwnerDeletion: true` remains.
+ *   A dependent whose own dependent is also waiting on its dependents is a cycle: its references
+ *   are made non-blocking before it is deleted, so the cycle ends. An object that names itself
+ *   with blockOwnerDeletion waits (kube-controller-manager 1.37 keeps it Terminating too) until
+ *   the namespace controller's Background delete takes the finalizer off.
+ * Driven by storage changes, like the namespace controller; which owners a change concerns comes
+ * from an index of dependents by owner uid (dependents-index.ts), so the work per change is
+ * proportional to the references of what changed, never to the number of stored objects.
  */
 import type { Logger } from 'pino';
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from '../kube/annotations.js';
-import { isGarbageCollectorFinalizer } from './propagation-finalizers.js';
+import { ApiError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
+import { DependentsIndex } from './dependents-index.js';
+import { classifyOwners, isDeletingDependents, OwnerLookup, unblockedReferences } from './owner-references.js';
+import { isGarbageCollectorFinalizer } from './propagation-finalizers.js';
 import type { Registry } from './registry.js';
 import type { ResourceStrategy } from './resources/strategy.js';
-import type { Change } from './storage/storage.js';
+import type { Change, ObjectKey } from './storage/storage.js';
 
 const gcFinalizerOf = (obj: KubeObject | undefined): string | undefined =>
   obj?.metadata.deletionTimestamp === undefined ? undefined : obj.metadata.finalizers?.find((f) => isGarbageCollectorFinalizer(f));
 
-interface Located {
-  strategy: ResourceStrategy;
-  object: KubeObject;
+/** Work done, for tests that hold the collector's cost to what changed. */
+export interface GarbageCollectorStats {
+  /** Owners examined (one per collection run). */
+  ownersCollected: number;
+  /** Dependents examined across those runs. */
+  dependentsVisited: number;
 }
-
-interface Job {
-  strategy: ResourceStrategy;
-  namespace: string;
-  name: string;
-}
-
-const jobKey = (s: ResourceStrategy, obj: KubeObject): string => `${s.info.group}/${s.info.plural}/${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
 
 export class GarbageCollector {
-  private readonly scheduled = new Map<string, Job>();
-  /** Owners being deleted with a garbage collector finalizer: the only objects a dependent's change concerns. */
-  private readonly waiting = new Map<string, Job>();
+  private readonly index = new DependentsIndex();
+  private readonly owners: OwnerLookup;
+  /** Owners (by uid) being deleted with a garbage collector finalizer: the only objects a dependent's change concerns. */
+  private readonly waiting = new Map<string, ObjectKey>();
+  private readonly scheduled = new Set<string>();
   private readonly byResource = new Map<string, ResourceStrategy>();
+  private readonly counters: GarbageCollectorStats = { ownersCollected: 0, dependentsVisited: 0 };
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
 
   constructor(private readonly registry: Registry, private readonly log: Logger) {
     for (const s of registry.strategies) this.byResource.set(registry.keyOf(s, '', '').resource, s);
+    this.owners = new OwnerLookup(registry);
   }
 
   start(): void {
     this.unsubscribe = this.registry.storage.subscribe((c) => this.onChange(c));
-    for (const s of this.registry.strategies) {
-      for (const obj of this.registry.storage.list(this.registry.keyOf(s, '', '').resource, undefined)) this.onObject(s, obj);
+    for (const [resource] of this.byResource) {
+      for (const obj of this.registry.storage.list(resource, undefined)) {
+        const key = { resource, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
+        this.index.add(key, obj);
+        this.track(key, obj);
+      }
     }
   }
 
@@ -54,66 +69,123 @@ export class GarbageCollector {
     this.unsubscribe?.();
   }
 
-  private onChange(change: Change): void {
-    const s = this.byResource.get(change.key.resource);
-    if (s && change.type !== 'DELETED') this.onObject(s, change.object);
-    if (s && change.type === 'DELETED') this.waiting.delete(jobKey(s, change.object));
-    // A dependent that changed or went may be what an owner waits for.
-    const owners = (change.type === 'DELETED' ? change.prev : change.object)?.metadata.ownerReferences ?? [];
-    if (owners.length > 0) for (const [key, job] of this.waiting) this.schedule(key, job);
+  stats(): GarbageCollectorStats {
+    return { ...this.counters };
   }
 
-  private onObject(s: ResourceStrategy, obj: KubeObject): void {
-    const key = jobKey(s, obj);
+  private onChange(change: Change): void {
+    if (!this.byResource.has(change.key.resource)) return;
+    const touched = this.index.apply(change);
+    if (change.type === 'DELETED') this.waiting.delete(change.object.metadata.uid ?? '');
+    else this.track(change.key, change.object);
+    // A dependent that changed or went may be what one of its owners waits for.
+    for (const uid of touched) if (this.waiting.has(uid)) this.schedule(uid);
+  }
+
+  private track(key: ObjectKey, obj: KubeObject): void {
+    const uid = obj.metadata.uid ?? '';
     if (gcFinalizerOf(obj) === undefined) {
-      this.waiting.delete(key);
+      this.waiting.delete(uid);
       return;
     }
-    const job = { strategy: s, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
-    this.waiting.set(key, job);
-    this.schedule(key, job);
+    this.waiting.set(uid, key);
+    this.schedule(uid);
   }
 
-  private schedule(key: string, job: Job): void {
-    if (this.stopped || this.scheduled.has(key)) return;
-    this.scheduled.set(key, job);
+  private schedule(uid: string): void {
+    if (this.stopped || this.scheduled.has(uid)) return;
+    this.scheduled.add(uid);
     setImmediate(() => {
-      const due = this.scheduled.get(key);
-      this.scheduled.delete(key);
-      if (due) void this.collect(due.strategy, due.namespace, due.name).catch((err: unknown) => this.log.warn({ err, key }, 'garbage collection failed; retrying on the next change'));
+      this.scheduled.delete(uid);
+      const key = this.waiting.get(uid);
+      if (key === undefined || this.stopped) return;
+      this.collect(uid, key).catch((err: unknown) => this.log.warn({ err, owner: key }, 'garbage collection failed; retrying on the next change'));
     });
   }
 
-  /** Every stored object with an owner reference to `uid`. */
-  private dependentsOf(uid: string): Located[] {
-    const out: Located[] = [];
-    for (const s of this.registry.strategies) {
-      for (const obj of this.registry.storage.list(this.registry.keyOf(s, '', '').resource, undefined)) {
-        if ((obj.metadata.ownerReferences ?? []).some((r) => r.uid === uid)) out.push({ strategy: s, object: obj });
-      }
+  /** The stored dependents of `uid` (the owner itself left out), with their strategies. */
+  private dependents(uid: string): Array<{ s: ResourceStrategy; obj: KubeObject }> {
+    const out: Array<{ s: ResourceStrategy; obj: KubeObject }> = [];
+    for (const key of this.index.dependentsOf(uid)) {
+      const obj = this.registry.storage.get(key);
+      this.counters.dependentsVisited++;
+      if (obj !== undefined && obj.metadata.uid !== uid) out.push({ s: this.byResource.get(key.resource)!, obj });
     }
     return out;
   }
 
-  private async collect(s: ResourceStrategy, namespace: string, name: string): Promise<void> {
-    const owner = this.registry.storage.get(this.registry.keyOf(s, namespace, name));
+  private async collect(uid: string, key: ObjectKey): Promise<void> {
+    const owner = this.registry.storage.get(key);
     const finalizer = gcFinalizerOf(owner);
-    if (this.stopped || !owner || finalizer === undefined) return;
-    const uid = owner.metadata.uid ?? '';
-    const dependents = this.dependentsOf(uid);
-    for (const d of dependents) {
-      const meta = d.object.metadata;
-      if (finalizer === FINALIZER_ORPHAN_DEPENDENTS) {
-        const ownerReferences = (meta.ownerReferences ?? []).filter((r) => r.uid !== uid);
-        await this.registry.update(d.strategy, meta.namespace ?? '', meta.name ?? '', { ...d.object, metadata: { ...meta, ownerReferences } });
-      } else if (meta.deletionTimestamp === undefined) {
-        await this.registry.delete(d.strategy, meta.namespace ?? '', meta.name ?? '', { propagationPolicy: 'Foreground' });
-      }
+    if (!owner || owner.metadata.uid !== uid || finalizer === undefined) return;
+    this.counters.ownersCollected++;
+    if (finalizer === FINALIZER_ORPHAN_DEPENDENTS) {
+      for (const d of this.dependents(uid)) await this.orphan(d.s, d.obj, uid);
+    } else {
+      for (const d of this.dependents(uid)) if (d.obj.metadata.deletionTimestamp === undefined) await this.deleteDependent(d.s, d.obj);
+      // An owner that names itself with blockOwnerDeletion waits on itself, as in kube-controller-manager
+      // (until the namespace controller's Background delete takes the finalizer off).
+      if (blocks(owner, uid) || this.dependents(uid).some((d) => blocks(d.obj, uid))) return;
     }
-    if (finalizer === FINALIZER_DELETE_DEPENDENTS && dependents.length > 0) return;
-    const current = this.registry.storage.get(this.registry.keyOf(s, namespace, name));
+    await this.removeFinalizer(key, uid, finalizer);
+  }
+
+  private async orphan(s: ResourceStrategy, obj: KubeObject, uid: string): Promise<void> {
+    const meta = obj.metadata;
+    const ownerReferences = (meta.ownerReferences ?? []).filter((r) => r.uid !== uid);
+    await ignoreNotFound(this.registry.update(s, meta.namespace ?? '', meta.name ?? '', { ...obj, metadata: { ...meta, ownerReferences } }));
+  }
+
+  /**
+   * A dependent of an owner deleting in the foreground, as kube-controller-manager's
+   * attemptToDeleteItem treats it: kept (minus the references to owners that are going) while
+   * another owner lives; else deleted, in the foreground when it has dependents itself.
+   */
+  private async deleteDependent(s: ResourceStrategy, obj: KubeObject): Promise<void> {
+    const meta = obj.metadata;
+    const [namespace, name, uid] = [meta.namespace ?? '', meta.name ?? '', meta.uid ?? ''];
+    const owners = classifyOwners(this.owners, obj);
+    if (owners.unknown) return;
+    if (owners.solid > 0) {
+      const ownerReferences = (meta.ownerReferences ?? []).filter((r) => !owners.going.has(r.uid));
+      await ignoreNotFound(this.registry.update(s, namespace, name, { ...obj, metadata: { ...meta, ownerReferences } }));
+      return;
+    }
+    if (this.index.hasDependents(uid)) {
+      const inCycle = this.dependents(uid).some((d) => isDeletingDependents(d.obj));
+      const unblocked = inCycle ? unblockedReferences(meta.ownerReferences ?? []) : undefined;
+      if (unblocked !== undefined) await ignoreNotFound(this.registry.update(s, namespace, name, { ...obj, metadata: { ...meta, ownerReferences: unblocked } }));
+      await ignoreNotFound(this.registry.delete(s, namespace, name, { propagationPolicy: 'Foreground', preconditions: { uid } }));
+      return;
+    }
+    await ignoreNotFound(this.registry.delete(s, namespace, name, { propagationPolicy: policyOf(obj), preconditions: { uid } }));
+  }
+
+  private async removeFinalizer(key: ObjectKey, uid: string, finalizer: string): Promise<void> {
+    const current = this.registry.storage.get(key);
     if (!current || current.metadata.uid !== uid) return;
     const finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-    await this.registry.update(s, namespace, name, { ...current, metadata: { ...current.metadata, finalizers } }, { fieldManager: 'garbage-collector' });
+    const s = this.byResource.get(key.resource)!;
+    await this.registry.update(s, key.namespace, key.name, { ...current, metadata: { ...current.metadata, finalizers } }, { fieldManager: 'garbage-collector' });
+  }
+}
+
+/** Whether `obj` holds its owner `uid` back: a reference to it with blockOwnerDeletion. */
+function blocks(obj: KubeObject, uid: string): boolean {
+  return (obj.metadata.ownerReferences ?? []).some((r) => r.uid === uid && r.blockOwnerDeletion === true);
+}
+
+/** The propagation a dependent with no owner left is deleted with: what its own finalizers ask, else Background. */
+function policyOf(obj: KubeObject): string {
+  const finalizers = obj.metadata.finalizers ?? [];
+  if (finalizers.includes(FINALIZER_ORPHAN_DEPENDENTS)) return 'Orphan';
+  return finalizers.includes(FINALIZER_DELETE_DEPENDENTS) ? 'Foreground' : 'Background';
+}
+
+async function ignoreNotFound(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === 404)) throw err;
   }
 }

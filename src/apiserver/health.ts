@@ -34,14 +34,19 @@ export function healthPath(path: string): { endpoint: HealthEndpoint; check?: st
   return { endpoint: parts[1] as HealthEndpoint, check: parts.length === 3 ? parts[2] : undefined };
 }
 
+type HealthTarget = { endpoint: HealthEndpoint; check?: string };
+
+const applicableChecks = (target: HealthTarget, checks: HealthCheck[]): HealthCheck[] =>
+  checks.filter((c) => c.name !== 'shutdown' || target.endpoint === 'readyz');
+
+/** Whether the server serves `target`: an endpoint, or one of the endpoint's checks. */
+export function healthTargetExists(target: HealthTarget, checks: HealthCheck[]): boolean {
+  return target.check === undefined || applicableChecks(target, checks).some((c) => c.name === target.check);
+}
+
 /** Serves a health path; false when it names a check that does not exist (the caller's 404). */
-export function serveHealth(
-  res: ServerResponse,
-  target: { endpoint: HealthEndpoint; check?: string },
-  checks: HealthCheck[],
-  params: URLSearchParams,
-): boolean {
-  const applicable = checks.filter((c) => c.name !== 'shutdown' || target.endpoint === 'readyz');
+export function serveHealth(res: ServerResponse, target: HealthTarget, checks: HealthCheck[], params: URLSearchParams): boolean {
+  const applicable = applicableChecks(target, checks);
   if (target.check !== undefined) {
     const one = applicable.find((c) => c.name === target.check);
     if (!one) return false;

@@ -11,6 +11,7 @@
 import type { Logger } from 'pino';
 import { FINALIZER_NAMESPACE_KUBERNETES } from '../kube/annotations.js';
 import type { KubeObject, Namespace } from '../kube/types.js';
+import { isGarbageCollectorFinalizer } from './propagation-finalizers.js';
 import type { Registry } from './registry.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 import type { Change } from './storage/storage.js';
@@ -92,8 +93,11 @@ export class NamespaceFinalizer {
         remaining++;
         // No kubelet here finishes a graceful pod deletion, so pods go without a grace period.
         const graceful = rs.gracePeriodSeconds !== undefined;
-        if (obj.metadata.deletionTimestamp === undefined || graceful) {
-          await this.registry.delete(rs, name, obj.metadata.name ?? '', graceful ? { gracePeriodSeconds: 0 } : {});
+        // Deletes are Background, as kube's namespace deleter sends them: an object held by the
+        // garbage collector's finalizer (an owner waiting on itself) is let go too.
+        const heldByCollector = (obj.metadata.finalizers ?? []).some(isGarbageCollectorFinalizer);
+        if (obj.metadata.deletionTimestamp === undefined || graceful || heldByCollector) {
+          await this.registry.delete(rs, name, obj.metadata.name ?? '', { propagationPolicy: 'Background', ...(graceful ? { gracePeriodSeconds: 0 } : {}) });
         }
       }
     }

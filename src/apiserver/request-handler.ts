@@ -14,7 +14,7 @@ import { OpenApiDocuments, serveOpenApiV2, serveOpenApiV3 } from './openapi.js';
 import type { Registry } from './registry.js';
 import { checkRoute, serveResource, verbOf } from './resource-handler.js';
 import { MalformedRequestTargetError, parseRequestTarget, type RequestTarget } from './request-target.js';
-import { healthPath, serveHealth, type HealthCheck } from './health.js';
+import { healthPath, healthTargetExists, serveHealth, type HealthCheck } from './health.js';
 import { nonResourceRequestLabels, resourceRequestLabels, type ApiServerMetrics } from './metrics.js';
 import { isReviewRoute, reviewResources, serveReview } from './reviews.js';
 import { isApiPath, parseResourcePath, pathTokens, type ResourcePath } from './router.js';
@@ -162,14 +162,27 @@ function resourceLabel(route: ResourcePath): string {
   return route.subresource ? `${base}/${route.subresource}` : base;
 }
 
-function dryRunLabel(query: URLSearchParams): string {
-  return query.getAll('dryRun').join(',');
+/**
+ * The dry_run label as kube-apiserver's cleanDryRun gives it: '' without the parameter, "All"
+ * when every value is the one it supports, "invalid" otherwise — never the client's text, so the
+ * label's values are a closed set however many distinct values clients send.
+ */
+export function dryRunLabel(query: URLSearchParams): string {
+  const values = query.getAll('dryRun');
+  if (values.length === 0) return '';
+  return values.every((v) => v === 'All') ? 'All' : 'invalid';
+}
+
+/** A health path is labelled only when it names a check the server has (a 404 is not counted by path). */
+function servedHealthPath(deps: HandlerDeps, path: string): boolean {
+  const target = healthPath(path);
+  return target !== undefined && healthTargetExists(target, deps.healthChecks ?? []);
 }
 
 async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, target: RequestTarget, rec: RequestRecord): Promise<void> {
   const path = target.path;
   if (!isOpenPath(path) && !hasValidToken(req, deps.token)) throw new UnauthorizedError();
-  if (healthPath(path) || path === '/metrics') rec.labels = nonResourceRequestLabels(req.method ?? 'GET', path);
+  if (servedHealthPath(deps, path) || (path === '/metrics' && deps.metrics)) rec.labels = nonResourceRequestLabels(req.method ?? 'GET', path);
   if (serveOpenApi(deps, req, res, target) || serveNonResource(deps, req, res, path, target.query)) return;
   const route = parseResourcePath(path);
   if (route && isReviewRoute(route)) {

@@ -34,8 +34,10 @@ export interface ApiServerOptions {
   logger?: Logger;
   /** How often watches that asked for bookmarks get one (default 60 s). */
   bookmarkIntervalMs?: number;
-  /** Queued bytes after which a slow watcher is cut off (default 32 MiB). */
-  watchHighWaterBytes?: number;
+  /** Bytes queued on one watch before the rest waits for its client to read (default 256 KiB). */
+  watchWindowBytes?: number;
+  /** How long a watch with a full window may read nothing before it is closed (default 30 s). */
+  watchStallMs?: number;
   /** Changes kept for watch replay (older resourceVersions get 410 Expired); storage default when unset. */
   retainChanges?: number;
   /** Resources served (default: all built-in strategies). */
@@ -162,7 +164,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const hub = new WatchHub(storage, {
     log,
     bookmarkIntervalMs: opts.bookmarkIntervalMs,
-    highWaterBytes: opts.watchHighWaterBytes,
+    windowBytes: opts.watchWindowBytes,
+    stallMs: opts.watchStallMs,
   });
   const stats = new RequestStats();
   let address = '';

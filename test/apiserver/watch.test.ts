@@ -210,5 +210,5 @@ test('a watcher that stops reading is cut off instead of buffering without bound
       await until(() => server.stats().activeWatches === 0, 'the slow watcher to be dropped');
       res.destroy();
     },
-    { watchHighWaterBytes: 256 * 1024 },
+    { watchWindowBytes: 256 * 1024, watchStallMs: 200 },
   ));
