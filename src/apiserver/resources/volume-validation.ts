@@ -5,7 +5,7 @@
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../kube/name-validation.js';
 import { Quantity } from '../../kube/quantity.js';
 import type { LabelSelector, NodeSelector, StatusCause } from '../../kube/types.js';
-import { forbidden, invalid, invalidEach, notSupported, required } from './field-errors.js';
+import { appendCauses, forbidden, invalid, invalidEach, notSupported, required } from './field-errors.js';
 import { validateLabels } from './object-meta.js';
 
 export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
@@ -76,8 +76,8 @@ function validateNodeSelectorRequirement(rq: SelectorRequirementLike, field: str
     default:
       causes.push(invalid(`${field}.operator`, rq.operator, 'not a valid selector operator'));
   }
-  causes.push(...invalidEach(`${field}.key`, rq.key, isQualifiedName(String(rq.key ?? ''))));
-  values.forEach((v, i) => causes.push(...invalidEach(`${field}.values[${i}]`, v, isValidLabelValue(String(v)))));
+  appendCauses(causes, invalidEach(`${field}.key`, rq.key, isQualifiedName(String(rq.key ?? ''))));
+  values.forEach((v, i) => appendCauses(causes, invalidEach(`${field}.values[${i}]`, v, isValidLabelValue(String(v)))));
   return causes;
 }
 
@@ -103,9 +103,9 @@ export function validateNodeSelector(sel: NodeSelector, field: string): StatusCa
   const causes: StatusCause[] = [];
   terms.forEach((term, i) => {
     (term?.matchExpressions ?? []).forEach((rq, j) =>
-      causes.push(...validateNodeSelectorRequirement(rq, `${termsField}[${i}].matchExpressions[${j}]`)));
+      appendCauses(causes, validateNodeSelectorRequirement(rq, `${termsField}[${i}].matchExpressions[${j}]`)));
     (term?.matchFields ?? []).forEach((rq, j) =>
-      causes.push(...validateNodeFieldSelectorRequirement(rq, `${termsField}[${i}].matchFields[${j}]`)));
+      appendCauses(causes, validateNodeFieldSelectorRequirement(rq, `${termsField}[${i}].matchFields[${j}]`)));
   });
   return causes;
 }
@@ -123,8 +123,8 @@ export function validateLabelSelector(sel: LabelSelector, field: string): Status
     } else {
       causes.push(invalid(`${at}.operator`, expr.operator, 'not a valid selector operator'));
     }
-    causes.push(...invalidEach(`${at}.key`, expr.key, isQualifiedName(String(expr.key ?? ''))));
-    values.forEach((v, j) => causes.push(...invalidEach(`${at}.values[${j}]`, v, isValidLabelValue(String(v)))));
+    appendCauses(causes, invalidEach(`${at}.key`, expr.key, isQualifiedName(String(expr.key ?? ''))));
+    values.forEach((v, j) => appendCauses(causes, invalidEach(`${at}.values[${j}]`, v, isValidLabelValue(String(v)))));
   });
   return causes;
 }
@@ -135,8 +135,8 @@ export function validateSecretReference(ref: unknown, field: string): StatusCaus
   const r = ref as { name?: unknown; namespace?: unknown };
   const causes: StatusCause[] = [];
   if (!r.name) causes.push(required(`${field}.name`));
-  else causes.push(...invalidEach(`${field}.name`, r.name, isDNS1123Subdomain(String(r.name))));
+  else appendCauses(causes, invalidEach(`${field}.name`, r.name, isDNS1123Subdomain(String(r.name))));
   if (!r.namespace) causes.push(required(`${field}.namespace`));
-  else causes.push(...invalidEach(`${field}.namespace`, r.namespace, isDNS1123Label(String(r.namespace))));
+  else appendCauses(causes, invalidEach(`${field}.namespace`, r.namespace, isDNS1123Label(String(r.namespace))));
   return causes;
 }
