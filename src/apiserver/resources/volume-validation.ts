@@ -17,9 +17,14 @@ export function validateAccessModes(modes: unknown, field: string, requiredDetai
   if (list.length === 0) causes.push(required(field, requiredDetail));
   let rwop = false;
   let others = false;
+  // Every cause names the list, not the item: a value repeated is the same cause, which the 422
+  // would list once anyway; building it once spares a million empty modes a million messages.
+  const reported = new Set<unknown>();
   for (const mode of list) {
-    if (typeof mode !== 'string' || !ACCESS_MODES.includes(mode)) causes.push(notSupported(field, mode, ACCESS_MODES));
-    else if (mode === 'ReadWriteOncePod') rwop = true;
+    if (typeof mode !== 'string' || !ACCESS_MODES.includes(mode)) {
+      if (!reported.has(mode)) causes.push(notSupported(field, mode, ACCESS_MODES));
+      reported.add(mode);
+    } else if (mode === 'ReadWriteOncePod') rwop = true;
     else others = true;
   }
   if (rwop && others) causes.push(forbidden(field, 'may not use ReadWriteOncePod with other access modes'));
