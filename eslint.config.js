@@ -84,6 +84,16 @@ export default tseslint.config(
     rules: { 'local/arrows': 'error' },
   },
   {
+    // What a request decides the length of may not be spread into a call.
+    files: ['src/apiserver/**/*.ts', 'src/kube/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', {
+        selector: "CallExpression[callee.property.name='push'] > SpreadElement",
+        message: 'A spread push puts every element on the stack (it overflows near 100,000): loop, or appendCauses for StatusCauses.',
+      }],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },

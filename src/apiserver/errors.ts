@@ -12,11 +12,14 @@ export interface StatusResponse {
   body: Status;
 }
 
+/** How much of an unexpected error's message a 500 repeats (twice: message and cause). */
+const MAX_INTERNAL_MESSAGE = 4096;
+
 export function statusResponseFor(err: unknown, log: Logger): StatusResponse {
   if (err instanceof ApiError) return { code: err.code, body: err.toStatus() };
   const message = err instanceof Error ? err.message : String(err);
   log.error({ err }, 'internal error while serving a request');
-  const internal = new InternalError(message);
+  const internal = new InternalError(message.length > MAX_INTERNAL_MESSAGE ? `${message.slice(0, MAX_INTERNAL_MESSAGE)}...` : message);
   return { code: internal.code, body: internal.toStatus() };
 }
 

@@ -45,8 +45,18 @@ export function decodeKindObject(info: ResourceInfo, body: Record<string, unknow
 function strictDecodingErrors(unknownFields: string[], found: DuplicateFields | undefined): string[] {
   const unknown = unknownFields.map((path) => `unknown field ${goQuote(path)}`);
   if (found === undefined) return unknown;
-  const insideUnknown = (path: string): boolean =>
-    unknownFields.some((u) => path === u || path.startsWith(`${u}.`) || path.startsWith(`${u}[`));
+  // A path is inside an unknown field when it or a prefix ending before a "." or "[" is one: a
+  // set lookup per prefix, not every unknown field against every duplicate.
+  const unknownSet = new Set(unknownFields);
+  const lengths = new Set(unknownFields.map((u) => u.length));
+  const insideUnknown = (path: string): boolean => {
+    if (unknownSet.has(path)) return true;
+    for (let i = 0; i < path.length; i++) {
+      const c = path.charCodeAt(i);
+      if ((c === 0x2e || c === 0x5b) && lengths.has(i) && unknownSet.has(path.slice(0, i))) return true;
+    }
+    return false;
+  };
   const placed = [
     ...unknownFields.map((path, i) => ({ offset: found.firstOffsets.get(path) ?? 0, message: unknown[i] })),
     ...found.duplicates.filter((d) => !insideUnknown(d.path)).map((d) => ({ offset: d.offset, message: `duplicate field ${goQuote(d.path)}` })),

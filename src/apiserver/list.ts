@@ -77,17 +77,63 @@ function parseContinueJson(raw: string): unknown {
   return value;
 }
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** The literal text of the token's `rv` number, as Go's error quotes it (JSON.parse loses it). */
+function rvLiteral(json: string): string {
+  return /"rv"\s*:\s*(-?[0-9][0-9.eE+-]*)/.exec(json)?.[1] ?? '';
+}
+
+/**
+ * Go's decoding of a token's fields into kube-apiserver's continueToken {v string; rv int64;
+ * start string}: the first field of the wrong type, in document order, is the error.
+ */
+function goFieldTypeProblem(token: Record<string, unknown>, json: string): string | undefined {
+  const goTypes: Record<string, string> = { v: 'string', rv: 'int64', start: 'string' };
+  for (const [field, value] of Object.entries(token)) {
+    const goType = goTypes[field];
+    if (goType === undefined || value === null) continue;
+    const into = `into Go struct field continueToken.${field} of type ${goType}`;
+    if (goType === 'string') {
+      if (typeof value !== 'string') return `json: cannot unmarshal ${jsonTypeOf(value)} ${into}`;
+      continue;
+    }
+    if (typeof value !== 'number') return `json: cannot unmarshal ${jsonTypeOf(value)} ${into}`;
+    const literal = rvLiteral(json);
+    if (!/^-?\d+$/.test(literal) || BigInt(literal) < INT64_MIN || BigInt(literal) > INT64_MAX) {
+      return `json: cannot unmarshal number ${literal} ${into}`;
+    }
+  }
+  return undefined;
+}
+
+/** kube-apiserver's answer to a list at a resourceVersion it has not reached (it waits 3 s first). */
+function tooLargeResourceVersion(requested: number, current: number): ApiError {
+  return new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1,
+  });
+}
+
+/**
+ * A continue token of ours: its fields typed as Go would decode them (a forged `rv` of 1e308 was
+ * served, and echoed as the list's resourceVersion "1e+308"), a positive integer rv this server
+ * has reached and not compacted, and the key to continue after.
+ */
 function decodeContinue(raw: string, storage: Storage): ContinueToken {
   const token = parseContinueJson(raw) as Partial<ContinueToken> & { v?: unknown };
-  if (typeof token.rv !== 'number' || !Array.isArray(token.after) || token.after.length !== 2) {
+  const typeProblem = goFieldTypeProblem(token, Buffer.from(raw.replace(/[\r\n]/g, ''), 'base64url').toString('utf8'));
+  if (typeProblem !== undefined) throw invalidContinue(typeProblem);
+  const ours = Number.isSafeInteger(token.rv) && (token.rv as number) > 0 && Array.isArray(token.after) && token.after.length === 2 &&
+    token.after.every((k) => typeof k === 'string');
+  if (!ours) {
     // Not one of ours: upstream's decoding of its own token format decides the message.
-    if (token.v !== undefined && token.v !== null && typeof token.v !== 'string') {
-      throw invalidContinue(`json: cannot unmarshal ${jsonTypeOf(token.v)} into Go struct field continueToken.v of type string`);
-    }
     const version = typeof token.v === 'string' ? token.v : '';
     throw invalidContinue(version === UPSTREAM_TOKEN_VERSION ? 'not a continue token of this server' : `server does not recognize this encoded version ${version}`);
   }
-  if (token.rv < storage.oldestRetainedRV()) {
+  const rv = token.rv as number;
+  if (rv > storage.currentRV()) throw tooLargeResourceVersion(rv, storage.currentRV());
+  if (rv < storage.oldestRetainedRV()) {
     throw new ApiError(
       410,
       'Expired',

@@ -50,6 +50,20 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return defined === 0;
 }
 
+/**
+ * A JSON value's text with object keys in sorted order and undefined members left out: two values
+ * are jsonEqual exactly when their canonical texts are equal, so a list's items can be compared
+ * through a Set in linear time instead of pairwise. Recursive: the request decoder holds every
+ * value to 100 levels before it gets here.
+ */
+export function canonicalJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
+}
+
 /** Everything but metadata and status: what a generation bump is decided on. */
 export function specPart(obj: KubeObject): Record<string, unknown> {
   const rest: Record<string, unknown> = {};

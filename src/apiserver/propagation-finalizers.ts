@@ -36,7 +36,8 @@ export function finalizersForPropagation(finalizers: string[], opts: Propagation
   const next = finalizers.filter((f) => !GC_FINALIZERS.includes(f));
   if (orphan) next.push(FINALIZER_ORPHAN_DEPENDENTS);
   if (foreground) next.push(FINALIZER_DELETE_DEPENDENTS);
-  const same = next.length === new Set(finalizers).size && next.every((f) => finalizers.includes(f));
+  const present = new Set(finalizers);
+  const same = next.length === present.size && next.every((f) => present.has(f));
   return same ? undefined : next;
 }
 

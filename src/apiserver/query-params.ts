@@ -12,7 +12,7 @@ import { parseFieldSelector, parseLabelSelector, type FieldRequirement, type Lab
 import type { StatusCause } from '../kube/types.js';
 import { QualifiedInvalidError } from './errors.js';
 import type { FieldValidation } from './field-validation.js';
-import { forbidden, invalid, notSupported, required, tooLong } from './resources/field-errors.js';
+import { appendCauses, forbidden, invalid, notSupported, required, tooLong } from './resources/field-errors.js';
 
 const INT64_MAX = (1n << 63n) - 1n;
 const UINT64_MAX = (1n << 64n) - 1n;
@@ -244,7 +244,7 @@ export function parseWriteQuery(params: URLSearchParams, kind: WriteOptionsKind,
     causes.push(forbidden('force', 'may not be specified for non-apply patch'));
   }
   if (apply && fieldManager === '') causes.push(required('fieldManager', 'is required for apply patch'));
-  causes.push(...fieldManagerCauses(fieldManager), ...dryRunCauses(dryRun), ...fieldValidationCauses(fieldValidation));
+  appendCauses(causes, fieldManagerCauses(fieldManager), dryRunCauses(dryRun), fieldValidationCauses(fieldValidation));
   if (causes.length > 0) throw optionsInvalid(kind, causes);
   return {
     dryRun: dryRun.length > 0,
@@ -302,6 +302,6 @@ export function validateDeleteOptions(o: DeleteOptionValues): void {
   if (policy !== undefined && !PROPAGATION_POLICIES.includes(policy)) {
     causes.push(notSupported('propagationPolicy', policy, [...PROPAGATION_POLICIES, 'nil']));
   }
-  causes.push(...dryRunCauses(o.dryRun), ...ignoreStoreReadErrorCauses(o));
+  appendCauses(causes, dryRunCauses(o.dryRun), ignoreStoreReadErrorCauses(o));
   if (causes.length > 0) throw optionsInvalid('DeleteOptions', causes);
 }

@@ -14,6 +14,7 @@ import { APPLY_PATCH_YAML, applyPatch, isApplyPatch, parsePatchBody } from './pa
 import { decodePatchResult } from './patch/patch-result.js';
 import { QualifiedInvalidError } from './errors.js';
 import type { FieldValidation } from './field-validation.js';
+import { dedupOwnerReferences } from './owner-reference-dedup.js';
 import { listObjects, type ListOptions } from './list.js';
 import {
   carrySystemMeta,
@@ -142,6 +143,8 @@ export class Registry {
     applied?: AppliedFields,
   ): Promise<WriteOutcome> {
     const supplied = object.metadata.managedFields;
+    const dedup = dedupOwnerReferences(object.metadata, 'request');
+    if (dedup !== undefined) warnings = [...warnings, dedup];
     // NamespaceLifecycle admission runs before the strategy names and validates the object.
     this.requireNamespace(s, namespace, object.metadata.name ?? '');
     const meta = object.metadata;
@@ -177,6 +180,8 @@ export class Registry {
   ): Promise<WriteOutcome> {
     const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
     requireNameMatchesUrl(object.metadata, name);
+    const dedup = dedupOwnerReferences(object.metadata, 'request');
+    if (dedup !== undefined) warnings.push(dedup);
     if (s.allowCreateOnUpdate === true && opts.subresource === undefined) {
       requireObjectKey(s.info, namespace, name);
       if (!this.storage.get(this.keyOf(s, namespace, name))) {
@@ -204,6 +209,8 @@ export class Registry {
     const { object, warnings } = decodePatchResult(s.info, contentType, patch, patched, opts.fieldValidation ?? 'Warn');
     setScope(s.info, object, namespace);
     requireNameMatchesUrl(object.metadata, name);
+    const dedup = dedupOwnerReferences(object.metadata, 'after-admission');
+    if (dedup !== undefined) warnings.push(dedup);
     s.defaults(object);
     const result = await this.commitUpdate(s, namespace, object, opts);
     return { object: result, warnings: [...warnings, ...this.updateWarnings(s, result, opts)] };

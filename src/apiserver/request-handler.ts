@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { MethodNotAllowedError, UnauthorizedError, statusOf } from '../kube/errors.js';
+import { InternalError, MethodNotAllowedError, UnauthorizedError, statusOf } from '../kube/errors.js';
 import { hasValidToken, isOpenPath } from './auth.js';
 import { aggregatedDiscoveryDocument, negotiateDiscovery, sendAggregatedDiscovery } from './aggregated-discovery.js';
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION, type ServedResource } from './discovery.js';
@@ -208,6 +208,25 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   await serveResource({ req, res, params: target.query, route, strategy }, verb, deps.registry, deps.hub);
 }
 
+/**
+ * Sends the Status for what a request threw. Should even that fail (a body too large to encode),
+ * the client gets a fixed 500 and the failure is logged: an error answer never ends the process.
+ */
+function answerError(req: IncomingMessage, res: ServerResponse, err: unknown, log: Logger): void {
+  const { code, body } = statusResponseFor(err, log);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  try {
+    sendStatus(req, res, code, body);
+  } catch (sendErr) {
+    log.error({ err: sendErr, code }, 'the error answer could not be encoded');
+    if (res.headersSent) res.destroy();
+    else sendJson(res, 500, new InternalError('the error answer could not be encoded').toStatus());
+  }
+}
+
 export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const rec: RequestRecord = { verb: (req.method ?? '').toLowerCase(), resource: '', code: 0 };
@@ -227,10 +246,8 @@ export function createRequestHandler(deps: HandlerDeps): (req: IncomingMessage, 
     let reason: string | undefined;
     serve(deps, req, res, target, rec)
       .catch((err: unknown) => {
-        const { code, body } = statusResponseFor(err, deps.log);
         reason = statusOf(err).reason;
-        if (res.headersSent) res.end();
-        else sendStatus(req, res, code, body);
+        answerError(req, res, err, deps.log);
       })
       .finally(() => {
         rec.code = res.statusCode;

@@ -105,15 +105,56 @@ export class ConflictError extends ApiError {
   }
 }
 
+/**
+ * How much text (fields and messages) the causes of one 422 carry. kube-apiserver lists every
+ * distinct cause whole; past this budget the rest are counted in one closing cause instead (only
+ * many distinct errors reach it: 100,000 bad finalizer names, say). The first cause is always kept.
+ */
+export const INVALID_CAUSES_TEXT_BUDGET = 1024 * 1024;
+
+const causeText = (c: StatusCause): string => (c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? ''));
+
+/**
+ * Each distinct cause once, in first-seen order, as kube-apiserver's declarative-validation step
+ * leaves them (field.ErrorList.Filter goes through ToAggregate, which drops repeated texts: a
+ * million empty access modes are one cause there), as long as they fit
+ * INVALID_CAUSES_TEXT_BUDGET; the rest are counted in one closing cause without being compared
+ * (comparing 3,699 errors that each print a list of 3,700 owner references reads ~0.9 GB).
+ */
+function distinctCausesWithinBudget(causes: StatusCause[]): StatusCause[] {
+  const seen = new Set<string>();
+  const out: StatusCause[] = [];
+  let used = 0;
+  let omitted = 0;
+  for (const c of causes) {
+    if (out.length > 0 && used > INVALID_CAUSES_TEXT_BUDGET) {
+      omitted++;
+      continue;
+    }
+    const text = causeText(c);
+    if (seen.has(text)) continue;
+    seen.add(text);
+    out.push(c);
+    used += text.length;
+  }
+  if (omitted > 0) out.push({ message: `${omitted} more error${omitted === 1 ? '' : 's'} not listed: the list exceeds ${INVALID_CAUSES_TEXT_BUDGET} bytes` });
+  return out;
+}
+
+/** The aggregate's text: "field: message", bracketed when there is more than one. */
+function aggregateText(causes: StatusCause[]): string {
+  const list = causes.map(causeText);
+  return list.length === 1 ? list[0] : `[${list.join(', ')}]`;
+}
+
 /** 422 with causes. `kind` here is the Kind (e.g. "PersistentVolume"), as upstream. */
 export class InvalidError extends ApiError {
-  constructor(
-    id: { kind: string; group?: string; name?: string },
-    readonly causes: StatusCause[],
-  ) {
-    const list = causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? '')));
-    const summary = list.length === 1 ? list[0] : `[${list.join(', ')}]`;
-    super(422, 'Invalid', `${id.kind} "${id.name ?? ''}" is invalid: ${summary}`, { ...id, causes });
+  readonly causes: StatusCause[];
+
+  constructor(id: { kind: string; group?: string; name?: string }, causes: StatusCause[]) {
+    const kept = distinctCausesWithinBudget(causes);
+    super(422, 'Invalid', `${id.kind} "${id.name ?? ''}" is invalid: ${aggregateText(kept)}`, { ...id, causes: kept });
+    this.causes = kept;
   }
 }
 

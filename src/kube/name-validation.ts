@@ -73,7 +73,7 @@ export function isQualifiedName(value: string): string[] {
     const prefix = parts[0];
     name = parts[1];
     if (prefix.length === 0) errs.push(`prefix part ${EMPTY_ERROR}`);
-    else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
+    else for (const m of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${m}`);
   } else {
     return [
       'a qualified name ' +

@@ -1,3 +1,5 @@
+import { LONG_LISTS } from './long-lists.js';
+
 /**
  * A corpus of hostile requests, each answered by kube-apiserver v1.37.2 as recorded in
  * expected.json (`record.ts` sends them to a real server and writes it). Malformed and
@@ -178,4 +180,5 @@ const patches: HostileRequest[] = [
 
 export const HOSTILE_REQUESTS: HostileRequest[] = [
   ...malformedJson, ...hugeBodies, ...invalidNames, ...absurdQuantities, ...tokens, ...traversal, ...selectors, ...resourceVersionsAndLimits, ...patches,
+  ...LONG_LISTS,
 ];

@@ -17,7 +17,7 @@ const ROOT = resolve(new URL('../../..', import.meta.url).pathname);
 const TARGETS_DIR = join(ROOT, 'dist', 'test', 'fuzz', 'targets');
 const SEEDS = join(ROOT, 'test', 'fuzz', 'corpus');
 const JSON_DICT = join(ROOT, 'test', 'fuzz', 'json.dict');
-const JSON_TARGETS = new Set(['objectBody', 'jsonPatch', 'mergePatch', 'strategicMergePatch']);
+const JSON_TARGETS = new Set(['objectBody', 'jsonPatch', 'mergePatch', 'strategicMergePatch', 'longLists']);
 /** Per input: a parser that takes longer than this on a few KiB is a hang. */
 const INPUT_TIMEOUT_MS = 5_000;
 /** Past its time by this much a run is stopped by process group and counted as a hang. */

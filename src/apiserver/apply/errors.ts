@@ -32,11 +32,16 @@ function conflictMessage(conflicts: ManagerConflict[]): string {
     return `Apply failed with 1 conflict: conflict with ${c.manager}: ${c.field}`;
   }
   const byManager = new Map<string, ManagerConflict[]>();
-  for (const c of conflicts) byManager.set(c.managerKey, [...(byManager.get(c.managerKey) ?? []), c]);
+  for (const c of conflicts) {
+    const group = byManager.get(c.managerKey);
+    if (group) group.push(c);
+    else byManager.set(c.managerKey, [c]);
+  }
   const lines: string[] = [];
   for (const key of [...byManager.keys()].sort()) {
     const group = byManager.get(key)!;
-    lines.push(`conflicts with ${group[0].manager}:`, ...group.map((c) => `- ${c.field}`));
+    lines.push(`conflicts with ${group[0].manager}:`);
+    for (const c of group) lines.push(`- ${c.field}`);
   }
   return `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
 }

@@ -130,11 +130,13 @@ export class FieldSet {
     return true;
   }
 
-  /** Every member path, depth first, children in FieldsV1 order. */
-  paths(prefix: string[] = []): string[][] {
-    const out: string[][] = [];
+  /**
+   * Every member path, depth first, children in FieldsV1 order. Collected into one array (a
+   * spread push of a child's paths overflowed the stack at ~100,000 finalizers or list values).
+   */
+  paths(prefix: string[] = [], out: string[][] = []): string[][] {
     if (this.member && prefix.length > 0) out.push(prefix);
-    for (const k of sortedElements(this.children)) out.push(...this.children!.get(k)!.paths([...prefix, k]));
+    for (const k of sortedElements(this.children)) this.children!.get(k)!.paths([...prefix, k], out);
     return out;
   }
 

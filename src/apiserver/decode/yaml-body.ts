@@ -67,9 +67,9 @@ function firstDocument(text: string, limit: number, lines: LineCounter): Documen
         throw new YamlBodyError(`yaml: line ${lines.linePos(offset).line}: exceeded max depth of ${limit}`);
       }
     }
-    docs.push(...composer.next(token));
+    for (const doc of composer.next(token)) docs.push(doc);
   }
-  docs.push(...composer.end());
+  for (const doc of composer.end()) docs.push(doc);
   return docs[0];
 }
 

@@ -204,7 +204,7 @@ export function resourceOperations(info: ResourceInfo): PathOperations[] {
     out.push({ path: `${root}/watch${scope}/${info.plural}`, operations: withParameters([watchOperation(ctx, ns, false)], scopeParams) });
     out.push({ path: `${root}/watch${scope}/${info.plural}/{name}`, operations: withParameters([watchOperation(ctx, ns, true)], named) });
   }
-  if (info.namespaced && info.verbs.includes('list')) out.push(...allNamespacesOperations(ctx, root));
+  if (info.namespaced && info.verbs.includes('list')) for (const op of allNamespacesOperations(ctx, root)) out.push(op);
   return out.filter((p) => p.operations.length > 0);
 }
 

@@ -6,7 +6,7 @@
  * kube-apiserver.
  */
 import type { StatusCause } from '../../kube/types.js';
-import { forbidden, immutable, invalid, notSupported } from './field-errors.js';
+import { appendCauses, forbidden, immutable, invalid, notSupported } from './field-errors.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column, field } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
 import { validateLabelSelector } from './volume-validation.js';
@@ -65,7 +65,7 @@ function validateDeploymentSpec(w: Workload): StatusCause[] {
   ];
   const deadline = spec.progressDeadlineSeconds;
   if (typeof deadline === 'number') {
-    causes.push(...nonNegative(deadline, 'spec.progressDeadlineSeconds'));
+    appendCauses(causes, nonNegative(deadline, 'spec.progressDeadlineSeconds'));
     if (deadline <= (typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0)) {
       causes.push(invalid('spec.progressDeadlineSeconds', deadline, 'must be greater than minReadySeconds'));
     }
@@ -140,8 +140,8 @@ function validateDaemonSetSpec(w: Workload): StatusCause[] {
   const match = selectorMatch(spec.selector, template?.metadata?.labels);
   if (match === 'mismatch') causes.push(selectorMismatch('spec.template', template));
   if (match === 'empty') causes.push(invalid('spec.selector', spec.selector, 'empty selector is invalid for daemonset'));
-  causes.push(...validatePodTemplateSpec(template, 'spec.template'), ...validateControllerPodSpec(template, 'spec.template', 'DaemonSet', invalid),
-    ...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
+  appendCauses(causes, validatePodTemplateSpec(template, 'spec.template'), validateControllerPodSpec(template, 'spec.template', 'DaemonSet', invalid),
+    nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
   const update = isObject(spec.updateStrategy) ? spec.updateStrategy : {};
   if (update.type !== 'RollingUpdate' && update.type !== 'OnDelete') {
     causes.push(notSupported('spec.updateStrategy.type', update.type ?? '', ['OnDelete', 'RollingUpdate']));

@@ -12,7 +12,7 @@ import { isQualifiedName } from '../../kube/name-validation.js';
 import { Quantity } from '../../kube/quantity.js';
 import type { PersistentVolumeClaim, StatusCause, StorageClass } from '../../kube/types.js';
 import { storageClassOfClaim } from '../../kube/volume-helpers.js';
-import { forbidden, invalidEach, notSupported } from './field-errors.js';
+import { appendCauses, forbidden, invalidEach, notSupported } from './field-errors.js';
 import type { AdmissionContext } from './strategy.js';
 import { validateNonNegativeQuantity } from './volume-validation.js';
 
@@ -72,16 +72,16 @@ export function validateAllocatedResources(pvc: PersistentVolumeClaim): StatusCa
   const causes: StatusCause[] = [];
   const statusPath = 'status.allocatedResourceStatuses';
   for (const [key, value] of Object.entries(pvc.status?.allocatedResourceStatuses ?? {})) {
-    causes.push(...validateResourceKey(key, statusPath));
+    appendCauses(causes, validateResourceKey(key, statusPath));
     if (!(CLAIM_RESOURCE_STATUSES as readonly string[]).includes(value)) causes.push(notSupported(statusPath, key, CLAIM_RESOURCE_STATUSES));
   }
   for (const [key, value] of Object.entries(pvc.status?.allocatedResources ?? {})) {
     const keyProblems = validateResourceKey(key, 'status.allocatedResources');
     if (keyProblems.length > 0) {
-      causes.push(...keyProblems);
+      appendCauses(causes, keyProblems);
       continue;
     }
-    causes.push(...validateNonNegativeQuantity(value, `status.allocatedResources[${key}]`));
+    appendCauses(causes, validateNonNegativeQuantity(value, `status.allocatedResources[${key}]`));
   }
   return causes;
 }

@@ -10,7 +10,7 @@ import type { PersistentVolumeClaim, PersistentVolumeClaimSpec, StatusCause } fr
 import { hasAnnotation } from '../../kube/volume-helpers.js';
 import { validateAttributesClassRemoval } from './claim-resize.js';
 import { diffText, jsonEqual } from './common.js';
-import { forbidden, immutable, invalid, invalidEach, notSupported, required } from './field-errors.js';
+import { appendCauses, forbidden, immutable, invalid, invalidEach, notSupported, required } from './field-errors.js';
 import {
   validateAccessModes,
   validateClassName,
@@ -34,8 +34,8 @@ function validateDataSource(ds: DataSourceLike, field: string, isRef: boolean): 
   if (!group && ds.kind !== 'PersistentVolumeClaim') {
     causes.push(invalid(field, ds.kind ?? '', "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
   }
-  if (group) causes.push(...invalidEach(`${field}.apiGroup`, group, isDNS1123Subdomain(group)));
-  if (isRef && ds.namespace) causes.push(...invalidEach(`${field}.namespace`, ds.namespace, isDNS1123Label(ds.namespace)));
+  if (group) appendCauses(causes, invalidEach(`${field}.apiGroup`, group, isDNS1123Subdomain(group)));
+  if (isRef && ds.namespace) appendCauses(causes, invalidEach(`${field}.namespace`, ds.namespace, isDNS1123Label(ds.namespace)));
   return causes;
 }
 
@@ -46,8 +46,8 @@ function validateDataSources(spec: PersistentVolumeClaimSpec): StatusCause[] {
   const causes: StatusCause[] = [];
   const ds = spec.dataSource as DataSourceLike | undefined;
   const ref = spec.dataSourceRef as DataSourceLike | undefined;
-  if (ds) causes.push(...validateDataSource(ds, 'spec.dataSource', false));
-  if (ref) causes.push(...validateDataSource(ref, 'spec.dataSourceRef', true));
+  if (ds) appendCauses(causes, validateDataSource(ds, 'spec.dataSource', false));
+  if (ref) appendCauses(causes, validateDataSource(ref, 'spec.dataSourceRef', true));
   if (ref?.namespace) {
     if (ds) causes.push(invalidPath('spec', 'spec.dataSource', 'may not be specified when dataSourceRef.namespace is specified'));
   } else if (ds && ref && !sameDataSource(ds, ref)) {
@@ -63,17 +63,17 @@ function invalidPath(field: string, pathValue: string, detail: string): StatusCa
 
 export function validateClaimSpec(spec: PersistentVolumeClaimSpec): StatusCause[] {
   const causes = validateAccessModes(spec.accessModes, 'spec.accessModes', 'at least 1 access mode is required');
-  if (spec.selector !== undefined && spec.selector !== null) causes.push(...validateLabelSelector(spec.selector, 'spec.selector'));
+  if (spec.selector !== undefined && spec.selector !== null) appendCauses(causes, validateLabelSelector(spec.selector, 'spec.selector'));
   const requests = spec.resources?.requests ?? {};
   if (!Object.hasOwn(requests, 'storage')) causes.push(required('spec.resources[storage]'));
-  else causes.push(...validatePositiveQuantity(requests.storage, 'spec.resources[storage]'));
-  if (spec.storageClassName) causes.push(...validateClassName(spec.storageClassName, 'spec.storageClassName'));
+  else appendCauses(causes, validatePositiveQuantity(requests.storage, 'spec.resources[storage]'));
+  if (spec.storageClassName) appendCauses(causes, validateClassName(spec.storageClassName, 'spec.storageClassName'));
   if (spec.volumeMode !== undefined && spec.volumeMode !== null && !VOLUME_MODES.includes(spec.volumeMode)) {
     causes.push(notSupported('spec.volumeMode', spec.volumeMode, VOLUME_MODES));
   }
-  causes.push(...validateDataSources(spec));
+  appendCauses(causes, validateDataSources(spec));
   if (spec.volumeAttributesClassName) {
-    causes.push(...validateClassName(spec.volumeAttributesClassName, 'spec.volumeAttributesClassName'));
+    appendCauses(causes, validateClassName(spec.volumeAttributesClassName, 'spec.volumeAttributesClassName'));
   }
   return causes;
 }
@@ -147,6 +147,6 @@ export function validateClaimUpdate(next: PersistentVolumeClaim, prev: Persisten
     causes.push(forbidden('spec.resources.requests.storage', 'field can not be less than status.capacity'));
   }
   if ((next.spec.volumeMode ?? null) !== (prev.spec.volumeMode ?? null)) causes.push(immutable('volumeMode', next.spec.volumeMode));
-  causes.push(...validateAttributesClassRemoval(next, prev));
+  appendCauses(causes, validateAttributesClassRemoval(next, prev));
   return causes;
 }

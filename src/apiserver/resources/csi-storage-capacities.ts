@@ -8,7 +8,7 @@ import { isDNS1123Subdomain } from '../../kube/name-validation.js';
 import { compareQuantityStrings } from '../../kube/quantity.js';
 import type { KubeObject, LabelSelector, StatusCause } from '../../kube/types.js';
 import { jsonEqual, resourceInfo } from './common.js';
-import { immutable, invalid, invalidEach } from './field-errors.js';
+import { appendCauses, immutable, invalid, invalidEach } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { column, NAME_COLUMN } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -31,9 +31,9 @@ function notNegative(field: string, value: string | undefined): StatusCause[] {
 function validateCapacity(obj: KubeObject): StatusCause[] {
   const c = asCapacity(obj);
   const causes = validateObjectMeta(c.metadata, true, nameIsDNSSubdomain);
-  if (c.nodeTopology) causes.push(...validateLabelSelector(c.nodeTopology, 'nodeTopology'));
-  causes.push(...invalidEach('storageClassName', c.storageClassName ?? '', isDNS1123Subdomain(c.storageClassName ?? '')));
-  causes.push(...notNegative('capacity', c.capacity), ...notNegative('maximumVolumeSize', c.maximumVolumeSize));
+  if (c.nodeTopology) appendCauses(causes, validateLabelSelector(c.nodeTopology, 'nodeTopology'));
+  appendCauses(causes, invalidEach('storageClassName', c.storageClassName ?? '', isDNS1123Subdomain(c.storageClassName ?? '')));
+  appendCauses(causes, notNegative('capacity', c.capacity), notNegative('maximumVolumeSize', c.maximumVolumeSize));
   return causes;
 }
 

@@ -6,7 +6,7 @@
 import type { KubeObject, ObjectReference, StatusCause } from '../../kube/types.js';
 import { isDNS1123Subdomain, isQualifiedName } from '../../kube/name-validation.js';
 import { resourceInfo } from './common.js';
-import { invalid, invalidEach, required } from './field-errors.js';
+import { appendCauses, invalid, invalidEach, required } from './field-errors.js';
 import { validateObjectMetaUpdate } from './object-meta.js';
 import { age, column, field } from './printing.js';
 import type { FieldSet, ResourceStrategy, TableColumn } from './strategy.js';
@@ -43,7 +43,7 @@ export function legacyEventCauses(e: EventCore, controllerField: string): Status
   } else {
     if (!e.involvedNamespace && e.namespace !== 'default' && e.namespace !== 'kube-system') causes.push(mismatch);
     if (!e.reportingController) causes.push(required(controllerField));
-    causes.push(...invalidEach(controllerField, e.reportingController, isQualifiedName(e.reportingController)));
+    appendCauses(causes, invalidEach(controllerField, e.reportingController, isQualifiedName(e.reportingController)));
     if (!e.reportingInstance) causes.push(required('reportingInstance'));
     if (longer(e.reportingInstance, REPORTING_INSTANCE_LIMIT)) {
       causes.push(invalid('reportingInstance', '', `can have at most ${REPORTING_INSTANCE_LIMIT} characters`));
@@ -54,7 +54,7 @@ export function legacyEventCauses(e: EventCore, controllerField: string): Status
     if (longer(e.reason, REASON_LIMIT)) causes.push(invalid('reason', '', `can have at most ${REASON_LIMIT} characters`));
     if (longer(e.message, NOTE_LIMIT)) causes.push(invalid('message', '', `can have at most ${NOTE_LIMIT} characters`));
   }
-  causes.push(...invalidEach('namespace', e.namespace, isDNS1123Subdomain(e.namespace)));
+  appendCauses(causes, invalidEach('namespace', e.namespace, isDNS1123Subdomain(e.namespace)));
   return causes;
 }
 

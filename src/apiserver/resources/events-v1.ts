@@ -6,7 +6,7 @@
 import type { KubeObject, ObjectReference, StatusCause } from '../../kube/types.js';
 import { fieldLabelTable, jsonEqual } from './common.js';
 import { eventStrategy, legacyEventCauses, referenceFieldLabels, referenceFields } from './event-strategy.js';
-import { immutable, invalid, required } from './field-errors.js';
+import { appendCauses, immutable, invalid, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import type { ResourceStrategy } from './strategy.js';
 
@@ -88,7 +88,7 @@ function validateEventV1Update(next: KubeObject, prev: KubeObject): StatusCause[
   const [a, b] = [next as EventV1, prev as EventV1];
   // The create-time strict checks are not repeated: legacy validation, then the update rules.
   const causes = [...legacyCauses(a), ...validateObjectMetaUpdate(next.metadata, prev.metadata)];
-  if (!jsonEqual(a.series, b.series)) causes.push(...seriesCauses(a));
+  if (!jsonEqual(a.series, b.series)) appendCauses(causes, seriesCauses(a));
   for (const [field, path, zero] of IMMUTABLE_FIELDS) {
     const [now, was] = [a[field] ?? zero, b[field] ?? zero];
     if (!jsonEqual(now, was)) causes.push(immutable(path, now));

@@ -3,7 +3,7 @@ import { FINALIZER_NAMESPACE_KUBERNETES, LABEL_NAMESPACE_NAME } from '../../kube
 import { isQualifiedName } from '../../kube/name-validation.js';
 import type { KubeObject, Namespace, StatusCause } from '../../kube/types.js';
 import { fieldLabelTable, keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
-import { invalid, invalidEach } from './field-errors.js';
+import { appendCauses, invalid, invalidEach } from './field-errors.js';
 import { nameIsDNSLabel, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -19,7 +19,7 @@ function validateSpecFinalizers(ns: Namespace, indexed = false): StatusCause[] {
     // ValidateNamespaceFinalizeUpdate names each entry; create and update validation the list.
     const field = indexed ? `spec.finalizers[${i}]` : 'spec.finalizers';
     const errs = isQualifiedName(String(f));
-    if (errs.length) causes.push(...invalidEach(field, f, errs));
+    if (errs.length) appendCauses(causes, invalidEach(field, f, errs));
     else if (!String(f).includes('/') && !STANDARD_FINALIZERS.includes(f)) {
       causes.push(invalid(field, f, 'name is neither a standard finalizer name nor is it fully qualified'));
     }

@@ -2,7 +2,7 @@
 import type { KubeObject, Node, StatusCause } from '../../kube/types.js';
 import { fieldLabelTable, keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
 import { isQualifiedName, isValidLabelValue } from '../../kube/name-validation.js';
-import { invalid, invalidEach, notSupported, required } from './field-errors.js';
+import { appendCauses, invalid, invalidEach, notSupported, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column, field } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -27,7 +27,7 @@ function validateTaints(node: Node): StatusCause[] {
   const taints = Array.isArray(node.spec?.taints) ? (node.spec.taints as { key?: string; value?: string; effect?: string }[]) : [];
   taints.forEach((t, i) => {
     const at = `metadata.taints[${i}]`;
-    causes.push(...invalidEach(`${at}.key`, t?.key ?? '', isQualifiedName(String(t?.key ?? ''))));
+    appendCauses(causes, invalidEach(`${at}.key`, t?.key ?? '', isQualifiedName(String(t?.key ?? ''))));
     const valueErrors = isValidLabelValue(String(t?.value ?? ''));
     if (valueErrors.length > 0) causes.push(invalid(`${at}.value`, t?.value ?? '', valueErrors.join(';')));
     if (!t?.effect) causes.push(required(`${at}.effect`));

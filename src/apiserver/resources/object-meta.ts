@@ -4,8 +4,8 @@
  * and carries uid, creationTimestamp and resourceVersion, so those are not repeated here.
  */
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../kube/name-validation.js';
-import type { ObjectMeta, StatusCause } from '../../kube/types.js';
-import { forbidden, immutable, invalid, invalidEach, required, tooLong } from './field-errors.js';
+import type { ObjectMeta, OwnerReference, StatusCause } from '../../kube/types.js';
+import { appendCauses, forbidden, immutable, invalid, invalidEach, invalidRendered, required, tooLong } from './field-errors.js';
 
 export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
@@ -29,8 +29,8 @@ export const nameIsPathSegment: NameValidator = (name, prefix) => {
 export function validateLabels(labels: Record<string, string> | undefined, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const [k, v] of Object.entries(labels ?? {})) {
-    causes.push(...invalidEach(field, k, isQualifiedName(k)));
-    causes.push(...invalidEach(field, v, isValidLabelValue(String(v))));
+    appendCauses(causes, invalidEach(field, k, isQualifiedName(k)));
+    appendCauses(causes, invalidEach(field, v, isValidLabelValue(String(v))));
   }
   return causes;
 }
@@ -39,7 +39,7 @@ export function validateAnnotations(annotations: Record<string, string> | undefi
   const causes: StatusCause[] = [];
   let size = 0;
   for (const [k, v] of Object.entries(annotations ?? {})) {
-    causes.push(...invalidEach(field, k, isQualifiedName(k.toLowerCase())));
+    appendCauses(causes, invalidEach(field, k, isQualifiedName(k.toLowerCase())));
     size += Buffer.byteLength(k) + Buffer.byteLength(String(v));
   }
   if (size > TOTAL_ANNOTATION_SIZE_LIMIT) causes.push(tooLong(field, TOTAL_ANNOTATION_SIZE_LIMIT));
@@ -48,7 +48,7 @@ export function validateAnnotations(annotations: Record<string, string> | undefi
 
 export function validateFinalizers(finalizers: string[] | undefined, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  for (const f of finalizers ?? []) causes.push(...invalidEach(field, f, isQualifiedName(String(f))));
+  for (const f of finalizers ?? []) appendCauses(causes, invalidEach(field, f, isQualifiedName(String(f))));
   const list = finalizers ?? [];
   if (list.includes('orphan') && list.includes('foregroundDeletion')) {
     causes.push(invalid(field, list, 'finalizer orphan and foregroundDeletion cannot be both set'));
@@ -56,25 +56,57 @@ export function validateFinalizers(finalizers: string[] | undefined, field: stri
   return causes;
 }
 
+/** An OwnerReference as Go's encoding/json writes it: fields in struct order, the optional ones only when set. */
+function ownerReferenceJson(ref: OwnerReference): string {
+  const go: Record<string, unknown> = { apiVersion: ref.apiVersion ?? '', kind: ref.kind ?? '', name: ref.name ?? '', uid: ref.uid ?? '' };
+  if (typeof ref.controller === 'boolean') go.controller = ref.controller;
+  if (typeof ref.blockOwnerDeletion === 'boolean') go.blockOwnerDeletion = ref.blockOwnerDeletion;
+  return JSON.stringify(go);
+}
+
+/** schema.ParseGroupVersion: the version, or undefined when the string is not a group version. */
+function versionOf(apiVersion: string): string | undefined {
+  if (apiVersion === '/') return '';
+  const parts = apiVersion.split('/');
+  return parts.length > 2 ? undefined : parts[parts.length - 1];
+}
+
+/** validateOwnerReference: each missing field is required, a version must parse, an Event owns nothing. */
+function validateOwnerReference(ref: OwnerReference, at: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const apiVersion = ref.apiVersion ?? '';
+  const version = versionOf(apiVersion);
+  if (apiVersion === '') causes.push(required(`${at}.apiVersion`, 'must not be empty'));
+  else if (!version) causes.push(invalid(`${at}.apiVersion`, apiVersion, 'must be <group>/<version> or <version>'));
+  for (const key of ['kind', 'name', 'uid'] as const) if (!ref[key]) causes.push(required(`${at}.${key}`, 'must not be empty'));
+  if (apiVersion === 'v1' && ref.kind === 'Event') {
+    causes.push(invalidRendered(at, ownerReferenceJson(ref), '/v1, Kind=Event is disallowed from being an owner'));
+  }
+  return causes;
+}
+
+/**
+ * ValidateOwnerReferences. Every controller reference after the first is an error that prints the
+ * whole list, as upstream's does; the list is rendered once for all of them (it was rendered per
+ * error: quadratic, and at 3,700 references a string too long for V8 that ended the process).
+ */
 export function validateOwnerReferences(meta: ObjectMeta, field: string): StatusCause[] {
+  const refs = meta.ownerReferences ?? [];
   const causes: StatusCause[] = [];
   let firstController = '';
-  for (const ref of meta.ownerReferences ?? []) {
-    const version = (ref.apiVersion ?? '').split('/').pop() ?? '';
-    if (!version) causes.push(invalid(`${field}.apiVersion`, ref.apiVersion ?? '', 'version must not be empty'));
-    if (!ref.kind) causes.push(invalid(`${field}.kind`, ref.kind ?? '', 'kind must not be empty'));
-    if (!ref.name) causes.push(invalid(`${field}.name`, ref.name ?? '', 'name must not be empty'));
-    if (!ref.uid) causes.push(invalid(`${field}.uid`, ref.uid ?? '', 'uid must not be empty'));
-    if (ref.controller === true) {
-      const current = `${ref.kind}/${ref.name}`;
-      if (firstController) {
-        causes.push(invalid(field, meta.ownerReferences,
-          `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`));
-      } else {
-        firstController = current;
-      }
+  let rendered: string | undefined;
+  refs.forEach((ref, i) => {
+    appendCauses(causes, validateOwnerReference(ref, `${field}[${i}]`));
+    if (ref.controller !== true) return;
+    const current = `${ref.kind ?? ''}/${ref.name ?? ''}`;
+    if (!firstController) {
+      firstController = current;
+      return;
     }
-  }
+    rendered ??= `[${refs.map(ownerReferenceJson).join(',')}]`;
+    causes.push(invalidRendered(field, rendered,
+      `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`));
+  });
   return causes;
 }
 
@@ -83,26 +115,26 @@ function validateMetaContents(meta: ObjectMeta): StatusCause[] {
   if (typeof meta.generation === 'number' && meta.generation < 0) {
     causes.push(invalid('metadata.generation', meta.generation, 'must be greater than or equal to 0'));
   }
-  causes.push(...validateLabels(meta.labels, 'metadata.labels'));
-  causes.push(...validateAnnotations(meta.annotations, 'metadata.annotations'));
-  causes.push(...validateOwnerReferences(meta, 'metadata.ownerReferences'));
-  causes.push(...validateFinalizers(meta.finalizers, 'metadata.finalizers'));
+  appendCauses(causes, validateLabels(meta.labels, 'metadata.labels'));
+  appendCauses(causes, validateAnnotations(meta.annotations, 'metadata.annotations'));
+  appendCauses(causes, validateOwnerReferences(meta, 'metadata.ownerReferences'));
+  appendCauses(causes, validateFinalizers(meta.finalizers, 'metadata.finalizers'));
   return causes;
 }
 
 /** ValidateObjectMeta for a new object. */
 export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean, nameFn: NameValidator): StatusCause[] {
   const causes: StatusCause[] = [];
-  if (meta.generateName) causes.push(...invalidEach('metadata.generateName', meta.generateName, nameFn(meta.generateName, true)));
+  if (meta.generateName) appendCauses(causes, invalidEach('metadata.generateName', meta.generateName, nameFn(meta.generateName, true)));
   if (!meta.name) causes.push(required('metadata.name', 'name or generateName is required'));
-  else causes.push(...invalidEach('metadata.name', meta.name, nameFn(meta.name, false)));
+  else appendCauses(causes, invalidEach('metadata.name', meta.name, nameFn(meta.name, false)));
   if (namespaced) {
     if (!meta.namespace) causes.push(required('metadata.namespace'));
-    else causes.push(...invalidEach('metadata.namespace', meta.namespace, isDNS1123Label(meta.namespace)));
+    else appendCauses(causes, invalidEach('metadata.namespace', meta.namespace, isDNS1123Label(meta.namespace)));
   } else if (meta.namespace) {
     causes.push(forbidden('metadata.namespace', 'not allowed on this type'));
   }
-  causes.push(...validateMetaContents(meta));
+  appendCauses(causes, validateMetaContents(meta));
   return causes;
 }
 

@@ -8,7 +8,7 @@ import { accessModesKey, defaultStorageClass, storageClassOfClaim } from '../../
 import { admitClaimResize, validateAllocatedResources } from './claim-resize.js';
 import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
 import { ensureFinalizer, keepStored, nullUnsetConditionTimes, resourceInfo, roundResourceListToMilli } from './common.js';
-import { required } from './field-errors.js';
+import { appendCauses, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column, field } from './printing.js';
 import type { AdmissionContext, ResourceStrategy } from './strategy.js';
@@ -49,9 +49,9 @@ function validatePVCStatus(next: PersistentVolumeClaim, prev: PersistentVolumeCl
   const causes = validateObjectMetaUpdate(next.metadata, prev.metadata);
   if (!Array.isArray(next.spec.accessModes) || next.spec.accessModes.length === 0) causes.push(required('Spec.accessModes'));
   for (const [name, value] of Object.entries(next.status?.capacity ?? {})) {
-    causes.push(...validateNonNegativeQuantity(value, `status.capacity[${name}]`));
+    appendCauses(causes, validateNonNegativeQuantity(value, `status.capacity[${name}]`));
   }
-  causes.push(...validateAllocatedResources(next));
+  appendCauses(causes, validateAllocatedResources(next));
   return causes;
 }
 

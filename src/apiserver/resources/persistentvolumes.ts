@@ -6,7 +6,7 @@ import { ANN_MOUNT_OPTIONS, FINALIZER_PV_PROTECTION } from '../../kube/annotatio
 import type { KubeObject, PersistentVolume, PersistentVolumeSpec, StatusCause } from '../../kube/types.js';
 import { accessModesKey, hasAnnotation, storageClassOfVolume } from '../../kube/volume-helpers.js';
 import { diffText, ensureFinalizer, keepStored, jsonEqual, resourceInfo, rfc3339Now, roundResourceListToMilli } from './common.js';
-import { forbidden, immutable, notSupported, required } from './field-errors.js';
+import { appendCauses, forbidden, immutable, notSupported, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column, field } from './printing.js';
 import { persistentVolumeWarnings } from './pv-warnings.js';
@@ -40,7 +40,7 @@ function validateCapacity(spec: PersistentVolumeSpec): StatusCause[] {
   const causes: StatusCause[] = [];
   if (keys.length === 0) causes.push(required('spec.capacity'));
   if (!keys.includes('storage') || keys.length > 1) causes.push(notSupported('spec.capacity', spec.capacity ?? null, ['storage']));
-  for (const k of keys) causes.push(...validatePositiveQuantity(capacity[k], `spec.capacity[${k}]`));
+  for (const k of keys) appendCauses(causes, validatePositiveQuantity(capacity[k], `spec.capacity[${k}]`));
   return causes;
 }
 
@@ -53,8 +53,8 @@ function validateNodeAffinity(spec: PersistentVolumeSpec): StatusCause[] {
 
 function validatePVSpec(spec: PersistentVolumeSpec): StatusCause[] {
   const causes = validateAccessModes(spec.accessModes, 'spec.accessModes', undefined);
-  causes.push(...validateCapacity(spec));
-  if (spec.storageClassName) causes.push(...validateClassName(spec.storageClassName, 'spec.storageClassName'));
+  appendCauses(causes, validateCapacity(spec));
+  if (spec.storageClassName) appendCauses(causes, validateClassName(spec.storageClassName, 'spec.storageClassName'));
   if (spec.volumeMode !== undefined && spec.volumeMode !== null && !VOLUME_MODES.includes(spec.volumeMode)) {
     causes.push(notSupported('spec.volumeMode', spec.volumeMode, VOLUME_MODES));
   }
@@ -62,13 +62,13 @@ function validatePVSpec(spec: PersistentVolumeSpec): StatusCause[] {
   if (policy && !PV_RECLAIM_POLICIES.includes(policy)) {
     causes.push(notSupported('spec.persistentVolumeReclaimPolicy', policy, PV_RECLAIM_POLICIES));
   }
-  causes.push(...validateNodeAffinity(spec));
-  causes.push(...validateVolumeSources(spec, spec.nodeAffinity !== undefined && spec.nodeAffinity !== null));
-  causes.push(...hostPathRootRecycle(spec));
+  appendCauses(causes, validateNodeAffinity(spec));
+  appendCauses(causes, validateVolumeSources(spec, spec.nodeAffinity !== undefined && spec.nodeAffinity !== null));
+  appendCauses(causes, hostPathRootRecycle(spec));
   const vac = spec.volumeAttributesClassName;
   if (vac !== undefined && vac !== null) {
     if (vac === '') causes.push(required('spec.volumeAttributesClassName', 'an empty string is disallowed'));
-    else causes.push(...validateClassName(vac, 'spec.volumeAttributesClassName'));
+    else appendCauses(causes, validateClassName(vac, 'spec.volumeAttributesClassName'));
     if (!spec.csi) causes.push(required('spec.csi', 'has to be specified when using volumeAttributesClassName'));
   }
   return causes;

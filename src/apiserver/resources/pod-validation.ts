@@ -5,8 +5,9 @@
  */
 import { isDNS1123Label } from '../../kube/name-validation.js';
 import type { KubeObject, Pod, StatusCause } from '../../kube/types.js';
+import { canonicalJson } from '../object-utils.js';
 import { diffText, jsonEqual } from './common.js';
-import { duplicate, forbidden, invalidEach, notSupported, required } from './field-errors.js';
+import { appendCauses, duplicate, forbidden, invalidEach, notSupported, required } from './field-errors.js';
 
 type Json = Record<string, unknown>;
 
@@ -26,7 +27,7 @@ function validateContainers(containers: unknown, field: string, seen: Set<string
     const name = typeof c.name === 'string' ? c.name : '';
     if (!name) causes.push(required(`${at}.name`));
     else {
-      causes.push(...invalidEach(`${at}.name`, name, isDNS1123Label(name)));
+      appendCauses(causes, invalidEach(`${at}.name`, name, isDNS1123Label(name)));
       if (seen.has(name)) causes.push(duplicate(`${at}.name`, name));
       seen.add(name);
     }
@@ -74,7 +75,10 @@ function withMutableFieldsOf(next: Json, prev: Json): Json {
   munged.activeDeadlineSeconds = prev.activeDeadlineSeconds;
   const storedTolerations = Array.isArray(prev.tolerations) ? prev.tolerations : [];
   const nextTolerations = Array.isArray(munged.tolerations) ? munged.tolerations : [];
-  if (storedTolerations.every((t) => nextTolerations.some((n) => jsonEqual(n, t)))) munged.tolerations = prev.tolerations;
+  // Each toleration as one canonical string in a set: comparing every stored one with every new one
+  // took 9.9 s for 20,000 tolerations in reversed order.
+  const offered = new Set(nextTolerations.map(canonicalJson));
+  if (storedTolerations.every((t) => offered.has(canonicalJson(t)))) munged.tolerations = prev.tolerations;
   const grace = prev.terminationGracePeriodSeconds;
   if (typeof grace === 'number' && grace < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = grace;
   for (const key of Object.keys(munged)) if (munged[key] === undefined) delete munged[key];

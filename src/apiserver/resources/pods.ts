@@ -7,7 +7,7 @@
 import { isDNS1123Label } from '../../kube/name-validation.js';
 import type { KubeObject, Pod, StatusCause } from '../../kube/types.js';
 import { fieldLabelTable, keepStored, nullUnsetConditionTimes, resourceInfo } from './common.js';
-import { duplicate, invalidEach, required } from './field-errors.js';
+import { appendCauses, duplicate, invalidEach, required } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { admitPodCreate, admitPodUpdate, defaultPod, podQOSClass } from './pod-defaults.js';
 import { validatePodSpec, validatePodSpecUpdate } from './pod-validation.js';
@@ -30,7 +30,7 @@ function validateVolumes(pod: Pod): StatusCause[] {
     const at = `spec.volumes[${i}]`;
     if (!vol?.name) causes.push(required(`${at}.name`));
     else {
-      causes.push(...invalidEach(`${at}.name`, vol.name, isDNS1123Label(vol.name)));
+      appendCauses(causes, invalidEach(`${at}.name`, vol.name, isDNS1123Label(vol.name)));
       if (seen.has(vol.name)) causes.push(duplicate(`${at}.name`, vol.name));
       seen.add(vol.name);
     }

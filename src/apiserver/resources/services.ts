@@ -8,7 +8,7 @@ import { ApiError } from '../../kube/errors.js';
 import type { KubeObject, StatusCause } from '../../kube/types.js';
 import { QualifiedInvalidError } from '../errors.js';
 import { fieldLabelTable, keepStored, resourceInfo } from './common.js';
-import { duplicate, invalid, notSupported, required } from './field-errors.js';
+import { appendCauses, duplicate, invalid, notSupported, required } from './field-errors.js';
 import { nameIsDNSLabel, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from './printing.js';
 import {
@@ -60,7 +60,7 @@ function validateSpec(spec: ServiceSpec): StatusCause[] {
   const ports = spec.ports ?? [];
   if (ports.length === 0 && spec.type !== 'ExternalName' && !headless) causes.push(required('spec.ports'));
   const names = new Set<string>();
-  ports.forEach((p, i) => causes.push(...validatePort(p, i, ports.length > 1, names)));
+  ports.forEach((p, i) => appendCauses(causes, validatePort(p, i, ports.length > 1, names)));
   if (spec.type !== undefined && !SERVICE_TYPES.includes(spec.type)) causes.push(notSupported('spec.type', spec.type, SERVICE_TYPES));
   if (spec.type === 'ExternalName' && !spec.externalName) causes.push(required('spec.externalName'));
   return causes;
@@ -111,9 +111,9 @@ function keepAllocated(next: ServiceSpec, prev: ServiceSpec): void {
   next.ipFamilies ??= prev.ipFamilies;
   next.ipFamilyPolicy ??= prev.ipFamilyPolicy;
   if (!isNodePortType(next.type)) return;
-  for (const p of next.ports ?? []) {
-    p.nodePort ||= (prev.ports ?? []).find((q) => q.port === p.port && (q.protocol ?? 'TCP') === (p.protocol ?? 'TCP'))?.nodePort;
-  }
+  const allocated = new Map<string, number | undefined>();
+  for (const q of [...(prev.ports ?? [])].reverse()) allocated.set(`${q.port}/${q.protocol ?? 'TCP'}`, q.nodePort);
+  for (const p of next.ports ?? []) p.nodePort ||= allocated.get(`${p.port}/${p.protocol ?? 'TCP'}`);
 }
 
 function clusterIPChange(next: ServiceSpec, prev: ServiceSpec): StatusCause[] {

@@ -6,7 +6,7 @@ import { isQualifiedName } from '../../kube/name-validation.js';
 import type { KubeObject, StatusCause, StorageClass, TopologySelectorTerm } from '../../kube/types.js';
 import { isDefaultStorageClass } from '../../kube/volume-helpers.js';
 import { jsonEqual, resourceInfo } from './common.js';
-import { duplicate, immutable, invalid, invalidEach, notSupported, required, tooLong } from './field-errors.js';
+import { appendCauses, duplicate, immutable, invalid, invalidEach, notSupported, required, tooLong } from './field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column, field } from './printing.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -41,7 +41,8 @@ export function validateParameters(params: Record<string, string> | undefined): 
   return causes;
 }
 
-function validateTopologyTerm(term: TopologySelectorTerm | undefined, at: string): { causes: StatusCause[]; normalized: unknown } {
+/** ValidateTopologySelectorTerm: the term's causes, and its key → values map as one comparable string. */
+function validateTopologyTerm(term: TopologySelectorTerm | undefined, at: string): { causes: StatusCause[]; identity: string } {
   const causes: StatusCause[] = [];
   const byKey = new Map<string, string[]>();
   (term?.matchLabelExpressions ?? []).forEach((req, i) => {
@@ -53,21 +54,29 @@ function validateTopologyTerm(term: TopologySelectorTerm | undefined, at: string
       if (seen.has(v)) causes.push(duplicate(`${reqAt}.values[${j}]`, v));
       seen.add(v);
     });
-    causes.push(...invalidEach(`${reqAt}.key`, req.key, isQualifiedName(String(req.key ?? ''))));
+    appendCauses(causes, invalidEach(`${reqAt}.key`, req.key, isQualifiedName(String(req.key ?? ''))));
     if (byKey.has(req.key)) causes.push(duplicate(`${reqAt}.key`, req.key));
     byKey.set(req.key, [...seen].sort());
   });
-  return { causes, normalized: [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) };
+  const normalized = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { causes, identity: JSON.stringify(normalized) };
 }
 
+/**
+ * validateAllowedTopologies: a term equal to an earlier one (as a key → set-of-values map) is a
+ * duplicate. Upstream compares each term with every earlier one (and so answers k(k-1)/2 causes
+ * for k equal terms); here each term's map is one string looked up in a set, and a duplicate term
+ * gets one cause, which reads the same in the message. Upstream also compares with the empty
+ * maps it preallocates, so a term without expressions is always a duplicate.
+ */
 function validateAllowedTopologies(terms: StorageClass['allowedTopologies']): StatusCause[] {
   const causes: StatusCause[] = [];
-  const seen: unknown[] = [];
+  const seen = new Set<string>();
   (terms ?? []).forEach((term, i) => {
-    const { causes: termCauses, normalized } = validateTopologyTerm(term, `allowedTopologies[${i}]`);
-    causes.push(...termCauses);
-    if (seen.some((s) => jsonEqual(s, normalized))) causes.push(duplicate(`allowedTopologies[${i}].matchLabelExpressions`, ''));
-    seen.push(normalized);
+    const { causes: termCauses, identity } = validateTopologyTerm(term, `allowedTopologies[${i}]`);
+    appendCauses(causes, termCauses);
+    if (seen.has(identity) || identity === '[]') causes.push(duplicate(`allowedTopologies[${i}].matchLabelExpressions`, ''));
+    seen.add(identity);
   });
   return causes;
 }
@@ -75,14 +84,14 @@ function validateAllowedTopologies(terms: StorageClass['allowedTopologies']): St
 function validateSC(obj: KubeObject): StatusCause[] {
   const sc = asSC(obj);
   const causes = validateObjectMeta(sc.metadata, false, nameIsDNSSubdomain);
-  causes.push(...validateProvisioner(sc.provisioner));
-  causes.push(...validateParameters(sc.parameters));
+  appendCauses(causes, validateProvisioner(sc.provisioner));
+  appendCauses(causes, validateParameters(sc.parameters));
   if (sc.reclaimPolicy && !SC_RECLAIM_POLICIES.includes(sc.reclaimPolicy)) {
     causes.push(notSupported('reclaimPolicy', sc.reclaimPolicy, SC_RECLAIM_POLICIES));
   }
   if (sc.volumeBindingMode === undefined || sc.volumeBindingMode === null) causes.push(required('volumeBindingMode'));
   else if (!BINDING_MODES.includes(sc.volumeBindingMode)) causes.push(notSupported('volumeBindingMode', sc.volumeBindingMode, BINDING_MODES));
-  causes.push(...validateAllowedTopologies(sc.allowedTopologies));
+  appendCauses(causes, validateAllowedTopologies(sc.allowedTopologies));
   return causes;
 }
 

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { isDNS1123Subdomain } from '../../kube/name-validation.js';
 import type { PersistentVolumeSpec, StatusCause } from '../../kube/types.js';
-import { forbidden, invalid, invalidEach, notSupported, required, tooLong } from './field-errors.js';
+import { appendCauses, forbidden, invalid, invalidEach, notSupported, required, tooLong } from './field-errors.js';
 import { validateSecretReference } from './volume-validation.js';
 
 /** Every volume type a PV may carry, in upstream's checking order, with its error path segment. */
@@ -60,7 +60,7 @@ function partitioned(idKey: string) {
 function cinder(src: Source, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   if (!src.volumeID) causes.push(required(`${field}.volumeID`));
-  causes.push(...validateSecretReference(src.secretRef, `${field}.secretRef`));
+  appendCauses(causes, validateSecretReference(src.secretRef, `${field}.secretRef`));
   return causes;
 }
 
@@ -80,10 +80,10 @@ function csi(src: Source, field: string): StatusCause[] {
   if (!driver) causes.push(required(`${field}.driver`));
   else {
     if (driver.length > 63) causes.push(tooLong(`${field}.driver`, 63));
-    causes.push(...invalidEach(`${field}.driver`, driver, isDNS1123Subdomain(driver.toLowerCase())));
+    appendCauses(causes, invalidEach(`${field}.driver`, driver, isDNS1123Subdomain(driver.toLowerCase())));
   }
   if (!src.volumeHandle) causes.push(required(`${field}.volumeHandle`));
-  for (const ref of CSI_SECRET_REFS) causes.push(...validateSecretReference(src[ref], `${field}.${ref}`));
+  for (const ref of CSI_SECRET_REFS) appendCauses(causes, validateSecretReference(src[ref], `${field}.${ref}`));
   return causes;
 }
 
@@ -117,7 +117,7 @@ export function validateVolumeSources(spec: PersistentVolumeSpec, nodeAffinitySe
     const validate = VALIDATORS[key];
     const src = spec[key];
     if (validate && typeof src === 'object' && src !== null) {
-      causes.push(...validate(src as Source, `spec.${SOURCE_FIELD[key] ?? key}`));
+      appendCauses(causes, validate(src as Source, `spec.${SOURCE_FIELD[key] ?? key}`));
     }
     if (key === 'local' && !nodeAffinitySet) causes.push(required('spec.nodeAffinity', 'Local volume requires node affinity'));
   });

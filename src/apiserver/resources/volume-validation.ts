@@ -5,7 +5,7 @@
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../kube/name-validation.js';
 import { Quantity } from '../../kube/quantity.js';
 import type { LabelSelector, NodeSelector, StatusCause } from '../../kube/types.js';
-import { forbidden, invalid, invalidEach, notSupported, required } from './field-errors.js';
+import { appendCauses, forbidden, invalid, invalidEach, notSupported, required } from './field-errors.js';
 import { validateLabels } from './object-meta.js';
 
 export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
@@ -17,9 +17,14 @@ export function validateAccessModes(modes: unknown, field: string, requiredDetai
   if (list.length === 0) causes.push(required(field, requiredDetail));
   let rwop = false;
   let others = false;
+  // Every cause names the list, not the item: a value repeated is the same cause, which the 422
+  // would list once anyway; building it once spares a million empty modes a million messages.
+  const reported = new Set<unknown>();
   for (const mode of list) {
-    if (typeof mode !== 'string' || !ACCESS_MODES.includes(mode)) causes.push(notSupported(field, mode, ACCESS_MODES));
-    else if (mode === 'ReadWriteOncePod') rwop = true;
+    if (typeof mode !== 'string' || !ACCESS_MODES.includes(mode)) {
+      if (!reported.has(mode)) causes.push(notSupported(field, mode, ACCESS_MODES));
+      reported.add(mode);
+    } else if (mode === 'ReadWriteOncePod') rwop = true;
     else others = true;
   }
   if (rwop && others) causes.push(forbidden(field, 'may not use ReadWriteOncePod with other access modes'));
@@ -76,8 +81,8 @@ function validateNodeSelectorRequirement(rq: SelectorRequirementLike, field: str
     default:
       causes.push(invalid(`${field}.operator`, rq.operator, 'not a valid selector operator'));
   }
-  causes.push(...invalidEach(`${field}.key`, rq.key, isQualifiedName(String(rq.key ?? ''))));
-  values.forEach((v, i) => causes.push(...invalidEach(`${field}.values[${i}]`, v, isValidLabelValue(String(v)))));
+  appendCauses(causes, invalidEach(`${field}.key`, rq.key, isQualifiedName(String(rq.key ?? ''))));
+  values.forEach((v, i) => appendCauses(causes, invalidEach(`${field}.values[${i}]`, v, isValidLabelValue(String(v)))));
   return causes;
 }
 
@@ -103,9 +108,9 @@ export function validateNodeSelector(sel: NodeSelector, field: string): StatusCa
   const causes: StatusCause[] = [];
   terms.forEach((term, i) => {
     (term?.matchExpressions ?? []).forEach((rq, j) =>
-      causes.push(...validateNodeSelectorRequirement(rq, `${termsField}[${i}].matchExpressions[${j}]`)));
+      appendCauses(causes, validateNodeSelectorRequirement(rq, `${termsField}[${i}].matchExpressions[${j}]`)));
     (term?.matchFields ?? []).forEach((rq, j) =>
-      causes.push(...validateNodeFieldSelectorRequirement(rq, `${termsField}[${i}].matchFields[${j}]`)));
+      appendCauses(causes, validateNodeFieldSelectorRequirement(rq, `${termsField}[${i}].matchFields[${j}]`)));
   });
   return causes;
 }
@@ -123,8 +128,8 @@ export function validateLabelSelector(sel: LabelSelector, field: string): Status
     } else {
       causes.push(invalid(`${at}.operator`, expr.operator, 'not a valid selector operator'));
     }
-    causes.push(...invalidEach(`${at}.key`, expr.key, isQualifiedName(String(expr.key ?? ''))));
-    values.forEach((v, j) => causes.push(...invalidEach(`${at}.values[${j}]`, v, isValidLabelValue(String(v)))));
+    appendCauses(causes, invalidEach(`${at}.key`, expr.key, isQualifiedName(String(expr.key ?? ''))));
+    values.forEach((v, j) => appendCauses(causes, invalidEach(`${at}.values[${j}]`, v, isValidLabelValue(String(v)))));
   });
   return causes;
 }
@@ -135,8 +140,8 @@ export function validateSecretReference(ref: unknown, field: string): StatusCaus
   const r = ref as { name?: unknown; namespace?: unknown };
   const causes: StatusCause[] = [];
   if (!r.name) causes.push(required(`${field}.name`));
-  else causes.push(...invalidEach(`${field}.name`, r.name, isDNS1123Subdomain(String(r.name))));
+  else appendCauses(causes, invalidEach(`${field}.name`, r.name, isDNS1123Subdomain(String(r.name))));
   if (!r.namespace) causes.push(required(`${field}.namespace`));
-  else causes.push(...invalidEach(`${field}.namespace`, r.namespace, isDNS1123Label(String(r.namespace))));
+  else appendCauses(causes, invalidEach(`${field}.namespace`, r.namespace, isDNS1123Label(String(r.namespace))));
   return causes;
 }

@@ -15,4 +15,5 @@ export const FUZZ_TARGETS: Record<string, 'text-targets.js' | 'body-targets.js'>
   jsonPatch: 'body-targets.js',
   mergePatch: 'body-targets.js',
   strategicMergePatch: 'body-targets.js',
+  longLists: 'body-targets.js',
 };
