@@ -9,7 +9,7 @@
 import os from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { Backoff } from '../kube-client/cache/backoff.js';
+import type { Backoff } from '../backoff.js';
 import type { Reflector } from '../kube-client/cache/reflector.js';
 import { KubeApiClient } from '../kube-client/kube-api-client.js';
 import { loadKubeConfig } from '../kube-client/kubeconfig.js';

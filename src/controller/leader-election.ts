@@ -15,7 +15,7 @@ import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import type { Lease, LeaseSpec } from '../kube/types.js';
 import { asModel, toPlain } from '../kube-client/model-json.js';
 import type { RestTransport } from '../kube-client/transport.js';
-import { delay } from '../kube-client/cache/backoff.js';
+import { delay } from '../backoff.js';
 
 export interface LeaderElectionOptions {
   namespace: string;
