@@ -63,6 +63,26 @@ export function openSession(ctx: ControllerContext, index: VolumeIndex, hooks?: 
 }
 
 /**
+ * Where the modules that provision and reclaim for the binder hand it their hooks. The assembly
+ * (controller/modules.ts) gives one board to the binder and to them; the binder, listed first,
+ * opens a fresh round when it is built, the others' hooks join that round as they are built, and
+ * the binder combines them when it starts (the process leads, every module is built).
+ */
+export class BinderHookBoard {
+  private round: Partial<BinderHooks>[] = [];
+
+  /** Called by the binder when it is built: the hooks contributed from now on are its. */
+  open(): readonly Partial<BinderHooks>[] {
+    this.round = [];
+    return this.round;
+  }
+
+  contribute(hooks: Partial<BinderHooks>): void {
+    this.round.push(hooks);
+  }
+}
+
+/**
  * One BinderHooks from the parts other modules contribute: the first provider of a provisioning
  * or reclaim hook wins; a claim is busy when any part says so; a provisioner is served when any
  * part serves it (a part with `provisionClaim` and no `servesProvisioner` serves every one).
