@@ -15,18 +15,18 @@ import { listAllPages, listCallFor } from '../kube-client/list-calls.js';
 import { RestTransport } from '../kube-client/transport.js';
 import { loadKubeConfig } from '../kube-client/kubeconfig.js';
 import { paths } from '../kube-client/paths.js';
-import { createControllerLogger } from '../controller/log.js';
-import { logLevelOf } from '../controller/options.js';
 import {
   type ClusterObjects,
+  createControllerLogger,
   deleteOrphans,
   findOrphans,
   findStrayFiles,
   type FoundStrayFile,
+  logLevelOf,
   type Orphan,
   type OrphanDeletion,
   removeStrayFiles,
-} from '../controller/orphans.js';
+} from '../controller/index.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
 import type { VolumePlugin } from '../plugins/plugin.js';
 import { buildPluginRegistry, type PluginSettings } from '../plugins/from-options.js';

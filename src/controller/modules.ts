@@ -9,8 +9,8 @@ import type { ControllerModule } from './runtime/module.js';
 import { provisionerModule, type ProvisionerModuleOptions } from './provisioner/module.js';
 import { reclaimerModule, type ReclaimerModuleOptions } from './reclaimer/module.js';
 import { protectionModules } from './protection/module.js';
-import { orphanMonitorModule } from './orphan-monitor.js';
-import { capacityPublisherModule, type CapacityPublisherOptions } from './capacity-publisher.js';
+import { orphanMonitorModule } from './orphan-monitor/module.js';
+import { capacityPublisherModule, type CapacityPublisherOptions } from './capacity-publisher/module.js';
 import { nodeGoneModule } from './node-gone/module.js';
 
 export interface ModuleOptions {

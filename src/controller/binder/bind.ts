@@ -19,7 +19,7 @@ import {
 } from '../../kube/annotations.js';
 import { compareQuantityStrings, isValidQuantity } from '../../kube/quantity.js';
 import { claimRefFor, hasAnnotation, isVolumeBoundToClaim, volumeWithoutBinding } from '../../kube/volume-helpers.js';
-import type { EventType } from '../context.js';
+import type { EventType } from '../runtime/context.js';
 import type { EventReason } from '../runtime/event-reasons.js';
 import type { BinderSession } from './hooks.js';
 

@@ -4,7 +4,7 @@
  */
 import { pino, type Logger } from 'pino';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import type { SyncResult } from '../runtime/sync-result.js';
 import type { VolumeIndex } from './volume-index.js';
 

@@ -5,7 +5,7 @@
  * reclaimer contribute on `board` (wired in controller/modules.ts; combined when it starts).
  */
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import { combineHooks, type BinderHookBoard, type BinderHooks } from './hooks.js';
 import { PendingClaims } from './pending-claims.js';
 import { syncClaim } from './sync-claim.js';

@@ -7,7 +7,7 @@
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE } from '../../kube/annotations.js';
 import { hasAnnotation, isVolumeBoundToClaim } from '../../kube/volume-helpers.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { VolumeIndex } from './volume-index.js';
 import { openSession, type BinderHooks, type BinderSession } from './hooks.js';

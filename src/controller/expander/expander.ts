@@ -17,7 +17,7 @@ import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.j
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import { EventReason } from '../runtime/event-reasons.js';
 import { claimOperationRunner, type OperationRunner } from '../runtime/operations.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';

@@ -12,7 +12,7 @@
  * enqueues exactly its volumes, and remembers which nodes this process saw deleted.
  */
 import type { PersistentVolume } from '../../kube/types.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import { localNodeOf } from './local-volume.js';
 import { NodeGoneRecords } from './record.js';

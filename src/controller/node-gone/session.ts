@@ -1,7 +1,7 @@
 /** What every node-gone decision is given. */
 import type { Logger } from 'pino';
 import type { Node } from '../../kube/types.js';
-import type { ControllerContext, ObjectStore } from '../context.js';
+import type { ControllerContext, ObjectStore } from '../runtime/context.js';
 import type { NodeGoneRecords } from './record.js';
 
 export interface NodeGoneSession {

@@ -10,10 +10,10 @@
 import type { PersistentVolumeClaim } from '../../kube/types.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import type { BinderHookBoard } from '../binder/hooks.js';
 import { binderRunsHere } from '../options.js';
-import { removeStrayFiles } from '../orphans.js';
+import { removeStrayFiles } from '../orphan-monitor/orphans.js';
 import { Provisioner, type ProvisionerOptions } from './provisioner.js';
 
 export const PROVISIONER_MODULE_NAME = 'provisioner';

@@ -17,7 +17,7 @@ import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '../../kube/annotations.js
 import type { PersistentVolumeClaim } from '../../kube/types.js';
 import { hasAnnotation } from '../../kube/volume-helpers.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
-import { type ControllerContext } from '../context.js';
+import { type ControllerContext } from '../runtime/context.js';
 import { keyOf } from '../../kube/object-key.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';

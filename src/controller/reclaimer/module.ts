@@ -8,7 +8,7 @@
  */
 import type { PersistentVolume } from '../../kube/types.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import { DONE } from '../runtime/sync-result.js';
 import { Reclaimer, type ReclaimerOptions } from './reclaimer.js';
 import type { BinderHookBoard, ReclaimFacts } from '../binder/hooks.js';

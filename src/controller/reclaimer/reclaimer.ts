@@ -17,7 +17,7 @@ import { hasAnnotation } from '../../kube/volume-helpers.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { ReclaimFacts } from '../binder/hooks.js';
 import { chargedAttempts, isBackingDeleted, msUntilNextAttempt, readAttempts, withAttempts, type RetryPolicy } from './attempts.js';

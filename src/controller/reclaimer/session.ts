@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { PersistentVolume, VolumePhase } from '../../kube/types.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { RetryPolicy } from './attempts.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';

@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import { KeyedBackoff, type BackoffPolicy } from '../../backoff.js';
 import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import type { ControllerContext, ObjectStore } from '../context.js';
+import type { ControllerContext, ObjectStore } from './context.js';
 import type { ObjectKeyString } from '../../kube/object-key.js';
 import { isEnabled, type ControllerModule, type ModuleEnv, type ModuleInstance } from './module.js';
 import { DONE, mostUrgent, type SyncResult } from './sync-result.js';

@@ -12,7 +12,7 @@ import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from
 import type { OperationObserver, OrphanObserver } from '../../metrics/prometheus.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { ChangeListener } from '../../kube-client/cache/merged-store.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from './context.js';
 import { CONTROLLER_NAMES, type ControllerName, type ControllerOptions } from '../options.js';
 import type { SyncResult } from './sync-result.js';
 
