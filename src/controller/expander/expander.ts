@@ -27,7 +27,8 @@ import { resizerFor, type ExpanderScope } from './resizer.js';
 import { nextModifyStep, runModify } from './modify.js';
 import { nextResizeStep } from './resize-target.js';
 import { runResize } from './resize.js';
-import { ExpanderSession, type ExpanderDeps, Stopped } from './session.js';
+import { ExpanderSession, type ExpanderDeps } from './session.js';
+import { StoppedWriteError } from '../runtime/stop-guarded-api.js';
 
 export interface ExpanderOptions {
   ctx: ControllerContext;
@@ -76,7 +77,7 @@ export class Expander {
         if (resize.kind === 'expand') return await runResize(session, plugin, pvName, resize.size);
         return modify.kind === 'modify' ? await runModify(session, plugin, pvName, modify.target) : 'succeeded';
       } catch (err) {
-        if (err instanceof Stopped) return 'stopped';
+        if (err instanceof StoppedWriteError) return 'stopped';
         throw err;
       }
     });

@@ -8,6 +8,9 @@
  * that key a retry after its own backoff (client-go's 5 ms doubling to 1000 s, counted per module
  * and key), while the modules after it still sync the key; one whose `start` or `stop` throws
  * does not keep the others from starting or stopping.
+ *
+ * Every module writes through the stop-guarded context (stop-guarded-api.ts): once `stop` begins,
+ * no module writes anything more.
  */
 import type { Logger } from 'pino';
 import { KeyedBackoff, type BackoffPolicy } from '../../backoff.js';
@@ -15,6 +18,7 @@ import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../
 import type { ControllerContext, ObjectStore } from './context.js';
 import type { ObjectKeyString } from '../../kube/object-key.js';
 import { isEnabled, type ControllerModule, type ModuleEnv, type ModuleInstance } from './module.js';
+import { stopGuardedContext } from './stop-guarded-api.js';
 import { DONE, mostUrgent, type SyncResult } from './sync-result.js';
 
 /** What every module's env shares; each gets its own logger. */
@@ -33,6 +37,7 @@ interface Member {
 
 export class ModuleSet {
   private readonly members: Member[] = [];
+  private stopped = false;
 
   constructor(
     modules: readonly ControllerModule[],
@@ -41,9 +46,10 @@ export class ModuleSet {
     log: Logger,
     retryBackoff: BackoffPolicy = MODULE_RETRY_BACKOFF,
   ) {
+    const guarded = stopGuardedContext(ctx, () => (this.stopped ? 'the controller modules have stopped' : undefined));
     for (const m of modules.filter((m) => isEnabled(m.name, env.options.controllers))) {
       const logger = log.child({ component: m.name });
-      const instance = m.create(ctx, { ...env, logger });
+      const instance = m.create(guarded, { ...env, logger });
       this.members.push({ name: m.name, instance, log: logger, failures: new KeyedBackoff(retryBackoff) });
     }
   }
@@ -53,8 +59,12 @@ export class ModuleSet {
     for (const m of this.members) await this.contained(m, 'start', () => m.instance.start?.());
   }
 
-  /** Stops every module in list order; one that fails to stop is logged and the rest still stop. */
+  /**
+   * Stops every module in list order; one that fails to stop is logged and the rest still stop.
+   * From the first instant of the stop, no module's write or event reaches the API.
+   */
   async stop(): Promise<void> {
+    this.stopped = true;
     for (const m of this.members) await this.contained(m, 'stop', () => m.instance.stop?.());
   }
 

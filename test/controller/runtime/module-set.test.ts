@@ -4,6 +4,9 @@ import { pino, type Logger } from 'pino';
 import { parseControllerOptions } from '../../../src/controller/options.js';
 import type { ControllerModule, ModuleInstance } from '../../../src/controller/runtime/module.js';
 import { ModuleSet } from '../../../src/controller/runtime/module-set.js';
+import type { ControllerContext } from '../../../src/controller/runtime/context.js';
+import { EventReason } from '../../../src/controller/runtime/event-reasons.js';
+import { StoppedWriteError } from '../../../src/controller/runtime/stop-guarded-api.js';
 import { DONE } from '../../../src/controller/runtime/sync-result.js';
 import type { PersistentVolumeClaim } from '../../../src/kube/types.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
@@ -131,4 +134,24 @@ test('a module whose start or stop throws does not keep the others from starting
       ['failing', 'module stop failed', 'cannot stop'],
     ],
   );
+});
+
+test('once the module set stops, no module writes: the ApiClient it was given refuses with a clear error, events are dropped, reads still work', async () => {
+  const fake = new FakeCluster();
+  const claim = fake.addClaim(newClaim('default', 'c'));
+  let given: ControllerContext | undefined;
+  const late: ControllerModule = { name: 'late', create: (ctx) => ((given = ctx), {}) };
+  const set = moduleSet(fake, [late]);
+  await given!.api.updateClaim({ ...claim, metadata: { ...claim.metadata, labels: { before: 'stop' } } });
+  const writesBeforeStop = fake.writes.length;
+  await set.stop();
+  await assert.rejects(
+    given!.api.updateClaim({ ...claim, metadata: { ...claim.metadata, labels: { after: 'stop' } } }),
+    (err: unknown) => err instanceof StoppedWriteError && /updateClaim refused: the controller modules have stopped/.test(err.message),
+  );
+  await assert.rejects(given!.api.deleteVolume('pv-1'), StoppedWriteError);
+  given!.events.event(claim, 'Normal', EventReason.ExternalExpanding, 'after the stop');
+  assert.equal(fake.writes.length, writesBeforeStop, 'nothing reached the server after the stop');
+  assert.deepEqual(fake.eventsFor('default/c'), []);
+  assert.equal((await given!.api.getClaim('default', 'c'))?.metadata.labels?.before, 'stop', 'reads still work');
 });
