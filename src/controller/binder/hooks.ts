@@ -51,14 +51,14 @@ function binderLogger(hooks: BinderHooks | undefined): Logger {
 }
 
 /** What one sync carries around: the seam, the index, the hooks and a logger. */
-export interface BinderSession {
+export interface BinderDeps {
   ctx: ControllerContext;
   index: VolumeIndex;
   hooks: BinderHooks;
   log: Logger;
 }
 
-export function openSession(ctx: ControllerContext, index: VolumeIndex, hooks?: BinderHooks): BinderSession {
+export function binderDeps(ctx: ControllerContext, index: VolumeIndex, hooks?: BinderHooks): BinderDeps {
   return { ctx, index, hooks: hooks ?? {}, log: binderLogger(hooks) };
 }
 

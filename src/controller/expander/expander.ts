@@ -27,7 +27,7 @@ import { resizerFor, type ExpanderScope } from './resizer.js';
 import { nextModifyStep, runModify } from './modify.js';
 import { nextResizeStep } from './resize-target.js';
 import { runResize } from './resize.js';
-import { ExpanderSession, type ExpanderDeps } from './session.js';
+import { ExpanderOperation, type ExpanderDeps } from './operation.js';
 import { StoppedWriteError } from '../runtime/stop-guarded-api.js';
 
 export interface ExpanderOptions {
@@ -72,10 +72,10 @@ export class Expander {
     const { plugin } = resizer;
     const pvName = pv.metadata.name ?? '';
     this.runner.start(key, async (handle) => {
-      const session = new ExpanderSession(this.deps, handle, key, claim.metadata.uid ?? '');
+      const operation = new ExpanderOperation(this.deps, handle, key, claim.metadata.uid ?? '');
       try {
-        if (resize.kind === 'expand') return await runResize(session, plugin, pvName, resize.size);
-        return modify.kind === 'modify' ? await runModify(session, plugin, pvName, modify.target) : 'succeeded';
+        if (resize.kind === 'expand') return await runResize(operation, plugin, pvName, resize.size);
+        return modify.kind === 'modify' ? await runModify(operation, plugin, pvName, modify.target) : 'succeeded';
       } catch (err) {
         if (err instanceof StoppedWriteError) return 'stopped';
         throw err;

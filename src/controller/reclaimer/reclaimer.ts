@@ -32,7 +32,7 @@ import { annealDeletionFinalizer, hasFinalizer } from './finalizers.js';
 import { OperationRunner } from '../runtime/operations.js';
 import { failureReason, markFailed, MissingPluginError, recordFailedAttempt, type ReclaimKind } from './outcome.js';
 import { podsUsingReleasedClaim, runRecycle } from './recycle.js';
-import { withPhase, type ReclaimSession } from './session.js';
+import { withPhase, type ReclaimerDeps } from './deps.js';
 import { EventReason } from '../runtime/event-reasons.js';
 import { isReleasingForGoneNode } from '../node-gone/local-volume.js';
 
@@ -62,7 +62,7 @@ export interface ReclaimerOptions {
 type Trigger = 'released' | 'pv-deleted';
 
 export class Reclaimer {
-  private readonly s: ReclaimSession;
+  private readonly s: ReclaimerDeps;
   private readonly binderRunsHere: boolean;
 
   constructor(options: ReclaimerOptions) {
@@ -263,7 +263,7 @@ function isUnboundAndBeingDeleted(pv: PersistentVolume): boolean {
  * Upstream's `isVolumeReleased`, with a live GET of the claim: released when the claim named by
  * claimRef is gone, is another object (uid), or is bound to another volume.
  */
-async function isStillReleased(s: ReclaimSession, pv: PersistentVolume): Promise<boolean> {
+async function isStillReleased(s: ReclaimerDeps, pv: PersistentVolume): Promise<boolean> {
   const ref = pv.spec.claimRef;
   if (!ref?.uid) return false;
   const claim = await s.ctx.api.getClaim(ref.namespace ?? '', ref.name ?? '');

@@ -4,7 +4,7 @@ import type { Node } from '../../kube/types.js';
 import type { ControllerContext, ObjectStore } from '../runtime/context.js';
 import type { NodeGoneRecords } from './record.js';
 
-export interface NodeGoneSession {
+export interface NodeGoneDeps {
   ctx: ControllerContext;
   nodes: ObjectStore<Node>;
   /** The controller's own records of the PVs whose node it saw deleted (record.ts). */

@@ -18,7 +18,7 @@ export interface ExpanderDeps {
   metrics?: OperationObserver;
 }
 
-export class ExpanderSession {
+export class ExpanderOperation {
   constructor(
     readonly d: ExpanderDeps,
     readonly handle: OperationHandle,

@@ -13,7 +13,7 @@ import type { RetryPolicy } from './attempts.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { OperationRunner } from '../runtime/operations.js';
 
-export interface ReclaimSession {
+export interface ReclaimerDeps {
   ctx: ControllerContext;
   plugins: PluginRegistry;
   policy: RetryPolicy;
@@ -33,7 +33,7 @@ const FRESH_WRITE_TRIES = 3;
  * gone, was replaced, or `change` declined.
  */
 export async function updateFresh(
-  s: ReclaimSession,
+  s: ReclaimerDeps,
   pv: PersistentVolume,
   target: 'spec' | 'status',
   change: (fresh: PersistentVolume) => PersistentVolume | undefined,
