@@ -4,7 +4,7 @@
  * roots, NFS mounts). Prints them as a table; `--delete` removes them one by one, re-checking the
  * cluster just before each delete, and prints what happened to each. Stray files (temporary
  * volume records a killed write left) are listed in a second table; `--delete` has the plugin
- * remove those no write in progress can own. The logic is controller/orphans.ts; this file
+ * remove those no write in progress can own. The logic is controller/orphan-monitor/orphans.ts; this file
  * parses flags, wires and prints.
  *
  * Exit status: 0; 1 when a plugin could not list its volumes or stray files, or an orphan or a
