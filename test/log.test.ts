@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { formatTextLine as apiserverTextLine } from '../src/apiserver/log.js';
-import { createControllerLogger, renderTextRecord } from '../src/controller/log.js';
+import { createControllerLogger, renderTextRecord } from '../src/controller/runtime/log.js';
 import { createLogger, formatTextLine } from '../src/log.js';
 import { waitFor } from './helpers/wait.js';
 

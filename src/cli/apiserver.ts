@@ -5,7 +5,7 @@
 import { Command } from 'commander';
 import { createLogger, type LogFormat } from '../apiserver/log.js';
 import { startApiServer } from '../apiserver/server.js';
-import { logLevelOf } from '../controller/options.js';
+import { logLevelOf } from '../controller/index.js';
 import { addOptions, flags, usageError } from './flags.js';
 
 interface ApiServerFlags {

@@ -4,11 +4,15 @@
  * plugin-flags.ts do the checking.
  */
 import { Command } from 'commander';
-import { startController } from '../controller/controller.js';
+import {
+  type ControllerOptions,
+  createControllerLogger,
+  defaultModules,
+  parseControllerOptions,
+  type RawControllerFlags,
+  startController,
+} from '../controller/index.js';
 import { loadKubeConfig } from '../kube-client/kubeconfig.js';
-import { createControllerLogger } from '../controller/log.js';
-import { defaultModules } from '../controller/modules.js';
-import { parseControllerOptions, type ControllerOptions, type RawControllerFlags } from '../controller/options.js';
 import type { PluginSettings } from '../plugins/from-options.js';
 import { addOptions, controllerFlags, flags, usageError } from './flags.js';
 import { pluginFlags, pluginSettingsFromFlags, startPlugins, type PluginFlags } from './plugin-flags.js';

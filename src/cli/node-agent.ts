@@ -8,14 +8,18 @@
  * agents. A per-node Lease keeps two agents of one node (a rolling update) from acting at once.
  */
 import { Command, Option } from 'commander';
-import { startController } from '../controller/controller.js';
-import { createControllerLogger } from '../controller/log.js';
-import { parseControllerOptions, type RawControllerFlags } from '../controller/options.js';
-import { NODE_AGENT_CONTROLLERS, nodeAgentModules } from '../controller/modules.js';
+import {
+  createControllerLogger,
+  NODE_AGENT_CONTROLLERS,
+  nodeAgentModules,
+  parseControllerOptions,
+  parseDuration,
+  type RawControllerFlags,
+  startController,
+} from '../controller/index.js';
 import { loadKubeConfig } from '../kube-client/kubeconfig.js';
 import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER } from '../plugins/host-path/index.js';
 import { PluginRegistry } from '../plugins/registry.js';
-import { parseDuration } from '../controller/duration.js';
 import { addOptions, controllerFlags, FlagError, flags, usageError } from './flags.js';
 import { pluginFlags, pluginSettingsFromFlags, type PluginFlags } from './plugin-flags.js';
 

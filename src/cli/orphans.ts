@@ -4,7 +4,7 @@
  * roots, NFS mounts). Prints them as a table; `--delete` removes them one by one, re-checking the
  * cluster just before each delete, and prints what happened to each. Stray files (temporary
  * volume records a killed write left) are listed in a second table; `--delete` has the plugin
- * remove those no write in progress can own. The logic is controller/orphans.ts; this file
+ * remove those no write in progress can own. The logic is controller/orphan-monitor/orphans.ts; this file
  * parses flags, wires and prints.
  *
  * Exit status: 0; 1 when a plugin could not list its volumes or stray files, or an orphan or a
@@ -15,18 +15,18 @@ import { listAllPages, listCallFor } from '../kube-client/list-calls.js';
 import { RestTransport } from '../kube-client/transport.js';
 import { loadKubeConfig } from '../kube-client/kubeconfig.js';
 import { paths } from '../kube-client/paths.js';
-import { createControllerLogger } from '../controller/log.js';
-import { logLevelOf } from '../controller/options.js';
 import {
   type ClusterObjects,
+  createControllerLogger,
   deleteOrphans,
   findOrphans,
   findStrayFiles,
   type FoundStrayFile,
+  logLevelOf,
   type Orphan,
   type OrphanDeletion,
   removeStrayFiles,
-} from '../controller/orphans.js';
+} from '../controller/index.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
 import type { VolumePlugin } from '../plugins/plugin.js';
 import { buildPluginRegistry, type PluginSettings } from '../plugins/from-options.js';

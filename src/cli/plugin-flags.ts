@@ -8,7 +8,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Option } from 'commander';
 import type { Logger } from 'pino';
-import { topologyFromKubeConfig } from '../controller/topology.js';
+import { topologyFromKubeConfig } from '../controller/index.js';
 import type { TopologyResolver } from '../plugins/cloud-common/zones.js';
 import { buildPluginRegistry, CLOUD_PROVIDERS, type CloudProvider, type CloudSettings, type NfsMount, type PluginSettings } from '../plugins/from-options.js';
 import type { PluginRegistry } from '../plugins/registry.js';

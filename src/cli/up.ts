@@ -10,9 +10,11 @@ import { Command, type Option } from 'commander';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServer } from '../apiserver/server.js';
 import { ensureDefaultStorageClass } from '../kube-client/bootstrap.js';
-import { startController } from '../controller/controller.js';
-import { createControllerLogger } from '../controller/log.js';
-import { defaultModules } from '../controller/modules.js';
+import {
+  createControllerLogger,
+  defaultModules,
+  startController,
+} from '../controller/index.js';
 import { HOST_PATH_PROVISIONER } from '../plugins/host-path/index.js';
 import { parseFlags } from './controller.js';
 import { addOptions, controllerFlags, flags } from './flags.js';

@@ -3,13 +3,14 @@
  * after it decide on what it wrote. `--controllers` switches the ones CONTROLLER_NAMES lists.
  */
 import { binderModule } from './binder/module.js';
+import { BinderHookBoard } from './binder/hooks.js';
 import { expanderModule, type ExpanderModuleOptions } from './expander/module.js';
 import type { ControllerModule } from './runtime/module.js';
 import { provisionerModule, type ProvisionerModuleOptions } from './provisioner/module.js';
 import { reclaimerModule, type ReclaimerModuleOptions } from './reclaimer/module.js';
 import { protectionModules } from './protection/module.js';
-import { orphanMonitorModule } from './orphan-monitor.js';
-import { capacityPublisherModule, type CapacityPublisherOptions } from './capacity-publisher.js';
+import { orphanMonitorModule } from './orphan-monitor/module.js';
+import { capacityPublisherModule, type CapacityPublisherOptions } from './capacity-publisher/module.js';
 import { nodeGoneModule } from './node-gone/module.js';
 
 export interface ModuleOptions {
@@ -20,10 +21,12 @@ export interface ModuleOptions {
 }
 
 export function defaultModules(options: ModuleOptions = {}): ControllerModule[] {
+  // The binder provisions and reclaims through the hooks these two hand it on the board.
+  const board = new BinderHookBoard();
   return [
-    binderModule(),
-    provisionerModule(options.provisioner),
-    reclaimerModule(options.reclaimer),
+    binderModule(board),
+    provisionerModule(options.provisioner, board),
+    reclaimerModule(options.reclaimer, board),
     ...protectionModules(),
     expanderModule(options.expander),
     nodeGoneModule(),

@@ -13,6 +13,15 @@ import { parseDuration } from './duration.js';
 
 export const CONTROLLER_NAMES = ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pv-protection', 'expander', 'node-gone'] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
+
+/**
+ * Whether the binder runs in this process. Decided here once: without it (a node agent, or
+ * `--controllers` without binder) the provisioner takes the claims a binder elsewhere annotated
+ * for it and the reclaimer reclaims Released volumes from its own volume sync.
+ */
+export function binderRunsHere(options: Pick<ControllerOptions, 'controllers'>): boolean {
+  return options.controllers.includes('binder');
+}
 export type LogFormat = 'json' | 'text';
 
 export interface LeaderElectionConfig {

@@ -1,5 +1,5 @@
 /**
- * Every API call the controller's decisions make (it satisfies controller/context.ts's
+ * Every API call the controller's decisions make (it satisfies controller/runtime/context.ts's
  * `ApiClient`), through RestTransport, i.e. client-node's Configuration
  * (credentials, shared keep-alive agent, HTTP library) plus rate limiter, counters and typed
  * errors. GETs, creates and PUTs of PVs, claims, classes and events go by path as plain JSON;

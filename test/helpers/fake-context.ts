@@ -11,7 +11,7 @@
  */
 import type { KubeObject, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../src/kube/types.js';
 import { ConflictError, InternalError, NotFoundError } from '../../src/kube/errors.js';
-import { type ApiClient, type ControllerContext, type EventType, type ObjectStore } from '../../src/controller/context.js';
+import { type ApiClient, type ControllerContext, type EventType, type ObjectStore } from '../../src/controller/runtime/context.js';
 import { keyOf } from '../../src/kube/object-key.js';
 import { FAKE_KINDS, FakeServer, deepFreeze, type FakeKind, type WriteVerb } from './fake-server.js';
 

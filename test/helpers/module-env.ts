@@ -1,7 +1,7 @@
 /**
  * A ModuleEnv for unit tests of a ControllerModule: `module.create(fake.ctx, testModuleEnv(...))`
  * with a FakeCluster (fake-context.ts) as the context. Pass `changes: fakeChanges(fake)` for a
- * module that keeps an index from store changes; it has no peers unless given; the logger is silent.
+ * module that keeps an index from store changes; the logger is silent.
  */
 import { pino } from 'pino';
 import type { ChangeListener } from '../../src/kube-client/cache/merged-store.js';
@@ -19,7 +19,6 @@ export function testModuleEnv(options: ControllerOptions, overrides: Partial<Mod
     plugins: new PluginRegistry(),
     logger: pino({ level: 'silent' }),
     changes: { volumes: noChanges, claims: noChanges, classes: noChanges },
-    peers: () => [],
     ...overrides,
   };
 }

@@ -6,7 +6,7 @@
 import { OAuth2Client } from 'google-auth-library';
 import { defaultModules } from '../../src/controller/modules.js';
 import { RestTransport } from '../../src/kube-client/transport.js';
-import { topologyFromKubeConfig } from '../../src/controller/topology.js';
+import { topologyFromKubeConfig } from '../../src/controller/topology/node-zones.js';
 import { ANN_SELECTED_NODE } from '../../src/kube/annotations.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
 import { AwsEbsPlugin } from '../../src/plugins/aws-ebs/aws-ebs-plugin.js';

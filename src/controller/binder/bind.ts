@@ -19,9 +19,9 @@ import {
 } from '../../kube/annotations.js';
 import { compareQuantityStrings, isValidQuantity } from '../../kube/quantity.js';
 import { claimRefFor, hasAnnotation, isVolumeBoundToClaim, volumeWithoutBinding } from '../../kube/volume-helpers.js';
-import type { EventType } from '../context.js';
+import type { EventType } from '../runtime/context.js';
 import type { EventReason } from '../runtime/event-reasons.js';
-import type { BinderSession } from './hooks.js';
+import type { BinderDeps } from './hooks.js';
 
 /** A state the binder refuses to act on (upstream's "should never happen" errors). */
 export class BindingError extends Error {
@@ -39,7 +39,7 @@ function sameModes(a: readonly string[] | undefined, b: readonly string[] | unde
 }
 
 export async function updateVolumePhase(
-  s: BinderSession,
+  s: BinderDeps,
   pv: PersistentVolume,
   phase: VolumePhase,
   why: string,
@@ -56,13 +56,13 @@ export async function updateVolumePhase(
 }
 
 /** Logs at debug when `routine` (building the fields only if debug is on), else at info. */
-function logAt(s: BinderSession, routine: boolean, fields: Record<string, unknown>, msg: string): void {
+function logAt(s: BinderDeps, routine: boolean, fields: Record<string, unknown>, msg: string): void {
   if (!routine) s.log.info(fields, msg);
   else if (s.log.isLevelEnabled('debug')) s.log.debug(fields, msg);
 }
 
 /** Step 1: the PV's claimRef (and bound-by-controller unless the PV was pre-bound to it). */
-async function bindVolumeToClaim(s: BinderSession, pv: PersistentVolume, claim: PersistentVolumeClaim): Promise<PersistentVolume> {
+async function bindVolumeToClaim(s: BinderDeps, pv: PersistentVolume, claim: PersistentVolumeClaim): Promise<PersistentVolume> {
   const ref = pv.spec.claimRef;
   const refDiffers =
     !ref ||
@@ -83,7 +83,7 @@ async function bindVolumeToClaim(s: BinderSession, pv: PersistentVolume, claim: 
 }
 
 /** Step 3: the claim's volumeName (bound-by-controller when we set it) and bind-completed. */
-async function bindClaimToVolume(s: BinderSession, claim: PersistentVolumeClaim, pv: PersistentVolume): Promise<PersistentVolumeClaim> {
+async function bindClaimToVolume(s: BinderDeps, claim: PersistentVolumeClaim, pv: PersistentVolume): Promise<PersistentVolumeClaim> {
   const pvName = pv.metadata.name ?? '';
   const setVolumeName = claim.spec.volumeName !== pvName;
   const markCompleted = !hasAnnotation(claim, ANN_BIND_COMPLETED);
@@ -114,7 +114,7 @@ function boundCapacity(pv: PersistentVolume): Record<string, string> {
 
 /** Upstream `updateClaimStatus`: phase, and accessModes/capacity copied from `pv` (cleared without one); PUT if changed. */
 export async function updateClaimStatus(
-  s: BinderSession,
+  s: BinderDeps,
   claim: PersistentVolumeClaim,
   phase: ClaimPhase,
   pv: PersistentVolume | undefined,
@@ -157,7 +157,7 @@ export async function updateClaimStatus(
 
 /** Sets a claim phase and emits the event, both only when the phase actually changes. */
 export async function updateClaimStatusWithEvent(
-  s: BinderSession,
+  s: BinderDeps,
   claim: PersistentVolumeClaim,
   phase: ClaimPhase,
   event: { type: EventType; reason: EventReason; message: string },
@@ -170,7 +170,7 @@ export async function updateClaimStatusWithEvent(
 
 /** Upstream `bind`: PV spec, PV status, PVC spec, PVC status — each only if something changes. */
 export async function bind(
-  s: BinderSession,
+  s: BinderDeps,
   pv: PersistentVolume,
   claim: PersistentVolumeClaim,
 ): Promise<{ pv: PersistentVolume; claim: PersistentVolumeClaim }> {
@@ -185,7 +185,7 @@ export async function bind(
  * Upstream `unbindVolume`: undo a binding from the volume's side. The whole claimRef goes only if the controller
  * wrote it (bound-by-controller); a user's reservation keeps the claim name, loses the uid.
  */
-export async function unbindVolume(s: BinderSession, pv: PersistentVolume, why: string): Promise<PersistentVolume> {
+export async function unbindVolume(s: BinderDeps, pv: PersistentVolume, why: string): Promise<PersistentVolume> {
   const saved = await s.ctx.api.updateVolume(volumeWithoutBinding(pv));
   s.index.upsert(saved);
   s.log.info({ pv: pv.metadata.name, claim: pv.spec.claimRef?.name, why }, 'volume unbound');

@@ -19,7 +19,7 @@ import {
   msgExternalProvisioning,
   msgWaitForPods,
 } from './events.js';
-import type { BinderSession } from './hooks.js';
+import type { BinderDeps } from './hooks.js';
 import { matchingClassOfClaim } from './match.js';
 import { EventReason } from '../runtime/event-reasons.js';
 
@@ -28,7 +28,7 @@ import { EventReason } from '../runtime/event-reasons.js';
  * retroactive default StorageClass assignment).
  * Returns true when the claim was updated (its update event re-syncs it).
  */
-export async function assignDefaultClass(s: BinderSession, claim: PersistentVolumeClaim): Promise<boolean> {
+export async function assignDefaultClass(s: BinderDeps, claim: PersistentVolumeClaim): Promise<boolean> {
   if (hasAnnotation(claim, ANN_BETA_STORAGE_CLASS) || claim.spec.storageClassName != null) return false;
   const cls = defaultStorageClass(s.ctx.classes.list());
   const name = cls?.metadata.name;
@@ -41,7 +41,7 @@ export async function assignDefaultClass(s: BinderSession, claim: PersistentVolu
 }
 
 /** `IsDelayBindingMode`: true for a WaitForFirstConsumer class; unknown class ⇒ false. */
-export function isDelayBindingMode(s: BinderSession, claim: PersistentVolumeClaim): boolean {
+export function isDelayBindingMode(s: BinderDeps, claim: PersistentVolumeClaim): boolean {
   const className = matchingClassOfClaim(claim);
   if (className === '') return false;
   const cls = s.ctx.classes.get(className);
@@ -51,7 +51,7 @@ export function isDelayBindingMode(s: BinderSession, claim: PersistentVolumeClai
 }
 
 /** A delayed-binding claim's event: WaitForPodScheduled naming unscheduled pods that use it, if any are known. */
-export function emitWaitingForConsumer(s: BinderSession, claim: PersistentVolumeClaim): void {
+export function emitWaitingForConsumer(s: BinderDeps, claim: PersistentVolumeClaim): void {
   const pods = (s.ctx.pods?.list() ?? []).filter(
     (p) =>
       p.metadata.namespace === claim.metadata.namespace &&
@@ -66,7 +66,7 @@ export function emitWaitingForConsumer(s: BinderSession, claim: PersistentVolume
 }
 
 /** Writes both storage-provisioner annotations unless the GA one already has this value. */
-async function setClaimProvisioner(s: BinderSession, claim: PersistentVolumeClaim, provisioner: string): Promise<PersistentVolumeClaim> {
+async function setClaimProvisioner(s: BinderDeps, claim: PersistentVolumeClaim, provisioner: string): Promise<PersistentVolumeClaim> {
   if (claim.metadata.annotations?.[ANN_STORAGE_PROVISIONER] === provisioner) return claim;
   const next = structuredClone(claim);
   next.metadata.annotations = {
@@ -92,7 +92,7 @@ async function setClaimProvisioner(s: BinderSession, claim: PersistentVolumeClai
  * claim through `hooks.provisionClaim`; any other is external, except unknown `kubernetes.io/`
  * names, which no one will ever serve. The claim's status is left alone.
  */
-export async function routeToProvisioner(s: BinderSession, claim: PersistentVolumeClaim): Promise<SyncResult> {
+export async function routeToProvisioner(s: BinderDeps, claim: PersistentVolumeClaim): Promise<SyncResult> {
   const className = matchingClassOfClaim(claim);
   const cls = s.ctx.classes.get(className) ?? (await s.ctx.api.getStorageClass(className));
   if (!cls) {

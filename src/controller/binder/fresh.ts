@@ -8,14 +8,14 @@ import { isConflict, isNotFound } from '../../kube/errors.js';
 import { newestOf } from '../../kube-client/cache/resource-version.js';
 import type { SyncResult } from '../runtime/sync-result.js';
 import { BindingError, claimKeyOf } from './bind.js';
-import type { BinderSession } from './hooks.js';
+import type { BinderDeps } from './hooks.js';
 
 /** The newest copy of a PV the controller knows of: its store or the binder's index. */
-export function newestVolume(s: BinderSession, name: string): PersistentVolume | undefined {
+export function newestVolume(s: BinderDeps, name: string): PersistentVolume | undefined {
   return newestOf(s.ctx.volumes.get(name), s.index.get(name));
 }
 
-export function newestClaim(s: BinderSession, claim: PersistentVolumeClaim): PersistentVolumeClaim {
+export function newestClaim(s: BinderDeps, claim: PersistentVolumeClaim): PersistentVolumeClaim {
   return newestOf(claim, s.ctx.claims.get(claimKeyOf(claim))) ?? claim;
 }
 
@@ -25,7 +25,7 @@ export function newestClaim(s: BinderSession, claim: PersistentVolumeClaim): Per
  * with the queue's backoff.
  */
 export async function runSync(
-  s: BinderSession,
+  s: BinderDeps,
   subject: Record<string, string | undefined>,
   decide: () => Promise<SyncResult>,
 ): Promise<SyncResult> {

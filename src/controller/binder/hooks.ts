@@ -4,7 +4,7 @@
  */
 import { pino, type Logger } from 'pino';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import type { SyncResult } from '../runtime/sync-result.js';
 import type { VolumeIndex } from './volume-index.js';
 
@@ -51,15 +51,35 @@ function binderLogger(hooks: BinderHooks | undefined): Logger {
 }
 
 /** What one sync carries around: the seam, the index, the hooks and a logger. */
-export interface BinderSession {
+export interface BinderDeps {
   ctx: ControllerContext;
   index: VolumeIndex;
   hooks: BinderHooks;
   log: Logger;
 }
 
-export function openSession(ctx: ControllerContext, index: VolumeIndex, hooks?: BinderHooks): BinderSession {
+export function binderDeps(ctx: ControllerContext, index: VolumeIndex, hooks?: BinderHooks): BinderDeps {
   return { ctx, index, hooks: hooks ?? {}, log: binderLogger(hooks) };
+}
+
+/**
+ * Where the modules that provision and reclaim for the binder hand it their hooks. The assembly
+ * (controller/modules.ts) gives one board to the binder and to them; the binder, listed first,
+ * opens a fresh round when it is built, the others' hooks join that round as they are built, and
+ * the binder combines them when it starts (the process leads, every module is built).
+ */
+export class BinderHookBoard {
+  private round: Partial<BinderHooks>[] = [];
+
+  /** Called by the binder when it is built: the hooks contributed from now on are its. */
+  open(): readonly Partial<BinderHooks>[] {
+    this.round = [];
+    return this.round;
+  }
+
+  contribute(hooks: Partial<BinderHooks>): void {
+    this.round.push(hooks);
+  }
 }
 
 /**

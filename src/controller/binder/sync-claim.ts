@@ -7,10 +7,10 @@
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE } from '../../kube/annotations.js';
 import { hasAnnotation, isVolumeBoundToClaim } from '../../kube/volume-helpers.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { VolumeIndex } from './volume-index.js';
-import { openSession, type BinderHooks, type BinderSession } from './hooks.js';
+import { binderDeps, type BinderHooks, type BinderDeps } from './hooks.js';
 import {
   BindingError,
   bind,
@@ -38,22 +38,22 @@ export async function syncClaim(
   claim: PersistentVolumeClaim,
   hooks?: BinderHooks,
 ): Promise<SyncResult> {
-  const s = openSession(ctx, index, hooks);
+  const s = binderDeps(ctx, index, hooks);
   return runSync(s, { claim: claimKeyOf(claim) }, () => decideClaim(s, newestClaim(s, claim), true));
 }
 
-function decideClaim(s: BinderSession, claim: PersistentVolumeClaim, mayReread: boolean): Promise<SyncResult> {
+function decideClaim(s: BinderDeps, claim: PersistentVolumeClaim, mayReread: boolean): Promise<SyncResult> {
   return hasAnnotation(claim, ANN_BIND_COMPLETED)
     ? syncBoundClaim(s, claim)
     : syncUnboundClaim(s, claim, mayReread);
 }
 
 /** A volume by name, re-read from the API server when the controller's copies lack it. */
-async function volumeNamed(s: BinderSession, name: string): Promise<PersistentVolume | undefined> {
+async function volumeNamed(s: BinderDeps, name: string): Promise<PersistentVolume | undefined> {
   return newestVolume(s, name) ?? (await s.ctx.api.getVolume(name));
 }
 
-async function syncUnboundClaim(s: BinderSession, claim: PersistentVolumeClaim, mayReread: boolean): Promise<SyncResult> {
+async function syncUnboundClaim(s: BinderDeps, claim: PersistentVolumeClaim, mayReread: boolean): Promise<SyncResult> {
   // A provisioning operation owns the claim until it ends (and re-enqueues it then).
   if (s.hooks.claimBusy?.(claimKeyOf(claim))) return DONE;
   if (claim.spec.volumeName) return syncClaimNamingVolume(s, claim, claim.spec.volumeName);
@@ -82,7 +82,7 @@ async function syncUnboundClaim(s: BinderSession, claim: PersistentVolumeClaim, 
   return DONE;
 }
 
-async function bindFound(s: BinderSession, claim: PersistentVolumeClaim, found: PersistentVolume, mayReread: boolean): Promise<SyncResult> {
+async function bindFound(s: BinderDeps, claim: PersistentVolumeClaim, found: PersistentVolume, mayReread: boolean): Promise<SyncResult> {
   // Taking a volume that is not yet ours: make sure this claim copy is the server's newest,
   // so a lagging cache can never bind a claim that is already bound elsewhere.
   if (mayReread && found.spec.claimRef?.uid !== claim.metadata.uid && !writtenAfterFence(s, claim)) {
@@ -99,13 +99,13 @@ async function bindFound(s: BinderSession, claim: PersistentVolumeClaim, found: 
  * then no other binder can have written it since, and every write of ours is already in the
  * store, so the copy `newestClaim` picked is the server's newest as far as binding goes.
  */
-function writtenAfterFence(s: BinderSession, claim: PersistentVolumeClaim): boolean {
+function writtenAfterFence(s: BinderDeps, claim: PersistentVolumeClaim): boolean {
   const fence = s.ctx.claimsFenceResourceVersion?.();
   return fence !== undefined && fence >= 0 && rvNumber(claim.metadata.resourceVersion) > fence;
 }
 
 /** The user named a volume in `spec.volumeName` (upstream `syncUnboundClaim`'s second half). */
-async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeClaim, pvName: string): Promise<SyncResult> {
+async function syncClaimNamingVolume(s: BinderDeps, claim: PersistentVolumeClaim, pvName: string): Promise<SyncResult> {
   const pv = await volumeNamed(s, pvName);
   if (!pv) {
     await updateClaimStatus(s, claim, 'Pending', undefined);
@@ -138,7 +138,7 @@ async function syncClaimNamingVolume(s: BinderSession, claim: PersistentVolumeCl
 }
 
 /** The claim went through binding once (upstream `syncBoundClaim`): keep it Bound, or mark it Lost. */
-async function syncBoundClaim(s: BinderSession, claim: PersistentVolumeClaim): Promise<SyncResult> {
+async function syncBoundClaim(s: BinderDeps, claim: PersistentVolumeClaim): Promise<SyncResult> {
   const pvName = claim.spec.volumeName;
   if (!pvName) {
     await updateClaimStatusWithEvent(s, claim, 'Lost', { type: 'Warning', reason: EventReason.ClaimLost, message: MSG_LOST_REFERENCE });

@@ -6,10 +6,10 @@
 import type { ObjectReference, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY } from '../../kube/annotations.js';
 import { hasAnnotation } from '../../kube/volume-helpers.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { VolumeIndex } from './volume-index.js';
-import { openSession, type BinderHooks, type BinderSession } from './hooks.js';
+import { binderDeps, type BinderHooks, type BinderDeps } from './hooks.js';
 import { claimKeyOf, unbindVolume, updateVolumePhase } from './bind.js';
 import { newestVolume, runSync } from './fresh.js';
 import { newestOf } from '../../kube-client/cache/resource-version.js';
@@ -26,7 +26,7 @@ export async function syncVolume(
   pv: PersistentVolume,
   hooks?: BinderHooks,
 ): Promise<SyncResult> {
-  const s = openSession(ctx, index, hooks);
+  const s = binderDeps(ctx, index, hooks);
   const name = pv.metadata.name ?? '';
   return runSync(s, { pv: name }, () => decideVolume(s, newestOf(pv, newestVolume(s, name)) ?? pv));
 }
@@ -35,7 +35,7 @@ function isReleasedOrFailed(pv: PersistentVolume): boolean {
   return pv.status?.phase === 'Released' || pv.status?.phase === 'Failed';
 }
 
-async function decideVolume(s: BinderSession, pv: PersistentVolume): Promise<SyncResult> {
+async function decideVolume(s: BinderDeps, pv: PersistentVolume): Promise<SyncResult> {
   const ref = pv.spec.claimRef;
   if (!ref) {
     await updateVolumePhase(s, pv, 'Available', 'no claimRef');
@@ -55,7 +55,7 @@ interface FoundClaim {
   live: boolean;
 }
 
-async function decideWithClaim(s: BinderSession, pv: PersistentVolume, ref: ObjectReference, found: FoundClaim): Promise<SyncResult> {
+async function decideWithClaim(s: BinderDeps, pv: PersistentVolume, ref: ObjectReference, found: FoundClaim): Promise<SyncResult> {
   const { claim } = found;
   if (!claim) return releaseVolume(s, pv, 'claim no longer exists', found.live);
   const pvName = pv.metadata.name ?? '';
@@ -92,7 +92,7 @@ async function decideWithClaim(s: BinderSession, pv: PersistentVolume, ref: Obje
 }
 
 /** The claim a claimRef names, read live; undefined when gone or replaced (different uid). */
-async function liveClaimOf(s: BinderSession, ref: ObjectReference): Promise<PersistentVolumeClaim | undefined> {
+async function liveClaimOf(s: BinderDeps, ref: ObjectReference): Promise<PersistentVolumeClaim | undefined> {
   const live = await s.ctx.api.getClaim(ref.namespace ?? '', ref.name ?? '');
   return live && live.metadata.uid === ref.uid ? live : undefined;
 }
@@ -102,7 +102,7 @@ async function liveClaimOf(s: BinderSession, ref: ObjectReference): Promise<Pers
  * The cache is trusted for a hit with the right uid; a miss or a different uid is confirmed
  * by a live GET (a miss only while the volume is not already Released/Failed).
  */
-async function claimOfVolume(s: BinderSession, pv: PersistentVolume, ref: ObjectReference): Promise<FoundClaim> {
+async function claimOfVolume(s: BinderDeps, pv: PersistentVolume, ref: ObjectReference): Promise<FoundClaim> {
   const key = `${ref.namespace ?? ''}/${ref.name ?? ''}`;
   const cached = s.ctx.claims.get(key);
   if (cached && cached.metadata.uid === ref.uid) return { claim: cached, live: false };
@@ -113,7 +113,7 @@ async function claimOfVolume(s: BinderSession, pv: PersistentVolume, ref: Object
 }
 
 /** Phase Released (never over Failed), then the reclaim policy via the hook (upstream `reclaimVolume`). */
-async function releaseVolume(s: BinderSession, pv: PersistentVolume, why: string, claimConfirmedGone = false): Promise<SyncResult> {
+async function releaseVolume(s: BinderDeps, pv: PersistentVolume, why: string, claimConfirmedGone = false): Promise<SyncResult> {
   const released = isReleasedOrFailed(pv) ? pv : await updateVolumePhase(s, pv, 'Released', why);
   return s.hooks.reclaimVolume ? s.hooks.reclaimVolume(released, { claimConfirmedGone }) : DONE;
 }

@@ -17,7 +17,7 @@ import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.j
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import { EventReason } from '../runtime/event-reasons.js';
 import { claimOperationRunner, type OperationRunner } from '../runtime/operations.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
@@ -27,7 +27,8 @@ import { resizerFor, type ExpanderScope } from './resizer.js';
 import { nextModifyStep, runModify } from './modify.js';
 import { nextResizeStep } from './resize-target.js';
 import { runResize } from './resize.js';
-import { ExpanderSession, type ExpanderDeps, Stopped } from './session.js';
+import { ExpanderOperation, type ExpanderDeps } from './operation.js';
+import { StoppedWriteError } from '../runtime/stop-guarded-api.js';
 
 export interface ExpanderOptions {
   ctx: ControllerContext;
@@ -71,12 +72,12 @@ export class Expander {
     const { plugin } = resizer;
     const pvName = pv.metadata.name ?? '';
     this.runner.start(key, async (handle) => {
-      const session = new ExpanderSession(this.deps, handle, key, claim.metadata.uid ?? '');
+      const operation = new ExpanderOperation(this.deps, handle, key, claim.metadata.uid ?? '');
       try {
-        if (resize.kind === 'expand') return await runResize(session, plugin, pvName, resize.size);
-        return modify.kind === 'modify' ? await runModify(session, plugin, pvName, modify.target) : 'succeeded';
+        if (resize.kind === 'expand') return await runResize(operation, plugin, pvName, resize.size);
+        return modify.kind === 'modify' ? await runModify(operation, plugin, pvName, modify.target) : 'succeeded';
       } catch (err) {
-        if (err instanceof Stopped) return 'stopped';
+        if (err instanceof StoppedWriteError) return 'stopped';
         throw err;
       }
     });

@@ -16,7 +16,7 @@ import { measured } from '../runtime/operation-metrics.js';
 import type { OperationOutcome } from '../runtime/operations.js';
 import { markModifyFailed, markModifyFinished, markModifyStatus } from './claim-status.js';
 import { msgInTreeVolume, msgModified, msgModifying, msgNoModify, msgVacDriver } from './events.js';
-import type { ExpanderSession } from './session.js';
+import type { ExpanderOperation } from './operation.js';
 
 export type ModifyStep = { kind: 'none' } | { kind: 'modify'; target: string };
 
@@ -29,7 +29,7 @@ export function nextModifyStep(claim: PersistentVolumeClaim): ModifyStep {
   return { kind: 'modify', target };
 }
 
-export async function runModify(s: ExpanderSession, plugin: VolumePlugin, pvName: string, target: string): Promise<OperationOutcome> {
+export async function runModify(s: ExpanderOperation, plugin: VolumePlugin, pvName: string, target: string): Promise<OperationOutcome> {
   const claim = s.claim();
   const pv = s.volume(pvName);
   if (!claim || !pv) return 'succeeded';
@@ -57,7 +57,7 @@ export async function runModify(s: ExpanderSession, plugin: VolumePlugin, pvName
   return 'succeeded';
 }
 
-async function recordTarget(s: ExpanderSession, claim: PersistentVolumeClaim, target: string): Promise<PersistentVolumeClaim> {
+async function recordTarget(s: ExpanderOperation, claim: PersistentVolumeClaim, target: string): Promise<PersistentVolumeClaim> {
   const pending = claim.status?.modifyVolumeStatus;
   if (pending?.status === 'InProgress' && pending.targetVolumeAttributesClassName === target) return claim;
   const saved = await s.writeClaimStatus(markModifyStatus(claim, 'InProgress', target, s.now()));
@@ -77,7 +77,7 @@ function modifyWith(plugin: VolumePlugin, pv: PersistentVolume, vac: VolumeAttri
   return plugin.modify({ pv, attributes: { ...(vac.parameters ?? {}) }, signal });
 }
 
-async function recordFailure(s: ExpanderSession, claim: PersistentVolumeClaim, err: unknown): Promise<OperationOutcome> {
+async function recordFailure(s: ExpanderOperation, claim: PersistentVolumeClaim, err: unknown): Promise<OperationOutcome> {
   if (s.handle.stopSignal.aborted) return 'stopped';
   const final = !(err instanceof PluginError && err.retryable);
   const message = err instanceof Error ? err.message : String(err);

@@ -5,7 +5,7 @@
  * another VolumeAttributesClass.
  */
 import type { PersistentVolumeClaim } from '../../kube/types.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import { Expander, type ExpanderOptions } from './expander.js';
 

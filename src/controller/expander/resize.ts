@@ -19,9 +19,9 @@ import { measured } from '../runtime/operation-metrics.js';
 import type { OperationOutcome } from '../runtime/operations.js';
 import { markNodeExpansionPending, markResizeFailed, markResizeFinished, markResizeInProgress, storageResizeStatus } from './claim-status.js';
 import { MSG_FS_RESIZE_REQUIRED, MSG_RESIZE_SUCCEEDED, msgNoExpand, msgResizeFailed, msgResizing } from './events.js';
-import type { ExpanderSession } from './session.js';
+import type { ExpanderOperation } from './operation.js';
 
-export async function runResize(s: ExpanderSession, plugin: VolumePlugin, pvName: string, size: string): Promise<OperationOutcome> {
+export async function runResize(s: ExpanderOperation, plugin: VolumePlugin, pvName: string, size: string): Promise<OperationOutcome> {
   const recorded = await recordIntent(s, plugin.name, pvName, size);
   if (!recorded) return 'succeeded';
   const { claim, pv } = recorded;
@@ -46,7 +46,7 @@ export async function runResize(s: ExpanderSession, plugin: VolumePlugin, pvName
 
 /** Step 1: the size on the claim, and the plugin as its resizer, unless it is recorded already (a resumed expansion). */
 async function recordIntent(
-  s: ExpanderSession,
+  s: ExpanderOperation,
   resizer: string,
   pvName: string,
   size: string,
@@ -67,7 +67,7 @@ function expandWith(plugin: VolumePlugin, pv: PersistentVolume, size: string, si
   return plugin.expand({ pv, sizeBytes: quantityToBytes(size), signal });
 }
 
-async function recordFailure(s: ExpanderSession, claim: PersistentVolumeClaim, err: unknown): Promise<OperationOutcome> {
+async function recordFailure(s: ExpanderOperation, claim: PersistentVolumeClaim, err: unknown): Promise<OperationOutcome> {
   if (s.handle.stopSignal.aborted) return 'stopped';
   const final = !(err instanceof PluginError && err.retryable);
   const message = msgResizeFailed(s.key, err instanceof Error ? err.message : String(err));
@@ -79,7 +79,7 @@ async function recordFailure(s: ExpanderSession, claim: PersistentVolumeClaim, e
 }
 
 /** Step 3: the PV's capacity (never lowered) and the capacity the claim had before. */
-async function recordCapacity(s: ExpanderSession, pv: PersistentVolume, expanded: ExpandedVolume, before: string | undefined): Promise<PersistentVolume> {
+async function recordCapacity(s: ExpanderOperation, pv: PersistentVolume, expanded: ExpandedVolume, before: string | undefined): Promise<PersistentVolume> {
   const current = s.volume(pv.metadata.name ?? '', pv) ?? pv;
   const have = current.spec.capacity?.storage;
   if (have !== undefined && compareQuantityStrings(have, expanded.capacity) >= 0) return current;

@@ -12,11 +12,11 @@
  * enqueues exactly its volumes, and remembers which nodes this process saw deleted.
  */
 import type { PersistentVolume } from '../../kube/types.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import { localNodeOf } from './local-volume.js';
 import { NodeGoneRecords } from './record.js';
-import type { NodeGoneSession } from './session.js';
+import type { NodeGoneDeps } from './deps.js';
 import { syncNodeGone } from './sync.js';
 
 export const NODE_GONE_MODULE_NAME = 'node-gone';
@@ -65,7 +65,7 @@ export function nodeGoneModule(): ControllerModule {
         for (const pv of volumes.of(name)) ctx.enqueueVolume(pv);
       });
       const { resourceNamespace, resourceName } = env.options.leaderElection;
-      const session: NodeGoneSession = {
+      const deps: NodeGoneDeps = {
         ctx,
         nodes: ctx.nodes,
         records: new NodeGoneRecords(ctx.api, resourceNamespace, resourceName, `${resourceName}/${NODE_GONE_MODULE_NAME}`),
@@ -74,7 +74,7 @@ export function nodeGoneModule(): ControllerModule {
         log: env.logger,
         deletedAt: (node) => deleted.get(node),
       };
-      return { syncVolume: (pv) => syncNodeGone(session, pv) };
+      return { syncVolume: (pv) => syncNodeGone(deps, pv) };
     },
   };
 }

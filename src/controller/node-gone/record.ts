@@ -29,7 +29,7 @@ import {
 } from '../../kube/annotations.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.js';
 import type { Lease, PersistentVolume } from '../../kube/types.js';
-import type { ApiClient } from '../context.js';
+import type { ApiClient } from '../runtime/context.js';
 import { parseClaimTemplate, type ClaimTemplate } from './claim-template.js';
 
 /** What node-gone knows of one PV whose node it saw deleted. */

@@ -16,19 +16,19 @@ import { EventReason } from '../runtime/event-reasons.js';
 import { podsUsingClaim } from '../protection/protection.js';
 import { claimFromTemplate, type ClaimTemplate } from './claim-template.js';
 import { msgClaimInUse, msgClaimRecreated, msgVolumeDeleted } from './events.js';
-import type { NodeGoneSession } from './session.js';
+import type { NodeGoneDeps } from './deps.js';
 
 /** What one step of replacing a claim left: wait for the next sync, or the new claim exists. */
 export type ClaimStep = 'waiting' | 'replaced';
 
 /** The claim the template was taken from, if it still exists (same uid). */
-export async function originalClaim(s: NodeGoneSession, t: ClaimTemplate): Promise<PersistentVolumeClaim | undefined> {
+export async function originalClaim(s: NodeGoneDeps, t: ClaimTemplate): Promise<PersistentVolumeClaim | undefined> {
   const live = await s.ctx.api.getClaim(t.metadata.namespace, t.metadata.name);
   return live?.metadata.uid === t.uid ? live : undefined;
 }
 
 /** Pods still using `claim`: each sync that finds some says so on the claim and the PV. */
-export async function claimInUse(s: NodeGoneSession, pv: PersistentVolume, claim: PersistentVolumeClaim, node: string, goneMs: number): Promise<boolean> {
+export async function claimInUse(s: NodeGoneDeps, pv: PersistentVolume, claim: PersistentVolumeClaim, node: string, goneMs: number): Promise<boolean> {
   const pods = await podsUsingClaim(s.ctx, claim);
   if (pods.length === 0) return false;
   const message = msgClaimInUse(node, goneMs, pods);
@@ -38,7 +38,7 @@ export async function claimInUse(s: NodeGoneSession, pv: PersistentVolume, claim
 }
 
 /** One step toward the claim being replaced (see the file comment). */
-export async function replaceClaim(s: NodeGoneSession, pv: PersistentVolume, t: ClaimTemplate, node: string, goneMs: number): Promise<ClaimStep> {
+export async function replaceClaim(s: NodeGoneDeps, pv: PersistentVolume, t: ClaimTemplate, node: string, goneMs: number): Promise<ClaimStep> {
   const key = `${t.metadata.namespace}/${t.metadata.name}`;
   let old = await originalClaim(s, t);
   if (old && !old.metadata.deletionTimestamp) {
@@ -78,7 +78,7 @@ function withoutDeletionFinalizers(pv: PersistentVolume): PersistentVolume | und
  * Finalizers first, then the DELETE: the PV is never left being deleted with our finalizer on it,
  * the one state in which the reclaimer would call the plugin to delete its backing volume.
  */
-export async function removeVolume(s: NodeGoneSession, pv: PersistentVolume, node: string, goneMs: number): Promise<void> {
+export async function removeVolume(s: NodeGoneDeps, pv: PersistentVolume, node: string, goneMs: number): Promise<void> {
   const name = pv.metadata.name ?? '';
   try {
     const unlocked = withoutDeletionFinalizers(pv);

@@ -27,11 +27,11 @@ import { msgNodeDeleted, msgNodeReturned, msgVolumeKept } from './events.js';
 import { isReleasingForGoneNode, localNodeOf, withReplacingMark } from './local-volume.js';
 import { recordMatches, type NodeGoneRecord } from './record.js';
 import { claimInUse, originalClaim, removeVolume, replaceClaim } from './release.js';
-import type { NodeGoneSession } from './session.js';
+import type { NodeGoneDeps } from './deps.js';
 
 const after = (ms: number): SyncResult => ({ kind: 'requeueAfter', ms: Math.max(1, Math.ceil(ms)) });
 
-export async function syncNodeGone(s: NodeGoneSession, given: PersistentVolume): Promise<SyncResult> {
+export async function syncNodeGone(s: NodeGoneDeps, given: PersistentVolume): Promise<SyncResult> {
   const pv = newerCopyOf(given, s.ctx.volumes.get(given.metadata.name ?? ''));
   const node = localNodeOf(pv);
   if (node === undefined) return DONE;
@@ -45,7 +45,7 @@ export async function syncNodeGone(s: NodeGoneSession, given: PersistentVolume):
   }
 }
 
-async function decide(s: NodeGoneSession, pv: PersistentVolume, node: string): Promise<SyncResult> {
+async function decide(s: NodeGoneDeps, pv: PersistentVolume, node: string): Promise<SyncResult> {
   const held = await s.records.get(pv.metadata.name ?? '');
   const rec = held && recordMatches(held, pv, node) ? held : undefined;
   if (held && !rec) await s.records.remove(held); // another PV's of that name, or another node's: stale
@@ -63,21 +63,21 @@ async function decide(s: NodeGoneSession, pv: PersistentVolume, node: string): P
  * after that (a controller with --node-name provisions for its own node whatever the API says)
  * is left alone, or every claim re-created for a new node would be released again and again.
  */
-function existedBeforeDeletion(s: NodeGoneSession, pv: PersistentVolume, node: string): boolean {
+function existedBeforeDeletion(s: NodeGoneDeps, pv: PersistentVolume, node: string): boolean {
   const deleted = s.deletedAt(node);
   const created = Date.parse(pv.metadata.creationTimestamp ?? '');
   return deleted !== undefined && Number.isFinite(created) && created <= deleted.getTime();
 }
 
 /** The claim bound to the PV both ways, from the cache (events only). */
-function cachedClaimOf(s: NodeGoneSession, pv: PersistentVolume): PersistentVolumeClaim | undefined {
+function cachedClaimOf(s: NodeGoneDeps, pv: PersistentVolume): PersistentVolumeClaim | undefined {
   const ref = pv.spec.claimRef;
   if (!ref?.uid) return undefined;
   const claim = s.ctx.claims.get(`${ref.namespace ?? ''}/${ref.name ?? ''}`);
   return claim && isBoundBothWays(pv, claim) ? claim : undefined;
 }
 
-async function startClock(s: NodeGoneSession, pv: PersistentVolume, node: string): Promise<SyncResult> {
+async function startClock(s: NodeGoneDeps, pv: PersistentVolume, node: string): Promise<SyncResult> {
   await s.records.save({ pv: pv.metadata.name ?? '', pvUid: pv.metadata.uid ?? '', node, since: s.ctx.now() });
   const message = msgNodeDeleted(node, s.delayMs, pv.spec.persistentVolumeReclaimPolicy);
   s.ctx.events.event(pv, 'Warning', EventReason.ReferencedNodeDeleted, message);
@@ -87,7 +87,7 @@ async function startClock(s: NodeGoneSession, pv: PersistentVolume, node: string
   return after(s.delayMs);
 }
 
-async function nodeReturned(s: NodeGoneSession, pv: PersistentVolume, node: string, rec: NodeGoneRecord): Promise<SyncResult> {
+async function nodeReturned(s: NodeGoneDeps, pv: PersistentVolume, node: string, rec: NodeGoneRecord): Promise<SyncResult> {
   if (rec.claim) {
     const old = await originalClaim(s, rec.claim);
     const started = !old || old.metadata.deletionTimestamp !== undefined;
@@ -101,7 +101,7 @@ async function nodeReturned(s: NodeGoneSession, pv: PersistentVolume, node: stri
   return DONE;
 }
 
-async function keep(s: NodeGoneSession, pv: PersistentVolume, node: string, goneMs: number, rec: NodeGoneRecord): Promise<SyncResult> {
+async function keep(s: NodeGoneDeps, pv: PersistentVolume, node: string, goneMs: number, rec: NodeGoneRecord): Promise<SyncResult> {
   if (rec.kept) return DONE;
   await s.records.save({ ...rec, kept: s.ctx.now() });
   const policy = pv.spec.persistentVolumeReclaimPolicy;
@@ -113,7 +113,7 @@ async function keep(s: NodeGoneSession, pv: PersistentVolume, node: string, gone
   return DONE;
 }
 
-async function release(s: NodeGoneSession, pv: PersistentVolume, node: string, goneMs: number, rec: NodeGoneRecord): Promise<SyncResult> {
+async function release(s: NodeGoneDeps, pv: PersistentVolume, node: string, goneMs: number, rec: NodeGoneRecord): Promise<SyncResult> {
   let current = pv;
   let template = rec.claim;
   if (!template && pv.spec.claimRef?.uid) {

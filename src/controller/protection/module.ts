@@ -5,7 +5,7 @@
  */
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import { PV_PROTECTION_CONTROLLER, PVC_PROTECTION_CONTROLLER, syncClaimProtection, syncVolumeProtection } from './protection.js';
 
 export function pvcProtectionModule(): ControllerModule {

@@ -15,7 +15,7 @@ import { pino, type Logger } from 'pino';
 import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION } from '../../kube/annotations.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
-import { type ControllerContext } from '../context.js';
+import { type ControllerContext } from '../runtime/context.js';
 import { keyOf } from '../../kube/object-key.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';

@@ -16,7 +16,7 @@ import {
 } from '../../kube/annotations.js';
 import { isConflict } from '../../kube/errors.js';
 import type { PersistentVolumeClaim } from '../../kube/types.js';
-import type { ApiClient } from '../context.js';
+import type { ApiClient } from '../runtime/context.js';
 
 const RELEASE_ATTEMPTS = 5;
 

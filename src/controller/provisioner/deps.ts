@@ -1,7 +1,7 @@
 /** What the provisioning operation and its cleanup are given (built once by Provisioner). */
 import type { Logger } from 'pino';
 import type { PluginRegistry } from '../../plugins/registry.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 
 export interface ProvisionerDeps {

@@ -10,20 +10,23 @@
 import type { PersistentVolumeClaim } from '../../kube/types.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
-import type { ControllerContext } from '../context.js';
-import { removeStrayFiles } from '../orphans.js';
+import type { ControllerContext } from '../runtime/context.js';
+import type { BinderHookBoard } from '../binder/hooks.js';
+import { binderRunsHere } from '../options.js';
+import { removeStrayFiles } from '../orphan-monitor/orphans.js';
 import { Provisioner, type ProvisionerOptions } from './provisioner.js';
 
 export const PROVISIONER_MODULE_NAME = 'provisioner';
 
 export interface ProvisionerModuleOptions
-  extends Partial<Omit<ProvisionerOptions, 'ctx' | 'plugins' | 'logger' | 'metrics' | 'standalone' | 'clusterName'>> {
+  extends Partial<Omit<ProvisionerOptions, 'ctx' | 'plugins' | 'logger' | 'metrics' | 'binderRunsHere' | 'clusterName'>> {
   metrics?: OperationObserver;
   /** Called with each Provisioner built (tests reach `idle()` through it). */
   onCreated?(provisioner: Provisioner): void;
 }
 
-export function provisionerModule(options: ProvisionerModuleOptions = {}): ControllerModule {
+/** With `board`, its provisioning hooks are handed to the binder of this process. */
+export function provisionerModule(options: ProvisionerModuleOptions = {}, board?: BinderHookBoard): ControllerModule {
   const { onCreated, ...rest } = options;
   return {
     name: PROVISIONER_MODULE_NAME,
@@ -35,11 +38,11 @@ export function provisionerModule(options: ProvisionerModuleOptions = {}): Contr
         plugins: env.plugins,
         clusterName: env.options.clusterName,
         logger: env.logger,
-        standalone: !env.options.controllers.includes('binder'),
+        binderRunsHere: binderRunsHere(env.options),
       });
       onCreated?.(provisioner);
+      board?.contribute(provisioner.binderHooks());
       return {
-        binderHooks: provisioner.binderHooks(),
         syncClaim: (claim: PersistentVolumeClaim) => provisioner.syncClaim(claim),
         // Before the first provision: what a restart undid is put back (sized volumes mounted
         // again), and what a provisioner killed mid-write left is cleaned up.

@@ -6,7 +6,7 @@
  *   one of ours);
  * - `syncClaim(claim)` — the provisioner's own claim sync, run for every claim event. It resumes
  *   claims carrying our intent finalizer (crash recovery, claim deleted mid-provision, claim bound
- *   elsewhere) and, when the binder runs in another process (`standalone`), provisions claims
+ *   elsewhere) and, when the binder does not run in this process (`binderRunsHere` false), provisions claims
  *   annotated with `volume.kubernetes.io/storage-provisioner` = a provisioner we serve — the
  *   external-provisioner protocol.
  * Both start the same operation (operation.ts) through an OperationRunner: outside the queue worker,
@@ -17,7 +17,7 @@ import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '../../kube/annotations.js
 import type { PersistentVolumeClaim } from '../../kube/types.js';
 import { hasAnnotation } from '../../kube/volume-helpers.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
-import { type ControllerContext } from '../context.js';
+import { type ControllerContext } from '../runtime/context.js';
 import { keyOf } from '../../kube/object-key.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
@@ -38,8 +38,8 @@ export interface ProvisionerOptions {
   metrics?: OperationObserver;
   /** Plugin calls in flight at once. Default 16. */
   concurrency?: number;
-  /** The binder does not run in this process: take claims annotated for our provisioners. */
-  standalone?: boolean;
+  /** Whether the binder runs in this process (default true); without it, take claims annotated for our provisioners. */
+  binderRunsHere?: boolean;
   /** Tries at creating the PV object before the backing volume is deleted again. Default 5. */
   createAttempts?: number;
   /** First wait between PV create tries (doubles each time). Default 1000 ms. */
@@ -66,7 +66,7 @@ export interface ProvisionerBinderHooks {
 export class Provisioner {
   private readonly deps: ProvisionerDeps;
   private readonly runner: OperationRunner;
-  private readonly standalone: boolean;
+  private readonly binderRunsHere: boolean;
 
   constructor(options: ProvisionerOptions) {
     this.deps = {
@@ -79,7 +79,7 @@ export class Provisioner {
       provisioningEventAfterMs: options.provisioningEventAfterMs ?? 1000,
       ...(options.metrics ? { metrics: options.metrics } : {}),
     };
-    this.standalone = options.standalone === true;
+    this.binderRunsHere = options.binderRunsHere !== false;
     // Woken after success once the key stops counting as running: the binder skips claims whose operation runs.
     this.runner = claimOperationRunner('provisioner', (key) => options.ctx.enqueueClaim(key), options);
   }
@@ -126,7 +126,7 @@ export class Provisioner {
       this.runner.interrupt(key, 'the claim is being deleted');
       return DONE;
     }
-    if (this.standalone && this.wantsProvisioning(current)) return this.provisionClaim(current);
+    if (!this.binderRunsHere && this.wantsProvisioning(current)) return this.provisionClaim(current);
     return DONE;
   }
 

@@ -4,6 +4,7 @@
  * success: the name is deterministic, so an earlier try (whose answer was lost) made it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelay } from '../../backoff.js';
 import { isAlreadyExists } from '../../kube/errors.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { keyOf } from '../../kube/object-key.js';
@@ -25,7 +26,7 @@ export async function savePersistentVolume(
   const pvName = pv.metadata.name ?? '';
   let lastError: unknown;
   for (let attempt = 1; attempt <= d.createAttempts; attempt++) {
-    if (attempt > 1) await sleep(d.createRetryDelayMs * 2 ** (attempt - 2), undefined, { signal });
+    if (attempt > 1) await sleep(backoffDelay({ initialMs: d.createRetryDelayMs, maxMs: Infinity }, attempt - 2), undefined, { signal });
     signal.throwIfAborted();
     try {
       const created = await d.ctx.api.createVolume(pv);

@@ -12,7 +12,7 @@ import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import { backingName } from '../../plugins/naming.js';
 import { runCountedAttempt, type ReclaimOperation } from './outcome.js';
 import { measured } from '../runtime/operation-metrics.js';
-import { updateFresh, type ReclaimSession } from './session.js';
+import { updateFresh, type ReclaimerDeps } from './deps.js';
 import { isBackingDeleted, withBackingDeleted } from './attempts.js';
 
 const IN_TREE_PREFIX = 'kubernetes.io/';
@@ -21,7 +21,7 @@ const IN_TREE_PREFIX = 'kubernetes.io/';
  * True when the PV belongs to a deleter outside this process (upstream's external deleter): it
  * was provisioned by a provisioner we do not serve whose name is not in-tree, or it is CSI.
  */
-export function hasExternalDeleter(s: ReclaimSession, pv: PersistentVolume): boolean {
+export function hasExternalDeleter(s: ReclaimerDeps, pv: PersistentVolume): boolean {
   if (pv.spec.csi !== undefined) return true;
   const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
   return provisioner !== undefined && !s.plugins.byProvisioner(provisioner) && !provisioner.startsWith(IN_TREE_PREFIX);
@@ -48,7 +48,7 @@ function withoutDeletionFinalizers(pv: PersistentVolume): PersistentVolume | und
  * finalizer). The DELETE goes first so pv-protection, seeing the PV live without its finalizer,
  * never puts it back. Already gone ⇒ done.
  */
-export async function finishDeletion(s: ReclaimSession, pv: PersistentVolume): Promise<void> {
+export async function finishDeletion(s: ReclaimerDeps, pv: PersistentVolume): Promise<void> {
   const name = pv.metadata.name ?? '';
   const uid = pv.metadata.uid;
   let gone = false;
@@ -68,7 +68,7 @@ export async function finishDeletion(s: ReclaimSession, pv: PersistentVolume): P
   s.log.info({ pv: name, why: 'reclaim policy Delete' }, 'volume deleted');
 }
 
-function classParameters(s: ReclaimSession, pv: PersistentVolume): Record<string, string> | undefined {
+function classParameters(s: ReclaimerDeps, pv: PersistentVolume): Record<string, string> | undefined {
   const className = storageClassOfVolume(pv);
   return className === '' ? undefined : s.ctx.classes.get(className)?.parameters;
 }

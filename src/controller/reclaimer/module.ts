@@ -8,10 +8,11 @@
  */
 import type { PersistentVolume } from '../../kube/types.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import { DONE } from '../runtime/sync-result.js';
 import { Reclaimer, type ReclaimerOptions } from './reclaimer.js';
-import type { ReclaimFacts } from '../binder/hooks.js';
+import type { BinderHookBoard, ReclaimFacts } from '../binder/hooks.js';
+import { binderRunsHere } from '../options.js';
 
 export const RECLAIMER_MODULE_NAME = 'reclaimer';
 
@@ -20,7 +21,8 @@ export interface ReclaimerModuleOptions extends Partial<Pick<ReclaimerOptions, '
   onCreated?(reclaimer: Reclaimer): void;
 }
 
-export function reclaimerModule(options: ReclaimerModuleOptions = {}): ControllerModule {
+/** With `board`, its reclaim hook is handed to the binder of this process. */
+export function reclaimerModule(options: ReclaimerModuleOptions = {}, board?: BinderHookBoard): ControllerModule {
   const { onCreated, ...rest } = options;
   return {
     name: RECLAIMER_MODULE_NAME,
@@ -32,13 +34,13 @@ export function reclaimerModule(options: ReclaimerModuleOptions = {}): Controlle
         maxAttempts: env.options.recyclerMaximumRetry,
         retryIntervalMs: env.options.syncPeriodMs,
         logger: env.logger,
-        standalone: !env.options.controllers.includes('binder'),
+        binderRunsHere: binderRunsHere(env.options),
         ...(env.metrics ? { metrics: env.metrics } : {}),
         ...rest,
       });
       onCreated?.(reclaimer);
+      board?.contribute({ reclaimVolume: (pv: PersistentVolume, facts?: ReclaimFacts) => reclaimer.reclaimVolume(pv, facts) });
       return {
-        binderHooks: { reclaimVolume: (pv: PersistentVolume, facts?: ReclaimFacts) => reclaimer.reclaimVolume(pv, facts) },
         syncVolume: async (pv: PersistentVolume) => (await reclaimer.syncVolume(pv)) ?? DONE,
         stop: () => reclaimer.close(),
       };

@@ -15,7 +15,7 @@ import { readAttempts, withAttempts } from './attempts.js';
 import {
   msgRecycleFailed,
 } from './events.js';
-import { updateFresh, withPhase, type ReclaimSession } from './session.js';
+import { updateFresh, withPhase, type ReclaimerDeps } from './deps.js';
 import { EventReason } from '../runtime/event-reasons.js';
 
 export type ReclaimKind = 'delete' | 'recycle';
@@ -46,7 +46,7 @@ function isRetryable(err: unknown): boolean {
 
 /** Phase Failed with `message`, then the Warning event (only after the write succeeded). */
 export async function markFailed(
-  s: ReclaimSession,
+  s: ReclaimerDeps,
   pv: PersistentVolume,
   reason: EventReason,
   message: string,
@@ -63,7 +63,7 @@ export async function markFailed(
   s.log.info({ pv: pv.metadata.name, from: pv.status?.phase ?? '', to: 'Failed', why: message }, 'volume phase changed');
 }
 
-async function takeBackCharge(s: ReclaimSession, pv: PersistentVolume, count: number): Promise<void> {
+async function takeBackCharge(s: ReclaimerDeps, pv: PersistentVolume, count: number): Promise<void> {
   await updateFresh(s, pv, 'spec', (fresh) => {
     const attempts = readAttempts(fresh);
     if (attempts.failed !== count) return undefined;
@@ -73,7 +73,7 @@ async function takeBackCharge(s: ReclaimSession, pv: PersistentVolume, count: nu
 
 /** Reports attempt number `count` (already charged on `pv`), which failed with `err`. */
 export async function recordFailedAttempt(
-  s: ReclaimSession,
+  s: ReclaimerDeps,
   pv: PersistentVolume,
   kind: ReclaimKind,
   count: number,
@@ -112,7 +112,7 @@ export function retryHint(pvName: string): string {
 }
 
 /** A delete or recycle, run in the background: attempt number `count` is already charged on `pv`. */
-export type ReclaimOperation = (s: ReclaimSession, plugin: VolumePlugin, pv: PersistentVolume, count: number, signal: AbortSignal) => Promise<void>;
+export type ReclaimOperation = (s: ReclaimerDeps, plugin: VolumePlugin, pv: PersistentVolume, count: number, signal: AbortSignal) => Promise<void>;
 
 /**
  * Runs attempt number `count` (already charged on `pv`) of a delete or recycle. True when it
@@ -120,7 +120,7 @@ export type ReclaimOperation = (s: ReclaimSession, plugin: VolumePlugin, pv: Per
  * controller is stopping or the PV changed hands: the next sync decides again).
  */
 export async function runCountedAttempt(
-  s: ReclaimSession,
+  s: ReclaimerDeps,
   pv: PersistentVolume,
   kind: ReclaimKind,
   count: number,

@@ -17,7 +17,7 @@ import { hasAnnotation } from '../../kube/volume-helpers.js';
 import type { VolumePlugin } from '../../plugins/plugin.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { ReclaimFacts } from '../binder/hooks.js';
 import { chargedAttempts, isBackingDeleted, msUntilNextAttempt, readAttempts, withAttempts, type RetryPolicy } from './attempts.js';
@@ -32,7 +32,7 @@ import { annealDeletionFinalizer, hasFinalizer } from './finalizers.js';
 import { OperationRunner } from '../runtime/operations.js';
 import { failureReason, markFailed, MissingPluginError, recordFailedAttempt, type ReclaimKind } from './outcome.js';
 import { podsUsingReleasedClaim, runRecycle } from './recycle.js';
-import { withPhase, type ReclaimSession } from './session.js';
+import { withPhase, type ReclaimerDeps } from './deps.js';
 import { EventReason } from '../runtime/event-reasons.js';
 import { isReleasingForGoneNode } from '../node-gone/local-volume.js';
 
@@ -55,15 +55,15 @@ export interface ReclaimerOptions {
   logger?: Logger;
   /** Plugin call durations and errors (Prometheus). */
   metrics?: OperationObserver;
-  /** No binder in this process (a node agent): reclaim Released volumes from the volume sync. */
-  standalone?: boolean;
+  /** Whether the binder runs in this process (default true); without it (a node agent), reclaim Released volumes from the volume sync. */
+  binderRunsHere?: boolean;
 }
 
 type Trigger = 'released' | 'pv-deleted';
 
 export class Reclaimer {
-  private readonly s: ReclaimSession;
-  private readonly standalone: boolean;
+  private readonly s: ReclaimerDeps;
+  private readonly binderRunsHere: boolean;
 
   constructor(options: ReclaimerOptions) {
     const policy: RetryPolicy = {
@@ -74,7 +74,7 @@ export class Reclaimer {
       throw new RangeError(`maximum reclaim attempts must be an integer ≥ 0, got ${policy.maxAttempts}`);
     }
     if (!(policy.intervalMs >= 0)) throw new RangeError(`reclaim retry interval must be ≥ 0, got ${policy.intervalMs}`);
-    this.standalone = options.standalone === true;
+    this.binderRunsHere = options.binderRunsHere !== false;
     this.s = {
       ctx: options.ctx,
       plugins: options.plugins,
@@ -104,7 +104,7 @@ export class Reclaimer {
    * deleter does.
    */
   syncVolume(pv: PersistentVolume): Promise<SyncResult | undefined> {
-    if (this.standalone && !this.s.plugins.forVolume(pv)) return Promise.resolve(undefined);
+    if (!this.binderRunsHere && !this.s.plugins.forVolume(pv)) return Promise.resolve(undefined);
     return this.guarded(pv, async () => {
       // While its delete runs (or its backing volume is already gone) the finalizer is ours to
       // remove: re-adding it on a copy read meanwhile would hold the deleted PV until the next
@@ -118,7 +118,7 @@ export class Reclaimer {
       }
       if (isUnboundAndBeingDeleted(current)) return this.attempt(current, 'delete', 'pv-deleted');
       const phase = current.status?.phase;
-      if (this.standalone && (phase === 'Released' || phase === 'Failed')) return this.reclaim(current, {});
+      if (!this.binderRunsHere && (phase === 'Released' || phase === 'Failed')) return this.reclaim(current, {});
       return undefined;
     });
   }
@@ -263,7 +263,7 @@ function isUnboundAndBeingDeleted(pv: PersistentVolume): boolean {
  * Upstream's `isVolumeReleased`, with a live GET of the claim: released when the claim named by
  * claimRef is gone, is another object (uid), or is bound to another volume.
  */
-async function isStillReleased(s: ReclaimSession, pv: PersistentVolume): Promise<boolean> {
+async function isStillReleased(s: ReclaimerDeps, pv: PersistentVolume): Promise<boolean> {
   const ref = pv.spec.claimRef;
   if (!ref?.uid) return false;
   const claim = await s.ctx.api.getClaim(ref.namespace ?? '', ref.name ?? '');

@@ -10,7 +10,7 @@ import { withoutAttempts } from './attempts.js';
 import { MSG_RECYCLED } from './events.js';
 import { runCountedAttempt, type ReclaimOperation } from './outcome.js';
 import { measured } from '../runtime/operation-metrics.js';
-import { updateFresh, withPhase, type ReclaimSession } from './session.js';
+import { updateFresh, withPhase, type ReclaimerDeps } from './deps.js';
 import { EventReason } from '../runtime/event-reasons.js';
 
 function isTerminated(pod: Pod): boolean {
@@ -21,7 +21,7 @@ function isTerminated(pod: Pod): boolean {
  * Pods (`namespace/name`) that still use the claim the PV was released from. When a new claim
  * with that name exists, the pods are taken to use the new one (as upstream) and none is named.
  */
-export async function podsUsingReleasedClaim(s: ReclaimSession, pv: PersistentVolume): Promise<string[]> {
+export async function podsUsingReleasedClaim(s: ReclaimerDeps, pv: PersistentVolume): Promise<string[]> {
   const ref = pv.spec.claimRef;
   if (!ref?.name) return [];
   const namespace = ref.namespace ?? '';
@@ -38,7 +38,7 @@ function unboundSpec(pv: PersistentVolume): PersistentVolume {
   return volumeWithoutBinding(withoutAttempts(pv));
 }
 
-async function makeAvailable(s: ReclaimSession, pv: PersistentVolume): Promise<void> {
+async function makeAvailable(s: ReclaimerDeps, pv: PersistentVolume): Promise<void> {
   const releasedFrom = pv.spec.claimRef?.uid;
   const unbound = await updateFresh(s, pv, 'spec', (fresh) =>
     fresh.spec.claimRef?.uid === releasedFrom ? unboundSpec(fresh) : undefined,

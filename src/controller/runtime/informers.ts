@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../kube/types.js';
-import type { Backoff } from '../../kube-client/cache/backoff.js';
+import type { Backoff } from '../../backoff.js';
 import { MergedStore } from '../../kube-client/cache/merged-store.js';
 import { Reflector } from '../../kube-client/cache/reflector.js';
 import { rvNumber } from '../../kube-client/cache/resource-version.js';

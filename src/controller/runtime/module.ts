@@ -11,9 +11,8 @@ import type { RestTransport } from '../../kube-client/transport.js';
 import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
 import type { OperationObserver, OrphanObserver } from '../../metrics/prometheus.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
-import type { BinderHooks } from '../binder/hooks.js';
 import type { ChangeListener } from '../../kube-client/cache/merged-store.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from './context.js';
 import { CONTROLLER_NAMES, type ControllerName, type ControllerOptions } from '../options.js';
 import type { SyncResult } from './sync-result.js';
 
@@ -50,16 +49,9 @@ export interface ModuleEnv {
   };
   /** Requests by path, for the kinds the ApiClient does not cover (CSIStorageCapacity, CSIDriver). */
   rest?: Pick<RestTransport, 'request'>;
-  /** The other enabled modules' instances, in order: complete once `start` is called. */
-  peers(): readonly ModuleInstance[];
 }
 
 export interface ModuleInstance {
-  /**
-   * What this module lets the binder call (provisioning a claim, reclaiming a released volume);
-   * the binder module collects the hooks of its peers when it starts.
-   */
-  binderHooks?: Partial<BinderHooks>;
   syncClaim?(claim: PersistentVolumeClaim): Promise<SyncResult>;
   syncVolume?(pv: PersistentVolume): Promise<SyncResult>;
   /** Called once this process leads and its caches have synced, before the first sync. */

@@ -7,6 +7,7 @@
  * own schedule instead of on every sync. Without `backoff` a failure is only the operation's own
  * business (the reclaimer counts attempts on the PV itself).
  */
+import { KeyedBackoff } from '../../backoff.js';
 
 /** How an operation ended: failures start (or lengthen) the key's backoff. */
 export type OperationOutcome = 'succeeded' | 'failed' | 'stopped';
@@ -42,14 +43,11 @@ interface Running {
   done: Promise<void>;
 }
 
-interface Backoff {
-  failures: number;
-  timer?: NodeJS.Timeout;
-}
-
 export class OperationRunner {
   private readonly running = new Map<string, Running>();
-  private readonly backoffs = new Map<string, Backoff>();
+  /** Consecutive failures per key, and the timer of each key waiting out its backoff. */
+  private readonly failureCounts: KeyedBackoff<string>;
+  private readonly backoffTimers = new Map<string, NodeJS.Timeout>();
   private readonly slotWaiters: (() => void)[] = [];
   private readonly stopping = new AbortController();
   private active = 0;
@@ -57,6 +55,7 @@ export class OperationRunner {
   constructor(private readonly options: OperationRunnerOptions) {
     const { concurrency } = options;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be ≥ 1, got ${concurrency}`);
+    this.failureCounts = new KeyedBackoff({ initialMs: options.backoff?.initialMs ?? 0, maxMs: options.backoff?.maxMs ?? 0 });
   }
 
   isRunning(key: string): boolean {
@@ -65,12 +64,12 @@ export class OperationRunner {
 
   /** True while the key waits out the backoff of its last failure. */
   inBackoff(key: string): boolean {
-    return this.backoffs.get(key)?.timer !== undefined;
+    return this.backoffTimers.has(key);
   }
 
   /** Consecutive failures of the key (0 after a success). */
   failures(key: string): number {
-    return this.backoffs.get(key)?.failures ?? 0;
+    return this.failureCounts.failures(key);
   }
 
   /** Starts `operation` for `key` unless one is running, the key is backing off, or we stopped. */
@@ -95,8 +94,9 @@ export class OperationRunner {
 
   /** Forgets the key's failure count (its object is gone). */
   forget(key: string): void {
-    clearTimeout(this.backoffs.get(key)?.timer);
-    this.backoffs.delete(key);
+    clearTimeout(this.backoffTimers.get(key));
+    this.backoffTimers.delete(key);
+    this.failureCounts.forget(key);
   }
 
   /** Resolves once no operation is running (or waiting for a slot). */
@@ -117,8 +117,9 @@ export class OperationRunner {
    */
   stop(): void {
     this.stopping.abort(new Error(`${this.options.name} stopped`));
-    for (const backoff of this.backoffs.values()) clearTimeout(backoff.timer);
-    this.backoffs.clear();
+    for (const timer of this.backoffTimers.values()) clearTimeout(timer);
+    this.backoffTimers.clear();
+    this.failureCounts.clear();
     for (const wake of this.slotWaiters.splice(0)) wake();
   }
 
@@ -148,21 +149,18 @@ export class OperationRunner {
   private settle(key: string, outcome: OperationOutcome): void {
     if (outcome === 'stopped' || this.stopping.signal.aborted) return;
     if (outcome === 'succeeded') {
-      this.backoffs.delete(key);
+      this.failureCounts.forget(key);
       this.options.onSucceeded?.(key);
       return;
     }
     const policy = this.options.backoff;
     if (!policy) return;
-    const backoff = this.backoffs.get(key) ?? { failures: 0 };
-    backoff.failures++;
-    const delay = Math.min(policy.maxMs, policy.initialMs * 2 ** (backoff.failures - 1));
-    backoff.timer = setTimeout(() => {
-      backoff.timer = undefined;
+    const timer = setTimeout(() => {
+      this.backoffTimers.delete(key);
       policy.onExpired(key);
-    }, delay);
-    backoff.timer.unref();
-    this.backoffs.set(key, backoff);
+    }, this.failureCounts.fail(key));
+    timer.unref();
+    this.backoffTimers.set(key, timer);
   }
 }
 

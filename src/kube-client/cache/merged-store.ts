@@ -30,7 +30,7 @@ interface Tombstone {
 /** Tombstones are kept at least this long, then pruned once the informer has passed them. */
 const TOMBSTONE_TTL_MS = 5 * 60_000;
 
-/** What the controller's context reads as its ObjectStore (controller/context.ts), filled by a Reflector and the client. */
+/** What the controller's context reads as its ObjectStore (controller/runtime/context.ts), filled by a Reflector and the client. */
 export class MergedStore<T extends KubeObject> implements WriteRecorder<T> {
   private readonly items = new Map<ObjectKeyString, T>();
   private readonly tombstones = new Map<ObjectKeyString, Tombstone>();

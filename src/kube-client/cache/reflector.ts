@@ -12,7 +12,7 @@ import type { KubeObject, Status } from '../../kube/types.js';
 import { statusOf } from '../../kube/errors.js';
 import { listAllPages, listCallFor, type ListCall } from '../list-calls.js';
 import type { RestTransport } from '../transport.js';
-import { Backoff, delay } from './backoff.js';
+import { Backoff, delay } from '../../backoff.js';
 import type { MergedStore } from './merged-store.js';
 import { rvNumber } from './resource-version.js';
 
@@ -33,6 +33,9 @@ export interface ReflectorOptions<T extends KubeObject> {
   backoff?: Backoff;
 }
 
+/** Reconnect waits: client-go's reflector's 800 ms doubling to 30 s, plus up to 20%. */
+const RECONNECT_BACKOFF = { initialMs: 800, maxMs: 30_000, jitter: 0.2 };
+
 type WatchOutcome = 'closed' | 'expired' | 'error' | 'inactive' | 'stopped';
 
 export class Reflector<T extends KubeObject> {
@@ -47,7 +50,7 @@ export class Reflector<T extends KubeObject> {
   readonly counts = { lists: 0, watches: 0, expired: 0, errors: 0, inactive: 0 };
 
   constructor(private readonly opts: ReflectorOptions<T>) {
-    this.backoff = opts.backoff ?? new Backoff();
+    this.backoff = opts.backoff ?? new Backoff(RECONNECT_BACKOFF);
     this.watcher = new Watch(opts.transport.kubeConfig);
     this.list = opts.list ?? listCallFor<T>(opts.transport, opts.path);
   }

@@ -4,6 +4,7 @@
  * as worth retrying; this module only counts, waits and gives up.
  */
 import type { Logger } from 'pino';
+import { backoffDelay as exponentialDelay } from '../../backoff.js';
 import { PluginError } from '../plugin.js';
 
 export interface RetryPolicy {
@@ -48,8 +49,7 @@ export class CallTimeoutError extends Error {
 
 /** The backoff before attempt `attempt + 1` (attempt counts from 1): full jitter. */
 export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return Math.floor(random() * ceiling);
+  return exponentialDelay({ initialMs: policy.baseDelayMs, maxMs: policy.maxDelayMs, jitter: 'full' }, attempt - 1, random);
 }
 
 /** Sleeps `ms`, rejecting at once when `signal` aborts. */

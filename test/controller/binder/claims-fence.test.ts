@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ControllerContext } from '../../../src/controller/context.js';
+import type { ControllerContext } from '../../../src/controller/runtime/context.js';
 import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER } from '../../../src/kube/annotations.js';
 import { claimRefFor } from '../../../src/kube/volume-helpers.js';
 import { syncClaim } from '../../../src/controller/binder/index.js';

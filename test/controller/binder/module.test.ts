@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { binderModule } from '../../../src/controller/binder/index.js';
+import { BinderHookBoard, type BinderHooks } from '../../../src/controller/binder/hooks.js';
 import { parseControllerOptions } from '../../../src/controller/options.js';
 import type { ModuleInstance } from '../../../src/controller/runtime/module.js';
 import { DONE } from '../../../src/controller/runtime/sync-result.js';
@@ -9,9 +10,12 @@ import { FakeCluster } from '../../helpers/fake-context.js';
 import { fakeChanges, testModuleEnv } from '../../helpers/module-env.js';
 import { pv, pvc, storageClass } from './fixtures.js';
 
-function binder(fake: FakeCluster, peers: ModuleInstance[] = []): ModuleInstance {
-  const env = testModuleEnv(parseControllerOptions({}), { changes: fakeChanges(fake), peers: () => peers });
-  return binderModule().create(fake.ctx, env);
+function binder(fake: FakeCluster, contributions: Partial<BinderHooks>[] = []): ModuleInstance {
+  const env = testModuleEnv(parseControllerOptions({}), { changes: fakeChanges(fake) });
+  const board = new BinderHookBoard();
+  const instance = binderModule(board).create(fake.ctx, env);
+  for (const hooks of contributions) board.contribute(hooks);
+  return instance;
 }
 
 test('the binder module finds volumes through the index it keeps from store changes, and wakes claims a freed volume fits', async () => {
@@ -25,11 +29,12 @@ test('the binder module finds volumes through the index it keeps from store chan
   assert.equal(fake.claim('default/data')?.spec.volumeName, 'pv-1');
 });
 
-test('the binder module calls the provisioning hook its peers contribute once it has started', async () => {
+test('the binder module calls the provisioning hook contributed on its board once it has started', async () => {
   const fake = new FakeCluster();
   const asked: string[] = [];
-  const provisioner: ModuleInstance = {
-    binderHooks: { provisionClaim: async (c: PersistentVolumeClaim) => (asked.push(c.metadata.name ?? ''), DONE), servesProvisioner: () => true },
+  const provisioner: Partial<BinderHooks> = {
+    provisionClaim: async (c: PersistentVolumeClaim) => (asked.push(c.metadata.name ?? ''), DONE),
+    servesProvisioner: () => true,
   };
   const instance = binder(fake, [provisioner]);
   fake.addClass(storageClass('fast', { provisioner: 'example.com/ours' }));

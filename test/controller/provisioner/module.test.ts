@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ANN_BETA_STORAGE_PROVISIONER, ANN_STORAGE_PROVISIONER } from '../../../src/kube/annotations.js';
 import { parseControllerOptions } from '../../../src/controller/options.js';
 import { provisionerModule } from '../../../src/controller/provisioner/module.js';
+import { BinderHookBoard } from '../../../src/controller/binder/hooks.js';
 import type { Provisioner } from '../../../src/controller/provisioner/index.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
@@ -12,20 +13,23 @@ import { claim, FAKE_PROVISIONER, FakePlugin, storageClass } from './fixtures.js
 function build(controllers: string, plugins: PluginRegistry) {
   const fake = new FakeCluster();
   let provisioner: Provisioner | undefined;
-  const module = provisionerModule({ onCreated: (p) => (provisioner = p), createRetryDelayMs: 1 });
+  const board = new BinderHookBoard();
+  const contributed = board.open();
+  const module = provisionerModule({ onCreated: (p) => (provisioner = p), createRetryDelayMs: 1 }, board);
   const options = parseControllerOptions({ controllers, clusterName: 'mod' });
   const instance = module.create(fake.ctx, testModuleEnv(options, { plugins }));
   assert.ok(provisioner);
-  return { fake, instance, provisioner };
+  return { fake, instance, provisioner, contributed };
 }
 
 test('the module is named "provisioner", gives the binder its hooks and syncs claims itself', () => {
   const plugin = new FakePlugin();
-  const { instance } = build('*', new PluginRegistry([plugin]));
+  const { instance, contributed } = build('*', new PluginRegistry([plugin]));
   assert.equal(provisionerModule().name, 'provisioner');
-  assert.equal(typeof instance.binderHooks?.provisionClaim, 'function');
-  assert.equal(instance.binderHooks?.servesProvisioner?.(FAKE_PROVISIONER), true);
-  assert.equal(instance.binderHooks?.servesProvisioner?.('example.com/elsewhere'), false);
+  assert.equal(contributed.length, 1, 'its hooks are on the board the binder reads');
+  assert.equal(typeof contributed[0]?.provisionClaim, 'function');
+  assert.equal(contributed[0]?.servesProvisioner?.(FAKE_PROVISIONER), true);
+  assert.equal(contributed[0]?.servesProvisioner?.('example.com/elsewhere'), false);
   assert.equal(typeof instance.syncClaim, 'function');
 });
 

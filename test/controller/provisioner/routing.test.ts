@@ -58,7 +58,7 @@ const annotatedFor = (provisioner: string) => ({
 });
 
 test('standalone (no binder here): a Pending claim annotated for our provisioner is provisioned by the claim sync', async () => {
-  const { fake, plugin, provisioner } = harness({ standalone: true });
+  const { fake, plugin, provisioner } = harness({ binderRunsHere: false });
   fake.addClass(storageClass('fast'));
   const pvc = fake.addClaim(claim('data', { annotations: annotatedFor(FAKE_PROVISIONER) }));
   await provisioner.syncClaim(pvc);
@@ -68,7 +68,7 @@ test('standalone (no binder here): a Pending claim annotated for our provisioner
 });
 
 test('standalone: claims annotated for another provisioner, unannotated or already bound are left alone', async () => {
-  const { fake, plugin, provisioner } = harness({ standalone: true });
+  const { fake, plugin, provisioner } = harness({ binderRunsHere: false });
   fake.addClass(storageClass('fast'));
   await provisioner.syncClaim(fake.addClaim(claim('other', { annotations: annotatedFor('example.com/elsewhere') })));
   await provisioner.syncClaim(fake.addClaim(claim('plain')));

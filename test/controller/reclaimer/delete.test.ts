@@ -10,7 +10,7 @@ import {
 import { pino } from 'pino';
 import { finishDeletion } from '../../../src/controller/reclaimer/delete.js';
 import { OperationRunner } from '../../../src/controller/runtime/operations.js';
-import type { ReclaimSession } from '../../../src/controller/reclaimer/session.js';
+import type { ReclaimerDeps } from '../../../src/controller/reclaimer/deps.js';
 import { PluginError } from '../../../src/plugins/plugin.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
 import { claim, FAKE_PROVISIONER, INTERVAL, rig, volume } from './fixtures.js';
@@ -50,7 +50,7 @@ test('Delete marks the PV deleted, then removes our finalizer and, the PV not be
 test('finishing a deletion leaves pv-protection on a PV that is Bound', async () => {
   const r = rig();
   const bound = r.fake.addVolume(volume('c', { phase: 'Bound', finalizers: [FINALIZER_PV_PROTECTION, FINALIZER_PV_CONTROLLER] }));
-  const session: ReclaimSession = {
+  const deps: ReclaimerDeps = {
     ctx: r.fake.ctx,
     plugins: new PluginRegistry(),
     policy: { maxAttempts: 3, intervalMs: INTERVAL },
@@ -59,7 +59,7 @@ test('finishing a deletion leaves pv-protection on a PV that is Bound', async ()
     log: pino({ level: 'silent' }),
     backingDeleted: new Set(),
   };
-  await finishDeletion(session, bound);
+  await finishDeletion(deps, bound);
   assert.deepEqual(r.fake.volume('c')!.metadata.finalizers, [FINALIZER_PV_PROTECTION]);
   assert.ok(r.fake.volume('c')!.metadata.deletionTimestamp, 'delete was requested');
 });

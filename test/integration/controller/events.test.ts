@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { controllerKubeConfig, startTestApiServer, type TestApiServer } from '../../helpers/apiserver.js';
 import { KubeApiClient } from '../../../src/kube-client/kube-api-client.js';
 import { RestTransport } from '../../../src/kube-client/transport.js';
-import { KubeEventRecorder } from '../../../src/controller/events.js';
+import { KubeEventRecorder } from '../../../src/controller/runtime/events.js';
 import type { CoreEvent, ObjectList, PersistentVolume } from '../../../src/kube/types.js';
 import { newClaim, newVolume, silentLog } from '../../helpers/objects.js';
 

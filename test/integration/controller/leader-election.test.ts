@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { controllerKubeConfig, startTestApiServer } from '../../helpers/apiserver.js';
 import { KubeApiClient, WriteRefusedError } from '../../../src/kube-client/kube-api-client.js';
 import { RestTransport } from '../../../src/kube-client/transport.js';
-import { LeaderElector, microTime } from '../../../src/controller/leader-election.js';
+import { LeaderElector, microTime } from '../../../src/controller/runtime/leader-election.js';
 import type { Lease } from '../../../src/kube/types.js';
 import { newVolume, silentLog, waitFor } from '../../helpers/objects.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startTestApiServer } from '../../../helpers/apiserver.js';
 import { startApiServer, type RunningApiServer } from '../../../../src/apiserver/server.js';
-import { Backoff } from '../../../../src/kube-client/cache/backoff.js';
+import { Backoff } from '../../../../src/backoff.js';
 import { MergedStore } from '../../../../src/kube-client/cache/merged-store.js';
 import { Reflector } from '../../../../src/kube-client/cache/reflector.js';
 import { KubeApiClient } from '../../../../src/kube-client/kube-api-client.js';
@@ -52,7 +52,7 @@ test('a watch resumed from a resourceVersion older than the server keeps ends in
     transport,
     log: silentLog,
     inactivityTimeoutMs: 200,
-    backoff: new Backoff(1500, 1500, 0),
+    backoff: new Backoff({ initialMs: 1500, maxMs: 1500 }),
   });
   t.after(async () => {
     await reflector.stop();
@@ -86,7 +86,7 @@ test('the reflector keeps retrying while the server is down and syncs once it is
     store,
     transport,
     log: silentLog,
-    backoff: new Backoff(20, 50, 0),
+    backoff: new Backoff({ initialMs: 20, maxMs: 50 }),
   });
   const restarted: { server?: RunningApiServer } = {};
   t.after(async () => {

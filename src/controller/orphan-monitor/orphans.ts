@@ -16,11 +16,11 @@
  */
 import { basename } from 'node:path/posix';
 import type { Logger } from 'pino';
-import { FINALIZER_PROVISIONING } from '../kube/annotations.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
-import { backingName } from '../plugins/naming.js';
-import type { BackingVolume, StrayFile, VolumePlugin } from '../plugins/plugin.js';
-import { PV_NAME_PREFIX } from './provisioner/request.js';
+import { FINALIZER_PROVISIONING } from '../../kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import { backingName } from '../../plugins/naming.js';
+import type { BackingVolume, StrayFile, VolumePlugin } from '../../plugins/plugin.js';
+import { PV_NAME_PREFIX } from '../provisioner/request.js';
 
 /** Live reads of the cluster's claims and PVs (not a cache: deciding to delete needs the truth). */
 export interface ClusterObjects {

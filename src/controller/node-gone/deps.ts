@@ -1,10 +1,10 @@
 /** What every node-gone decision is given. */
 import type { Logger } from 'pino';
 import type { Node } from '../../kube/types.js';
-import type { ControllerContext, ObjectStore } from '../context.js';
+import type { ControllerContext, ObjectStore } from '../runtime/context.js';
 import type { NodeGoneRecords } from './record.js';
 
-export interface NodeGoneSession {
+export interface NodeGoneDeps {
   ctx: ControllerContext;
   nodes: ObjectStore<Node>;
   /** The controller's own records of the PVs whose node it saw deleted (record.ts). */

@@ -4,9 +4,9 @@
  * protection/). Decision code depends only on these interfaces, so it is unit-tested with
  * in-memory fakes and runs unchanged against a real cluster.
  */
-import type { KubeObject, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../kube/types.js';
-import type { ObjectKeyString } from '../kube/object-key.js';
-import type { EventReason } from './runtime/event-reasons.js';
+import type { KubeObject, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../../kube/types.js';
+import type { ObjectKeyString } from '../../kube/object-key.js';
+import type { EventReason } from './event-reasons.js';
 
 /**
  * The newest copy the controller knows of each object: informer events merged with the

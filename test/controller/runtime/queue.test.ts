@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WorkQueue } from '../../src/controller/queue.js';
-import { DONE, type SyncResult } from '../../src/controller/runtime/sync-result.js';
-import { waitFor } from '../helpers/wait.js';
+import { WorkQueue } from '../../../src/controller/runtime/queue.js';
+import { DONE, type SyncResult } from '../../../src/controller/runtime/sync-result.js';
+import { waitFor } from '../../helpers/wait.js';
 
 /** Short polls: some tests look at the queue before a 10-20 ms delay has passed. */
 const QUICK_POLL = { timeoutMs: 5000, intervalMs: 2 };

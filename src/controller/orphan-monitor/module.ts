@@ -5,8 +5,8 @@
  * API calls), from the controller's own stores: the claims that are provisioning carry our
  * finalizer from before their volume exists, so a volume being made is never counted.
  */
-import type { ControllerModule, ModuleEnv, ModuleInstance } from './runtime/module.js';
-import type { ControllerContext } from './context.js';
+import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
+import type { ControllerContext } from '../runtime/context.js';
 import { countOrphans } from './orphans.js';
 
 export const ORPHAN_MONITOR_MODULE_NAME = 'orphan-monitor';

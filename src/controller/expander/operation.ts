@@ -1,14 +1,14 @@
 /**
  * What one expander operation works with: the context, a logger, the metrics observer and the
- * runner's handle, and the reads and writes every step shares. A step never writes once the
- * runner has stopped (the process lost its lease or is shutting down), so a stop acts like a
- * crash at that instant and the next leader resumes from what the claim records.
+ * runner's handle, and the reads and writes every step shares. Nothing is written once the
+ * controller's modules have stopped (the context's ApiClient refuses it: runtime/stop-guarded-api.ts),
+ * so a stop acts like a crash at that instant and the next leader resumes from what the claim records.
  */
 import type { Logger } from 'pino';
 import { newestOf } from '../../kube-client/cache/resource-version.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
-import type { ControllerContext, EventType } from '../context.js';
+import type { ControllerContext, EventType } from '../runtime/context.js';
 import type { EventReason } from '../runtime/event-reasons.js';
 import type { OperationHandle } from '../runtime/operations.js';
 
@@ -18,10 +18,7 @@ export interface ExpanderDeps {
   metrics?: OperationObserver;
 }
 
-/** Thrown by a step that finds the runner stopped: nothing more is written. */
-export class Stopped extends Error {}
-
-export class ExpanderSession {
+export class ExpanderOperation {
   constructor(
     readonly d: ExpanderDeps,
     readonly handle: OperationHandle,
@@ -43,21 +40,15 @@ export class ExpanderSession {
     return newestOf(given, this.d.ctx.volumes.get(name));
   }
 
-  private assertRunning(): void {
-    if (this.handle.stopSignal.aborted) throw new Stopped('expander stopped');
-  }
-
   async writeClaimStatus(next: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
-    this.assertRunning();
     return this.d.ctx.api.updateClaimStatus(next);
   }
 
   async writeVolume(next: PersistentVolume): Promise<PersistentVolume> {
-    this.assertRunning();
     return this.d.ctx.api.updateVolume(next);
   }
 
   event(claim: PersistentVolumeClaim, type: EventType, reason: EventReason, message: string): void {
-    if (!this.handle.stopSignal.aborted) this.d.ctx.events.event(claim, type, reason, message);
+    this.d.ctx.events.event(claim, type, reason, message);
   }
 }

@@ -5,8 +5,9 @@
  * (5 ms doubling to 1000 s, like client-go's default controller rate limiter) until `forget`.
  */
 import type { Logger } from 'pino';
-import type { ObjectKeyString } from '../kube/object-key.js';
-import type { SyncResult } from './runtime/sync-result.js';
+import type { ObjectKeyString } from '../../kube/object-key.js';
+import { KeyedBackoff } from '../../backoff.js';
+import type { SyncResult } from './sync-result.js';
 
 export type SyncHandler = (key: ObjectKeyString) => Promise<SyncResult>;
 
@@ -38,14 +39,16 @@ export class WorkQueue {
   private readonly processing = new Set<ObjectKeyString>();
   private readonly addedAt = new Map<ObjectKeyString, number>();
   private readonly delayed = new Map<ObjectKeyString, { timer: NodeJS.Timeout; at: number }>();
-  private readonly failures = new Map<ObjectKeyString, number>();
+  private readonly failures: KeyedBackoff<ObjectKeyString>;
   private readonly idleWaiters: Array<() => void> = [];
   private readonly workers: Promise<void>[] = [];
   private wakeWorker: Array<() => void> = [];
   private shuttingDown = false;
   private readonly counters = { adds: 0, retries: 0, syncs: 0, failures: 0, queueLatencyMsSum: 0, workDurationMsSum: 0 };
 
-  constructor(private readonly opts: WorkQueueOptions) {}
+  constructor(private readonly opts: WorkQueueOptions) {
+    this.failures = new KeyedBackoff({ initialMs: opts.baseDelayMs ?? 5, maxMs: opts.maxDelayMs ?? 1_000_000 });
+  }
 
   get name(): string {
     return this.opts.name;
@@ -78,19 +81,17 @@ export class WorkQueue {
 
   /** Adds the key after its backoff and bumps the backoff. */
   addRateLimited(key: ObjectKeyString): void {
-    const n = this.failures.get(key) ?? 0;
-    this.failures.set(key, n + 1);
     this.counters.retries += 1;
-    this.addAfter(key, this.backoffFor(n));
+    this.addAfter(key, this.failures.fail(key));
   }
 
   /** The key succeeded: its next failure starts from the base delay again. */
   forget(key: ObjectKeyString): void {
-    this.failures.delete(key);
+    this.failures.forget(key);
   }
 
   numRequeues(key: ObjectKeyString): number {
-    return this.failures.get(key) ?? 0;
+    return this.failures.failures(key);
   }
 
   len(): number {
@@ -119,12 +120,6 @@ export class WorkQueue {
 
   stats(): QueueStats {
     return { depth: this.len(), processing: this.processing.size, ...this.counters };
-  }
-
-  private backoffFor(failures: number): number {
-    const base = this.opts.baseDelayMs ?? 5;
-    const max = this.opts.maxDelayMs ?? 1_000_000;
-    return Math.min(max, base * 2 ** Math.min(failures, 40));
   }
 
   private async workerLoop(handler: SyncHandler): Promise<void> {

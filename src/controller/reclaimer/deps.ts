@@ -7,13 +7,13 @@
 import type { Logger } from 'pino';
 import type { PersistentVolume, VolumePhase } from '../../kube/types.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../runtime/context.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { RetryPolicy } from './attempts.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { OperationRunner } from '../runtime/operations.js';
 
-export interface ReclaimSession {
+export interface ReclaimerDeps {
   ctx: ControllerContext;
   plugins: PluginRegistry;
   policy: RetryPolicy;
@@ -33,7 +33,7 @@ const FRESH_WRITE_TRIES = 3;
  * gone, was replaced, or `change` declined.
  */
 export async function updateFresh(
-  s: ReclaimSession,
+  s: ReclaimerDeps,
   pv: PersistentVolume,
   target: 'spec' | 'status',
   change: (fresh: PersistentVolume) => PersistentVolume | undefined,

@@ -11,13 +11,13 @@
  * request counters, one error mapping), converted to plain JSON at the edge.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '../kube/annotations.js';
-import { isNotFound } from '../kube/errors.js';
-import type { Node } from '../kube/types.js';
-import type { TopologyResolver } from '../plugins/cloud-common/zones.js';
-import { PluginError } from '../plugins/plugin.js';
-import { toPlain } from '../kube-client/model-json.js';
-import { RestTransport } from '../kube-client/transport.js';
+import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '../../kube/annotations.js';
+import { isNotFound } from '../../kube/errors.js';
+import type { Node } from '../../kube/types.js';
+import type { TopologyResolver } from '../../plugins/cloud-common/zones.js';
+import { PluginError } from '../../plugins/plugin.js';
+import { toPlain } from '../../kube-client/model-json.js';
+import { RestTransport } from '../../kube-client/transport.js';
 
 /** Where the resolver reads nodes. */
 export interface NodeSource {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FINALIZER_PROVISIONING } from '../../src/kube/annotations.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
-import { NilMetricsProvider } from '../../src/metrics/nil.js';
-import type { MetricsProvider } from '../../src/metrics/provider.js';
+import { FINALIZER_PROVISIONING } from '../../../src/kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
+import { NilMetricsProvider } from '../../../src/metrics/nil.js';
+import type { MetricsProvider } from '../../../src/metrics/provider.js';
 import {
   type ClusterObjects,
   countOrphans,
@@ -12,9 +12,9 @@ import {
   findStrayFiles,
   orphanCountsByPlugin,
   removeStrayFiles,
-} from '../../src/controller/orphans.js';
-import { backingName } from '../../src/plugins/naming.js';
-import type { BackingVolume, DeleteRequest, ProvisionedVolume, StrayFile, VolumePlugin } from '../../src/plugins/plugin.js';
+} from '../../../src/controller/orphan-monitor/orphans.js';
+import { backingName } from '../../../src/plugins/naming.js';
+import type { BackingVolume, DeleteRequest, ProvisionedVolume, StrayFile, VolumePlugin } from '../../../src/plugins/plugin.js';
 
 /** A backend in memory: listBackingVolumes returns what is stored, delete removes by backing name. */
 class MemoryPlugin implements VolumePlugin {

@@ -7,11 +7,11 @@
  */
 import type { Logger } from 'pino';
 import type { EventRecorder, EventType } from './context.js';
-import { EVENT_COMPONENT } from '../kube/annotations.js';
-import { isNotFound } from '../kube/errors.js';
-import type { CoreEvent, KubeObject, ObjectReference } from '../kube/types.js';
-import type { KubeApiClient } from '../kube-client/kube-api-client.js';
-import { TokenBucket } from '../kube-client/rate-limiter.js';
+import { EVENT_COMPONENT } from '../../kube/annotations.js';
+import { isNotFound } from '../../kube/errors.js';
+import type { CoreEvent, KubeObject, ObjectReference } from '../../kube/types.js';
+import type { KubeApiClient } from '../../kube-client/kube-api-client.js';
+import { TokenBucket } from '../../kube-client/rate-limiter.js';
 
 export interface EventRecorderOptions {
   host?: string;

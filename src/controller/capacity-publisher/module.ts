@@ -8,13 +8,13 @@
  * deleted. Each object is owned by the Node, so the garbage collector removes them with it.
  */
 import { createHash } from 'node:crypto';
-import type { ApiError } from '../kube/errors.js';
-import { formatBytes } from '../kube/quantity.js';
-import type { KubeObject, StorageClass } from '../kube/types.js';
-import { LABEL_HOSTNAME } from '../kube/annotations.js';
-import type { VolumePlugin } from '../plugins/plugin.js';
-import type { ControllerContext } from './context.js';
-import type { ControllerModule, ModuleEnv, ModuleInstance } from './runtime/module.js';
+import type { ApiError } from '../../kube/errors.js';
+import { formatBytes } from '../../kube/quantity.js';
+import type { KubeObject, StorageClass } from '../../kube/types.js';
+import { LABEL_HOSTNAME } from '../../kube/annotations.js';
+import type { VolumePlugin } from '../../plugins/plugin.js';
+import type { ControllerContext } from '../runtime/context.js';
+import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 
 export const CAPACITY_PUBLISHER_MODULE_NAME = 'capacity-publisher';
 const CAPACITIES = '/apis/storage.k8s.io/v1';

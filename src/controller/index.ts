@@ -1,0 +1,30 @@
+/**
+ * The controller's public entry: everything the command line (src/cli) uses of it, and nothing
+ * else. The CLI imports the controller only through this file (lint: local/arrows), so the
+ * folders behind it (runtime/, one per module) can be rearranged without touching a command.
+ */
+export { startController, NO_PLUGINS_WARNING, type ControllerDeps, type ControllerStats, type RunningController } from './controller.js';
+export { defaultModules, nodeAgentModules, NODE_AGENT_CONTROLLERS, type ModuleOptions } from './modules.js';
+export {
+  CONTROLLER_NAMES,
+  DEFAULTS,
+  logLevelOf,
+  OptionsError,
+  parseControllerOptions,
+  VERBOSITY_HELP,
+  type ControllerOptions,
+  type RawControllerFlags,
+} from './options.js';
+export { parseDuration } from './duration.js';
+export { createControllerLogger } from './runtime/log.js';
+export {
+  deleteOrphans,
+  findOrphans,
+  findStrayFiles,
+  removeStrayFiles,
+  type ClusterObjects,
+  type FoundStrayFile,
+  type Orphan,
+  type OrphanDeletion,
+} from './orphan-monitor/orphans.js';
+export { topologyFromKubeConfig } from './topology/node-zones.js';
