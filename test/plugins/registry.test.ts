@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { ANN_PROVISIONED_BY } from '../../src/kube/annotations.js';
 import type { PersistentVolume } from '../../src/kube/types.js';
 import { NilMetricsProvider } from '../../src/metrics/nil.js';
-import type { VolumePlugin } from '../../src/plugins/plugin.js';
+import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
 import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
 import { LABEL_HOSTNAME } from '../../src/kube/annotations.js';

@@ -4,7 +4,7 @@
  * as worth retrying; this module only counts, waits and gives up.
  */
 import type { Logger } from 'pino';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 
 export interface RetryPolicy {
   /** Attempts in total (1 = no retry). */
