@@ -12,7 +12,7 @@ import { VolumeUsageCollector } from '../../src/metrics/collector.js';
 import { pluginUsageSource } from '../../src/metrics/observability.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
-import type { ProvisionRequest } from '../../src/plugins/plugin.js';
+import type { ProvisionRequest } from '../../src/plugins/api/core.js';
 import { enterSandbox, mountTmpfs } from '../../test/helpers/mount-sandbox.js';
 
 const FILES = 100;

@@ -28,7 +28,7 @@ import {
   removeStrayFiles,
 } from '../controller/index.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
-import type { VolumePlugin } from '../plugins/plugin.js';
+import type { VolumePlugin } from '../plugins/api/core.js';
 import { buildPluginRegistry, type PluginSettings } from '../plugins/from-options.js';
 import { addOptions, FlagError, flags, usageError } from './flags.js';
 import { pluginFlags, pluginSettingsFromFlags, type PluginFlags } from './plugin-flags.js';

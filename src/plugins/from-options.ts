@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import type { TopologyResolver } from './cloud-common/zones.js';
 import { HostPathPlugin } from './host-path/index.js';
 import { NfsSubdirPlugin } from './nfs-subdir/index.js';
-import type { VolumePlugin } from './plugin.js';
+import type { VolumePlugin } from './api/core.js';
 import { PluginRegistry } from './registry.js';
 
 export const CLOUD_PROVIDERS = ['aws', 'gce', 'openstack'] as const;

@@ -8,7 +8,10 @@
  */
 import { ANN_PROVISIONED_BY } from '../kube/annotations.js';
 import type { PersistentVolume } from '../kube/types.js';
-import type { VolumePlugin } from './plugin.js';
+import type { VolumePlugin } from './api/core.js';
+
+/** A capability's type guard (`canExpand`, `canRecycle`, ...: api/capabilities/). */
+export type CapabilityGuard<C> = (plugin: VolumePlugin) => plugin is VolumePlugin & C;
 
 const IN_TREE_PREFIX = 'kubernetes.io/';
 
@@ -29,8 +32,18 @@ export class PluginRegistry {
     return this.plugins.get(name);
   }
 
-  /** The plugin that owns a PV (to delete, recycle or measure it), or undefined. */
-  forVolume(pv: PersistentVolume): VolumePlugin | undefined {
+  /**
+   * The plugin that owns a PV (to delete, recycle or measure it), or undefined; with a guard,
+   * only when that plugin has the capability (never another plugin that has it).
+   */
+  forVolume(pv: PersistentVolume): VolumePlugin | undefined;
+  forVolume<C>(pv: PersistentVolume, can: CapabilityGuard<C>): (VolumePlugin & C) | undefined;
+  forVolume<C>(pv: PersistentVolume, can?: CapabilityGuard<C>): VolumePlugin | undefined {
+    const owner = this.ownerOf(pv);
+    return owner && (!can || can(owner)) ? owner : undefined;
+  }
+
+  private ownerOf(pv: PersistentVolume): VolumePlugin | undefined {
     const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
     if (provisioner !== undefined) {
       const named = this.plugins.get(provisioner);
@@ -46,5 +59,10 @@ export class PluginRegistry {
   /** Every registered plugin, in registration order. */
   all(): VolumePlugin[] {
     return [...this.plugins.values()];
+  }
+
+  /** The registered plugins that have a capability, in registration order. */
+  withCapability<C>(can: CapabilityGuard<C>): Array<VolumePlugin & C> {
+    return this.all().filter(can);
   }
 }

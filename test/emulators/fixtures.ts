@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import type { CloudPluginOptions } from '../../src/plugins/cloud-common/options.js';
-import type { ProvisionRequest } from '../../src/plugins/plugin.js';
+import type { ProvisionRequest } from '../../src/plugins/api/core.js';
 import { backingName } from '../../src/plugins/naming.js';
 
 export const GIB = 1024n ** 3n;

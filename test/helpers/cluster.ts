@@ -14,7 +14,7 @@ import { defaultModules } from '../../src/controller/modules.js';
 import { parseControllerOptions, type ControllerOptions } from '../../src/controller/options.js';
 import { loadKubeConfig } from '../../src/kube-client/kubeconfig.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
-import type { VolumePlugin } from '../../src/plugins/plugin.js';
+import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
 import type { ApiServerOptions } from '../../src/apiserver/server.js';
 import { controllerKubeConfig, startTestApiServer, type TestApiServer } from './apiserver.js';

@@ -8,7 +8,7 @@ import { afterEach, test } from 'node:test';
 import { ANN_BACKING_GENERATION, FINALIZER_PROVISIONING, LABEL_TOPOLOGY_ZONE, TAG_AWS_NAME } from '../../src/kube/annotations.js';
 import type { PersistentVolumeClaim } from '../../src/kube/types.js';
 import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';
-import type { VolumePlugin } from '../../src/plugins/plugin.js';
+import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import { Ec2Emulator } from '../emulators/ec2.js';
 import { waitFor } from '../helpers/wait.js';
 import {

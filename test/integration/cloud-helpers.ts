@@ -13,7 +13,7 @@ import { AwsEbsPlugin } from '../../src/plugins/aws-ebs/aws-ebs-plugin.js';
 import { CinderPlugin } from '../../src/plugins/cinder/cinder-plugin.js';
 import type { TopologyResolver } from '../../src/plugins/cloud-common/zones.js';
 import { GcePdPlugin } from '../../src/plugins/gce-pd/gce-pd-plugin.js';
-import type { VolumePlugin } from '../../src/plugins/plugin.js';
+import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import type { Ec2Emulator } from '../emulators/ec2.js';
 import { fastCloudOptions } from '../emulators/fixtures.js';
 import type { GceEmulator } from '../emulators/gce.js';

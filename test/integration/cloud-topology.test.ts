@@ -9,7 +9,7 @@ import { RestTransport } from '../../src/kube-client/transport.js';
 import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '../../src/kube/annotations.js';
 import type { Node } from '../../src/kube/types.js';
 import { apiNodeSource, KubeTopologyResolver, type NodeSource, topologyFromKubeConfig } from '../../src/controller/topology/node-zones.js';
-import { PluginError } from '../../src/plugins/plugin.js';
+import { PluginError } from '../../src/plugins/api/errors.js';
 import { startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
 
 describe('KubeTopologyResolver over the embedded API server', () => {

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { startController } from '../../src/controller/controller.js';
 import { defaultModules } from '../../src/controller/modules.js';
 import { AwsEbsPlugin } from '../../src/plugins/aws-ebs/aws-ebs-plugin.js';
-import type { ExpandedVolume, ExpandRequest } from '../../src/plugins/plugin.js';
+import type { ExpandedVolume, ExpandRequest } from '../../src/plugins/api/capabilities/expand.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
 import { fastCloudOptions } from '../emulators/fixtures.js';
 import { testControllerOptions } from '../helpers/cluster.js';

@@ -3,7 +3,7 @@
  * per cloud plugin with its emulator, claims grown through the API, and waits on claim status.
  */
 import type { PersistentVolumeClaim, VolumeAttributesClass } from '../../src/kube/types.js';
-import type { VolumePlugin } from '../../src/plugins/plugin.js';
+import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import type { TopologyResolver } from '../../src/plugins/cloud-common/zones.js';
 import { waitFor } from '../helpers/wait.js';
 import { cloudClass, type CloudSetup, startCloudCluster } from './cloud-helpers.js';

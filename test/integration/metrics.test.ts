@@ -12,7 +12,7 @@ import { ANN_PROVISIONED_BY } from '../../src/kube/annotations.js';
 import { DuMetricsProvider } from '../../src/metrics/du.js';
 import { parseExposition, type Sample } from '../../src/metrics/text-format.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
-import type { VolumePlugin } from '../../src/plugins/plugin.js';
+import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 

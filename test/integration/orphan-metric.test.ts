@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
 import { parseExposition } from '../../src/metrics/text-format.js';
 import { HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
-import { conformanceRequest } from '../plugins/conformance.js';
+import { conformanceRequest } from '../plugins/conformance/subject.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 

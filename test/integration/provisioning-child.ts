@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { startController } from '../../src/controller/controller.js';
 import { defaultModules } from '../../src/controller/modules.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
-import type { ProvisionedVolume, ProvisionRequest } from '../../src/plugins/plugin.js';
+import type { ProvisionedVolume, ProvisionRequest } from '../../src/plugins/api/core.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
 import { testControllerOptions } from '../helpers/cluster.js';
 

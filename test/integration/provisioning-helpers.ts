@@ -8,13 +8,8 @@ import { paths } from '../../src/kube-client/paths.js';
 import { FINALIZER_PVC_PROTECTION } from '../../src/kube/annotations.js';
 import type { CoreEvent, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
 import type { MetricsProvider } from '../../src/metrics/provider.js';
-import type {
-  DeleteRequest,
-  ParameterProblem,
-  ProvisionedVolume,
-  ProvisionRequest,
-  VolumePlugin,
-} from '../../src/plugins/plugin.js';
+import type { DeleteRequest, ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../src/plugins/api/core.js';
+import type { ParameterProblem } from '../../src/plugins/api/errors.js';
 import { TestRestClient } from '../helpers/rest-client.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -11,9 +11,10 @@ import {
 } from '../../src/kube/annotations.js';
 import type { PersistentVolume } from '../../src/kube/types.js';
 import { MetricsError } from '../../src/metrics/provider.js';
-import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
-import { PluginError } from '../../src/plugins/plugin.js';
-import { conformanceRequest, conformanceVolume, runPluginConformance } from './conformance.js';
+import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
+import { PluginError } from '../../src/plugins/api/errors.js';
+import { conformanceRequest, conformanceVolume } from './conformance/subject.js';
+import { runPluginConformance } from './conformance/run.js';
 
 async function tempDir(prefix: string): Promise<string> {
   return fs.realpath(await fs.mkdtemp(join(tmpdir(), prefix)));
@@ -35,6 +36,7 @@ runPluginConformance('host-path', async () => {
     cleanup: () => fs.rm(base, { recursive: true, force: true }),
     backingExists: async (name) => (await Promise.all(roots.map((r) => exists(join(r, name))))).some(Boolean),
     invalidParameters: { parameters: { root: '/etc' }, parameter: 'root' },
+    growable: false,
   };
 });
 
@@ -44,6 +46,18 @@ runPluginConformance('host-path (local volumes pinned to a node)', async () => {
     plugin: new HostPathPlugin({ roots: [base], nodeName: 'node-1' }),
     cleanup: () => fs.rm(base, { recursive: true, force: true }),
     backingExists: (name) => exists(join(base, name)),
+    growable: false,
+  };
+});
+
+runPluginConformance('host-path of a node agent (its own node only)', async () => {
+  const base = await tempDir('h6-hp-conf-agent-');
+  return {
+    plugin: new HostPathPlugin({ roots: [base], nodeName: 'node-1', provisionerName: NODE_HOST_PATH_PROVISIONER }),
+    cleanup: () => fs.rm(base, { recursive: true, force: true }),
+    backingExists: (name) => exists(join(base, name)),
+    growable: false,
+    nodeName: 'node-1',
   };
 });
 

@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { PersistentVolume } from '../../src/kube/types.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
-import type { ProvisionRequest } from '../../src/plugins/plugin.js';
+import type { ProvisionRequest } from '../../src/plugins/api/core.js';
 import { buildChain, chainDepth, HeapWatch, mib, removeDeepTree } from '../helpers/deep-tree.js';
-import { conformanceRequest, conformanceVolume } from './conformance.js';
+import { conformanceRequest, conformanceVolume } from './conformance/subject.js';
 
 const DEEP = 30_000;
 /** Deep enough that a path per level breaks the heap bound (5,000 levels: ~690 MB before the fix), shallow enough to build quickly. */

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { PersistentVolume } from '../../src/kube/types.js';
 import { NfsSubdirPlugin, patternProblems, renderPattern } from '../../src/plugins/nfs-subdir/index.js';
-import type { ClaimInfo } from '../../src/plugins/plugin.js';
-import { conformanceRequest, conformanceVolume, runPluginConformance } from './conformance.js';
+import type { ClaimInfo } from '../../src/plugins/api/core.js';
+import { conformanceRequest, conformanceVolume } from './conformance/subject.js';
+import { runPluginConformance } from './conformance/run.js';
 
 async function tempDir(prefix: string): Promise<string> {
   return fs.realpath(await fs.mkdtemp(join(tmpdir(), prefix)));

@@ -3,10 +3,11 @@ import { test } from 'node:test';
 import { ANN_PROVISIONED_BY } from '../../src/kube/annotations.js';
 import type { PersistentVolume } from '../../src/kube/types.js';
 import { NilMetricsProvider } from '../../src/metrics/nil.js';
-import type { VolumePlugin } from '../../src/plugins/plugin.js';
+import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
 import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
 import { LABEL_HOSTNAME } from '../../src/kube/annotations.js';
+import { canRecycle } from '../../src/plugins/api/capabilities/recycle.js';
 
 /** A plugin that recognises PVs it provisioned (the annotation names it) and those whose hostPath starts with `prefix`. */
 function fakePlugin(name: string, prefix: string): VolumePlugin {
@@ -77,4 +78,14 @@ test('the plugin the annotation names still has the last word: a node agent gets
   const registry = new PluginRegistry([agent]);
   assert.equal(registry.forVolume(nodeLocalVolume('n1')), agent);
   assert.equal(registry.forVolume(nodeLocalVolume('n2')), undefined, 'n1\'s agent would delete, recycle and measure n2\'s volume on its own disk');
+});
+
+test('plugins are found by capability: withCapability lists those whose guard passes, forVolume with a guard only the owner that has it', () => {
+  const recycler = { ...fakePlugin('kubernetes.io/r', '/r/'), recycle: () => Promise.resolve() };
+  const registry = new PluginRegistry([a, recycler, b]);
+  assert.deepEqual(registry.withCapability(canRecycle), [recycler]);
+  assert.equal(registry.forVolume(pv('/r/vol'), canRecycle), recycler);
+  // The owner decides; another plugin that has the capability is never picked instead.
+  assert.equal(registry.forVolume(pv('/a/vol'), canRecycle), undefined);
+  assert.equal(registry.forVolume(pv('/a/vol')), a);
 });

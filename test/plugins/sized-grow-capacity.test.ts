@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import type { PersistentVolume } from '../../src/kube/types.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
 import { IMAGE_DIR, ImageVolumes, imagePathOf, imageSupportProblem } from '../../src/plugins/host-path/image-volume.js';
-import type { ProvisionRequest } from '../../src/plugins/plugin.js';
+import type { ProvisionRequest } from '../../src/plugins/api/core.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MIB = 1024 * 1024;

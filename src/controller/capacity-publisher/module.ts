@@ -12,7 +12,8 @@ import type { ApiError } from '../../kube/errors.js';
 import { formatBytes } from '../../kube/quantity.js';
 import type { KubeObject, StorageClass } from '../../kube/types.js';
 import { LABEL_HOSTNAME } from '../../kube/annotations.js';
-import type { VolumePlugin } from '../../plugins/plugin.js';
+import type { VolumePlugin } from '../../plugins/api/core.js';
+import { canReportCapacity, type CapacityReporter } from '../../plugins/api/capabilities/capacity.js';
 import type { ControllerContext } from '../runtime/context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 
@@ -85,7 +86,7 @@ class Publisher {
     }
   }
 
-  async publish(plugins: VolumePlugin[]): Promise<void> {
+  async publish(plugins: Array<VolumePlugin & CapacityReporter>): Promise<void> {
     const served = new Map(plugins.map((p) => [p.name, p]));
     const classes = this.ctx.classes.list().filter((c: StorageClass) => served.has(c.provisioner));
     const selector = `${LABEL_CAPACITY_NODE}=${short(this.o.nodeName)}`;
@@ -93,7 +94,7 @@ class Publisher {
     const byName = new Map(existing.items.map((c) => [c.metadata.name ?? '', c]));
     for (const cls of classes) {
       const plugin = served.get(cls.provisioner);
-      if (!plugin?.storageCapacity) continue;
+      if (!plugin) continue;
       const numbers = await plugin.storageCapacity({ ...(cls.parameters ?? {}) });
       const name = capacityObjectName(this.o.nodeName, cls.metadata.name ?? '');
       await this.write(byName.get(name), name, cls.metadata.name ?? '', formatBytes(numbers.capacityBytes), formatBytes(numbers.maximumVolumeBytes));
@@ -140,7 +141,7 @@ export function capacityPublisherModule(options: CapacityPublisherOptions): Cont
   return {
     name: CAPACITY_PUBLISHER_MODULE_NAME,
     create(ctx: ControllerContext, env: ModuleEnv): ModuleInstance {
-      const plugins = env.plugins.all().filter((p) => p.storageCapacity);
+      const plugins = env.plugins.withCapability(canReportCapacity);
       const rest = env.rest;
       if (!rest || plugins.length === 0) return {};
       const publisher = new Publisher(ctx, env, rest, options);

@@ -10,7 +10,9 @@
  * A failure the plugin calls final marks the target Infeasible until the claim names another class.
  */
 import type { PersistentVolume, PersistentVolumeClaim, VolumeAttributesClass } from '../../kube/types.js';
-import { PluginError, type VolumePlugin } from '../../plugins/plugin.js';
+import type { VolumePlugin } from '../../plugins/api/core.js';
+import { PluginError } from '../../plugins/api/errors.js';
+import { canModify } from '../../plugins/api/capabilities/modify.js';
 import { EventReason } from '../runtime/event-reasons.js';
 import { measured } from '../runtime/operation-metrics.js';
 import type { OperationOutcome } from '../runtime/operations.js';
@@ -72,7 +74,7 @@ function modifyWith(plugin: VolumePlugin, pv: PersistentVolume, vac: VolumeAttri
   if (vac.driverName !== plugin.name && vac.driverName !== plugin.csiDriver) {
     return Promise.reject(new PluginError('InvalidParameter', msgVacDriver(name, vac.driverName, plugin.name), false));
   }
-  if (!plugin.modify) return Promise.reject(new PluginError('NotSupported', msgNoModify(plugin.name), false));
+  if (!canModify(plugin)) return Promise.reject(new PluginError('NotSupported', msgNoModify(plugin.name), false));
   if (pv.spec.csi === undefined) return Promise.reject(new PluginError('InvalidParameter', msgInTreeVolume(pv.metadata.name ?? ''), false));
   return plugin.modify({ pv, attributes: { ...(vac.parameters ?? {}) }, signal });
 }

@@ -13,7 +13,9 @@
 import { ANN_PRE_RESIZE_CAPACITY } from '../../kube/annotations.js';
 import { compareQuantityStrings, quantityToBytes } from '../../kube/quantity.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import { type ExpandedVolume, PluginError, type VolumePlugin } from '../../plugins/plugin.js';
+import type { VolumePlugin } from '../../plugins/api/core.js';
+import { PluginError } from '../../plugins/api/errors.js';
+import { canExpand, type ExpandedVolume } from '../../plugins/api/capabilities/expand.js';
 import { EventReason } from '../runtime/event-reasons.js';
 import { measured } from '../runtime/operation-metrics.js';
 import type { OperationOutcome } from '../runtime/operations.js';
@@ -63,7 +65,7 @@ async function recordIntent(
 
 /** The plugin's expand capability; a plugin without it fails for good. */
 function expandWith(plugin: VolumePlugin, pv: PersistentVolume, size: string, signal: AbortSignal): Promise<ExpandedVolume> {
-  if (!plugin.expand) return Promise.reject(new PluginError('NotSupported', msgNoExpand(plugin.name), false));
+  if (!canExpand(plugin)) return Promise.reject(new PluginError('NotSupported', msgNoExpand(plugin.name), false));
   return plugin.expand({ pv, sizeBytes: quantityToBytes(size), signal });
 }
 

@@ -16,7 +16,7 @@
 import { ANN_PROVISIONED_BY } from '../../kube/annotations.js';
 import type { PersistentVolume } from '../../kube/types.js';
 import { NODE_HOST_PATH_PROVISIONER } from '../../plugins/host-path/index.js';
-import type { VolumePlugin } from '../../plugins/plugin.js';
+import type { VolumePlugin } from '../../plugins/api/core.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 
 /** `cluster`: the central controller; `node`: a node agent, which acts on its own node's volumes only. */

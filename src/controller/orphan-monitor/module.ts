@@ -8,6 +8,7 @@
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import type { ControllerContext } from '../runtime/context.js';
 import { countOrphans } from './orphans.js';
+import { canListBackingVolumes } from '../../plugins/api/capabilities/backing-volumes.js';
 
 export const ORPHAN_MONITOR_MODULE_NAME = 'orphan-monitor';
 
@@ -37,7 +38,7 @@ export function orphanMonitorModule(options: { periodMs?: number } = {}): Contro
       };
       return {
         start: () => {
-          if (!env.orphans || plugins.every((p) => !p.listBackingVolumes)) return;
+          if (!env.orphans || !plugins.some(canListBackingVolumes)) return;
           tick();
           timer = setInterval(tick, periodMs);
           timer.unref();

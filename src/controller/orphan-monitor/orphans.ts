@@ -19,7 +19,9 @@ import type { Logger } from 'pino';
 import { FINALIZER_PROVISIONING } from '../../kube/annotations.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
 import { backingName } from '../../plugins/naming.js';
-import type { BackingVolume, StrayFile, VolumePlugin } from '../../plugins/plugin.js';
+import type { VolumePlugin } from '../../plugins/api/core.js';
+import { canListBackingVolumes, type BackingVolume } from '../../plugins/api/capabilities/backing-volumes.js';
+import { canSweepStrayFiles, type StrayFile, type StrayFileSweeper } from '../../plugins/api/capabilities/stray-files.js';
 import { PV_NAME_PREFIX } from '../provisioner/request.js';
 
 /** Live reads of the cluster's claims and PVs (not a cache: deciding to delete needs the truth). */
@@ -68,11 +70,6 @@ export interface OrphanDeletion {
 
 /** What refers to a backing volume, keyed by every string a backing volume may be matched on. */
 export type References = Map<string, string>;
-
-/** Plugins that can list their backing volumes. */
-function listingPlugins(plugins: readonly VolumePlugin[]): Array<VolumePlugin & Required<Pick<VolumePlugin, 'listBackingVolumes'>>> {
-  return plugins.filter((p): p is VolumePlugin & Required<Pick<VolumePlugin, 'listBackingVolumes'>> => typeof p.listBackingVolumes === 'function');
-}
 
 /** The backing name `plugin` would use for a PV name, or undefined when it cannot fit. */
 function backingNameFor(clusterName: string, pvName: string, plugin: VolumePlugin): string | undefined {
@@ -148,7 +145,7 @@ export async function findOrphans(
   clusterName: string,
   cluster: ClusterObjects,
 ): Promise<OrphanScan> {
-  const listing = listingPlugins(plugins);
+  const listing = plugins.filter(canListBackingVolumes);
   const listed = await Promise.all(
     listing.map(async (plugin) => {
       try {
@@ -236,7 +233,7 @@ async function deleteOne(
       return { orphan, outcome: 'referenced', detail: referrer };
     }
     await plugin.delete({ backingName: volume.backingName, ...(options.signal ? { signal: options.signal } : {}) });
-    const left = (await plugin.listBackingVolumes?.(clusterName)) ?? [];
+    const left = canListBackingVolumes(plugin) ? await plugin.listBackingVolumes(clusterName) : [];
     if (left.some((v) => v.id === volume.id)) {
       log?.warn('plugin reported the orphan deleted but it is still listed');
       return { orphan, outcome: 'still-present', detail: 'the plugin could not find it by its backing name; delete it by hand' };
@@ -249,15 +246,15 @@ async function deleteOne(
   }
 }
 
-/** Runs `step` on every plugin that has it, collecting what it returns and what failed. */
+/** Runs `step` on every plugin that has the stray-files capability, collecting what it returns and what failed. */
 async function strayFilesOf(
   plugins: readonly VolumePlugin[],
-  step: (plugin: VolumePlugin) => Promise<StrayFile[]> | undefined,
+  step: (plugin: VolumePlugin & StrayFileSweeper) => Promise<StrayFile[]>,
 ): Promise<StrayFileScan> {
   const scan: StrayFileScan = { files: [], failures: [] };
-  for (const plugin of plugins) {
+  for (const plugin of plugins.filter(canSweepStrayFiles)) {
     try {
-      for (const file of (await step(plugin)) ?? []) scan.files.push({ plugin: plugin.name, file });
+      for (const file of await step(plugin)) scan.files.push({ plugin: plugin.name, file });
     } catch (err) {
       scan.failures.push({ plugin: plugin.name, message: errorMessage(err) });
     }
@@ -267,12 +264,12 @@ async function strayFilesOf(
 
 /** The stray files every plugin that can list them knows of. */
 export function findStrayFiles(plugins: readonly VolumePlugin[]): Promise<StrayFileScan> {
-  return strayFilesOf(plugins, (plugin) => plugin.listStrayFiles?.());
+  return strayFilesOf(plugins, (plugin) => plugin.listStrayFiles());
 }
 
 /** Has every plugin remove the stray files no operation in progress can own; returns those removed. */
 export async function removeStrayFiles(plugins: readonly VolumePlugin[], logger?: Logger): Promise<StrayFileScan> {
-  const scan = await strayFilesOf(plugins, (plugin) => plugin.removeStrayFiles?.());
+  const scan = await strayFilesOf(plugins, (plugin) => plugin.removeStrayFiles());
   for (const { plugin, file } of scan.files) logger?.info({ plugin, path: file.path }, 'removed a temporary file a killed operation left behind');
   for (const { plugin, message } of scan.failures) logger?.warn({ plugin, err: message }, 'could not remove stray files');
   return scan;

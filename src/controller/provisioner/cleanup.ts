@@ -6,7 +6,7 @@
  */
 import type { PersistentVolumeClaim } from '../../kube/types.js';
 import { storageClassOfClaim } from '../../kube/volume-helpers.js';
-import type { VolumePlugin } from '../../plugins/plugin.js';
+import type { VolumePlugin } from '../../plugins/api/core.js';
 import { keyOf } from '../../kube/object-key.js';
 import { annotatedProvisioner, hasProvisioningFinalizer, releaseIntent } from './claim-intent.js';
 import { errorText, msgCleanedUp, msgCleanupFailed } from './events.js';

@@ -14,6 +14,7 @@ import type { ControllerContext } from '../runtime/context.js';
 import type { BinderHookBoard } from '../binder/hooks.js';
 import { binderRunsHere } from '../options.js';
 import { removeStrayFiles } from '../orphan-monitor/orphans.js';
+import { isNodeScoped } from '../../plugins/api/capabilities/node-scoped.js';
 import { Provisioner, type ProvisionerOptions } from './provisioner.js';
 
 export const PROVISIONER_MODULE_NAME = 'provisioner';
@@ -47,8 +48,8 @@ export function provisionerModule(options: ProvisionerModuleOptions = {}, board?
         // Before the first provision: what a restart undid is put back (sized volumes mounted
         // again), and what a provisioner killed mid-write left is cleaned up.
         start: async () => {
-          for (const plugin of env.plugins.all()) {
-            await plugin.recover?.().catch((err: unknown) => env.logger.warn({ plugin: plugin.name, err: (err as Error).message }, 'recovery failed'));
+          for (const plugin of env.plugins.withCapability(isNodeScoped)) {
+            await plugin.recover().catch((err: unknown) => env.logger.warn({ plugin: plugin.name, err: (err as Error).message }, 'recovery failed'));
           }
           await removeStrayFiles(env.plugins.all(), env.logger);
         },

@@ -19,7 +19,7 @@ import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '../../kube/annotations.js
 import { isConflict } from '../../kube/errors.js';
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass, VolumeAttributesClass } from '../../kube/types.js';
 import { hasAnnotation, storageClassOfClaim } from '../../kube/volume-helpers.js';
-import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../plugins/plugin.js';
+import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../plugins/api/core.js';
 import { keyOf } from '../../kube/object-key.js';
 import { hasProvisioningFinalizer, recordIntent, releaseIntent } from './claim-intent.js';
 import { cleanUpClaimVolume } from './cleanup.js';

@@ -26,6 +26,7 @@ import type { ProvisionerDeps } from './deps.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 import { claimOperationRunner, type OperationRunner, type StartResult } from '../runtime/operations.js';
 import { runProvisionOperation } from './operation.js';
+import { isNodeScoped } from '../../plugins/api/capabilities/node-scoped.js';
 
 export const DEFAULT_CLUSTER_NAME = 'kubernetes';
 
@@ -140,7 +141,7 @@ export class Provisioner {
     if (provisioner === undefined) return true;
     const plugin = this.deps.plugins.byProvisioner(provisioner);
     if (!plugin) return false;
-    return plugin.servesNode?.(claim.metadata.annotations?.[ANN_SELECTED_NODE]) ?? true;
+    return !isNodeScoped(plugin) || plugin.servesNode(claim.metadata.annotations?.[ANN_SELECTED_NODE]);
   }
 
   /** Standalone trigger: unbound, annotated for a provisioner we serve (the binder routed it to us). */

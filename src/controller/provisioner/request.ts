@@ -7,7 +7,8 @@ import { ANN_SELECTED_NODE } from '../../kube/annotations.js';
 import type { PersistentVolumeClaim, StorageClass, VolumeAttributesClass } from '../../kube/types.js';
 import { claimRequestBytes } from '../../kube/volume-helpers.js';
 import { backingName } from '../../plugins/naming.js';
-import type { ProvisionRequest, VolumePlugin } from '../../plugins/plugin.js';
+import type { ProvisionRequest, VolumePlugin } from '../../plugins/api/core.js';
+import { canModify } from '../../plugins/api/capabilities/modify.js';
 import { backingGeneration } from './claim-intent.js';
 import { errorText, msgMountOptionsUnsupported, msgNotCsi, msgProvisionFailed } from './events.js';
 
@@ -113,7 +114,7 @@ function attributesFor(
   if (name === '') return undefined;
   if (!vac) return `VolumeAttributesClass "${name}" not found`;
   const parameters = { ...(vac.parameters ?? {}) };
-  if (!plugin.validateAttributes) return `volume plugin ${plugin.name} takes no VolumeAttributesClass parameters`;
+  if (!canModify(plugin)) return `volume plugin ${plugin.name} takes no VolumeAttributesClass parameters`;
   const problems = plugin.validateAttributes(parameters);
   if (problems.length > 0) {
     return `VolumeAttributesClass "${name}": ${problems.map((p) => `invalid parameter "${p.parameter}": ${p.message}`).join('; ')}`;

@@ -10,7 +10,7 @@ import {
 } from '../../kube/annotations.js';
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
 import { claimRefFor, storageClassOfClaim } from '../../kube/volume-helpers.js';
-import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../plugins/plugin.js';
+import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../plugins/api/core.js';
 
 export const DEFAULT_RECLAIM_POLICY = 'Delete';
 

@@ -10,7 +10,8 @@
  */
 import type { PersistentVolume } from '../../kube/types.js';
 import { ANN_RECLAIM_FAILED_ATTEMPTS, ANN_RECLAIM_LAST_ATTEMPT } from '../../kube/annotations.js';
-import { PluginError, type VolumePlugin } from '../../plugins/plugin.js';
+import type { VolumePlugin } from '../../plugins/api/core.js';
+import { PluginError } from '../../plugins/api/errors.js';
 import { readAttempts, withAttempts } from './attempts.js';
 import {
   msgRecycleFailed,

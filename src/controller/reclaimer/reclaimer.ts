@@ -14,7 +14,7 @@ import type { PersistentVolume } from '../../kube/types.js';
 import { ANN_MIGRATED_TO, FINALIZER_PV_CONTROLLER } from '../../kube/annotations.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { hasAnnotation } from '../../kube/volume-helpers.js';
-import type { VolumePlugin } from '../../plugins/plugin.js';
+import type { VolumePlugin } from '../../plugins/api/core.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { ControllerContext } from '../runtime/context.js';
@@ -35,6 +35,7 @@ import { podsUsingReleasedClaim, runRecycle } from './recycle.js';
 import { withPhase, type ReclaimerDeps } from './deps.js';
 import { EventReason } from '../runtime/event-reasons.js';
 import { isReleasingForGoneNode } from '../node-gone/local-volume.js';
+import { canRecycle } from '../../plugins/api/capabilities/recycle.js';
 
 export const DEFAULT_MAX_RECLAIM_ATTEMPTS = 3;
 export const DEFAULT_RECLAIM_INTERVAL_MS = 15_000;
@@ -245,7 +246,7 @@ export class Reclaimer {
 
 function missingPluginError(plugin: VolumePlugin | undefined, kind: ReclaimKind, pv: PersistentVolume): MissingPluginError | undefined {
   if (kind === 'delete' && !plugin) return new MissingPluginError(msgNoDeleter(pv.metadata.name ?? ''));
-  if (kind === 'recycle' && !plugin?.recycle) return new MissingPluginError(MSG_NO_RECYCLER);
+  if (kind === 'recycle' && !(plugin && canRecycle(plugin))) return new MissingPluginError(MSG_NO_RECYCLER);
   return undefined;
 }
 

@@ -12,6 +12,7 @@ import { runCountedAttempt, type ReclaimOperation } from './outcome.js';
 import { measured } from '../runtime/operation-metrics.js';
 import { updateFresh, withPhase, type ReclaimerDeps } from './deps.js';
 import { EventReason } from '../runtime/event-reasons.js';
+import { canRecycle } from '../../plugins/api/capabilities/recycle.js';
 
 function isTerminated(pod: Pod): boolean {
   return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
@@ -52,9 +53,9 @@ async function makeAvailable(s: ReclaimerDeps, pv: PersistentVolume): Promise<vo
 
 export const runRecycle: ReclaimOperation = async (s, plugin, pv, count, signal) => {
   const recycled = await runCountedAttempt(s, pv, 'recycle', count, signal, async () => {
-    const recycle = plugin.recycle?.bind(plugin);
-    if (!recycle) throw new Error(`plugin ${plugin.name} cannot recycle`);
-    await measured(s.metrics, plugin.name, 'recycle', () => recycle(pv, signal));
+    const recycler = canRecycle(plugin) ? plugin : undefined;
+    if (!recycler) throw new Error(`plugin ${plugin.name} cannot recycle`);
+    await measured(s.metrics, plugin.name, 'recycle', () => recycler.recycle(pv, signal));
   });
   if (!recycled) return;
   s.ctx.events.event(pv, 'Normal', EventReason.VolumeRecycled, MSG_RECYCLED);

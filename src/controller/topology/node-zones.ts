@@ -15,7 +15,7 @@ import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '../../kube/
 import { isNotFound } from '../../kube/errors.js';
 import type { Node } from '../../kube/types.js';
 import type { TopologyResolver } from '../../plugins/cloud-common/zones.js';
-import { PluginError } from '../../plugins/plugin.js';
+import { PluginError } from '../../plugins/api/errors.js';
 import { toPlain } from '../../kube-client/model-json.js';
 import { RestTransport } from '../../kube-client/transport.js';
 

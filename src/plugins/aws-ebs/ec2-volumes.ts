@@ -20,7 +20,7 @@ import {
 import { TAG_AWS_NAME } from '../../kube/annotations.js';
 import type { ErrorVerdict } from '../cloud-common/retry.js';
 import type { Tags } from '../cloud-common/tags.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 
 export interface EbsVolume {
   id: string;

@@ -8,7 +8,7 @@
 import type { VolumeAttributes } from '../cloud-common/attributes.js';
 import type { WaitPolicy } from '../cloud-common/options.js';
 import { waitFor } from '../cloud-common/wait.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 import type { EbsModification, EbsVolume, Ec2Volumes } from './ec2-volumes.js';
 
 type RetryingCall = <T>(what: string, op: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal) => Promise<T>;

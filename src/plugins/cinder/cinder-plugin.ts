@@ -15,8 +15,11 @@ import { backingVolumeOf, clusterTagKey, isOwnedByCluster, isOwnedForBackingName
 import { diskTopology } from '../cloud-common/topology.js';
 import { waitFor } from '../cloud-common/wait.js';
 import { selectZonesForVolume } from '../cloud-common/zones.js';
-import type { BackingVolume, DeleteRequest, ExpandedVolume, ExpandRequest, ModifyRequest, ProvisionedVolume, ProvisionRequest } from '../plugin.js';
-import { PluginError } from '../plugin.js';
+import type { DeleteRequest, ProvisionedVolume, ProvisionRequest } from '../api/core.js';
+import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
+import type { ExpandedVolume, ExpandRequest } from '../api/capabilities/expand.js';
+import type { ModifyRequest } from '../api/capabilities/modify.js';
+import { PluginError } from '../api/errors.js';
 import { CinderClient, type CinderVolume, classifyCinderError } from './cinder-client.js';
 import { KeystoneClient } from './keystone.js';
 import { loadOpenStackConfig, type OpenStackAuthConfig } from './os-config.js';

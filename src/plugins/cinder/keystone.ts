@@ -4,7 +4,7 @@
  * a 401, so the next call authenticates again. The token and the secrets are never logged.
  */
 import { asRecord, asString, requestJson } from '../cloud-common/http.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 import type { OpenStackAuthConfig } from './os-config.js';
 
 export interface KeystoneSession {

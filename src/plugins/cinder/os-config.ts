@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { asRecord, asString } from '../cloud-common/http.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 
 export interface OpenStackAuthConfig {
   authUrl: string;

@@ -17,15 +17,9 @@
  */
 import type { PersistentVolume, PersistentVolumeSpec } from '../../kube/types.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
-import {
-  type BackingVolume,
-  type DeleteRequest,
-  type ParameterProblem,
-  PluginError,
-  type ProvisionedVolume,
-  type ProvisionRequest,
-  type VolumePlugin,
-} from '../plugin.js';
+import type { DeleteRequest, ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../api/core.js';
+import { type ParameterProblem, PluginError } from '../api/errors.js';
+import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
 import { type AttributeSupport, parseVolumeAttributes, type VolumeAttributes } from './attributes.js';
 import type { CheckedParameters, ZoneParameters } from './parameters.js';
 import { assertNoProblems, type CloudPluginOptions, type ResolvedCloudOptions, resolveCloudOptions, selectedNodeZone } from './options.js';

@@ -2,7 +2,7 @@
  * The small `fetch` layer under the GCE and Cinder clients: JSON in and out, a typed error for
  * every non-2xx answer, and the classification of what is worth retrying.
  */
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 import type { ErrorVerdict } from './retry.js';
 
 /** A non-2xx HTTP answer from a cloud API. `reason` is the backend's own code when it gave one. */

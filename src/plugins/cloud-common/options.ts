@@ -1,7 +1,7 @@
 /** Options every cloud plugin accepts, and the helpers that turn them into policies. */
 import { pino, type Logger } from 'pino';
-import type { ProvisionRequest } from '../plugin.js';
-import { PluginError } from '../plugin.js';
+import type { ProvisionRequest } from '../api/core.js';
+import { PluginError } from '../api/errors.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 import { DEFAULT_WAIT } from './wait.js';
 import type { TopologyResolver } from './zones.js';

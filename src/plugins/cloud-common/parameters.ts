@@ -2,7 +2,7 @@
  * StorageClass parameters of the in-tree cloud plugins: keys are case-insensitive, unknown keys
  * are refused with upstream's message, and each plugin checks its own values.
  */
-import type { ParameterProblem } from '../plugin.js';
+import type { ParameterProblem } from '../api/errors.js';
 import { parseZoneList } from './zones.js';
 
 /** Parameters keyed by lower-cased name, plus the problems found while reading them. */

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { backoffDelay as exponentialDelay } from '../../backoff.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 
 export interface RetryPolicy {
   /** Attempts in total (1 = no retry). */

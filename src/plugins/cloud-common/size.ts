@@ -1,6 +1,6 @@
 /** Disk sizes: every backend here allocates whole GiB. */
 import { formatBytes } from '../../kube/quantity.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 
 export const GIB = 1024n ** 3n;
 

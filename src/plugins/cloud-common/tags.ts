@@ -12,7 +12,8 @@ import {
   TAG_CREATED_FOR_PV_NAME,
 } from '../../kube/annotations.js';
 import { isBackingNameOfCluster } from '../naming.js';
-import type { BackingVolume, ProvisionRequest } from '../plugin.js';
+import type { ProvisionRequest } from '../api/core.js';
+import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
 
 export type Tags = Record<string, string>;
 

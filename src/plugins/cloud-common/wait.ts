@@ -1,5 +1,5 @@
 /** Bounded polling: wait until a freshly created disk reaches its ready state. */
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 import { sleep } from './retry.js';
 
 export interface WaitOptions {

@@ -6,7 +6,7 @@
  */
 import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '../../kube/annotations.js';
 import type { TopologySelectorTerm } from '../../kube/types.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 
 /** Where a plugin learns the topology it cannot see itself (from the controller's node cache). */
 export interface TopologyResolver {

@@ -19,7 +19,10 @@ import {
   type ContainedPath,
 } from './safe-path.js';
 import { isBackingNameOfCluster, pvNameOfBackingName } from '../naming.js';
-import { PluginError, type BackingVolume, type ParameterProblem, type ProvisionRequest, type StrayFile } from '../plugin.js';
+import type { ProvisionRequest } from '../api/core.js';
+import { PluginError, type ParameterProblem } from '../api/errors.js';
+import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
+import type { StrayFile } from '../api/capabilities/stray-files.js';
 import { listRecords, readRecord, RECORD_DIR, recordsNear, RecordExists, removeRecord, writeRecord, type VolumeRecord } from './metadata-record.js';
 import { listTemporaryRecords, removeTemporaryRecords, STRAY_TEMPORARY_AGE_MS } from './record-temporaries.js';
 

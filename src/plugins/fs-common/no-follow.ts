@@ -12,7 +12,7 @@
 import { closeSync, constants as C, promises as fs, type Stats } from 'node:fs';
 import { describeMount, mountIdOf, mountPointAt, mountWithId, NEVER_ACROSS_A_MOUNT } from './mount-points.js';
 import { THREAD_POOL_IO, type WalkIo } from './walk-io.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
 const PROC_FD = '/proc/self/fd';

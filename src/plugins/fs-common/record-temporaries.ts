@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import { posix } from 'node:path';
 import { isTemporaryRecordName, RECORD_DIR } from './metadata-record.js';
 import { ignoreErrno, isErrno, lstatOrUndefined, OpenDir } from './no-follow.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 
 /**
  * How old a temporary record file must be before it can belong to no write in progress: a write

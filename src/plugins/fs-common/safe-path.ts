@@ -48,7 +48,7 @@ import { posix } from 'node:path';
 import { describeMount, mountsCrossed, NEVER_ACROSS_A_MOUNT, readMountPoints } from './mount-points.js';
 import { ignoreErrno, isErrno, lstatOrUndefined, OpenDir } from './no-follow.js';
 import { emptyOpenDir, removeEntry } from './tree-walk.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 
 export { isErrno } from './no-follow.js';
 

@@ -25,7 +25,7 @@ import type { Dir } from 'node:fs';
 import { describeMount, mountPointAt, NEVER_ACROSS_A_MOUNT } from './mount-points.js';
 import { isErrno, OpenDir, type DirIdentity, type EntryName, type Place } from './no-follow.js';
 import { walkIoFor, type WalkIo } from './walk-io.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 
 /** Directories (below the start) held open at once: two descriptors each. */
 const WINDOW = 16;

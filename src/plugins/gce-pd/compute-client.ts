@@ -7,7 +7,7 @@ import {
   asRecord, asString, asWholeNumber, CloudHttpError, classifyHttpError, malformedAnswer, requestJson, requireNewPageMarker,
 } from '../cloud-common/http.js';
 import type { ErrorVerdict } from '../cloud-common/retry.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 
 export const DEFAULT_COMPUTE_ENDPOINT = 'https://compute.googleapis.com/compute/v1';
 

@@ -3,7 +3,7 @@
  * standard environment / credentials, else the metadata server of the VM it runs on.
  */
 import { GoogleAuth } from 'google-auth-library';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 import type { GceAuth } from './compute-client.js';
 
 export const COMPUTE_SCOPE = 'https://www.googleapis.com/auth/compute';

@@ -17,8 +17,11 @@ import type { VolumeAttributes } from '../cloud-common/attributes.js';
 import { gibCapacity, roundUpToGiB } from '../cloud-common/size.js';
 import { backingVolumeOf, clusterTagKey, isOwnedByCluster, volumeTags } from '../cloud-common/tags.js';
 import { diskTopology } from '../cloud-common/topology.js';
-import type { BackingVolume, DeleteRequest, ExpandedVolume, ExpandRequest, ModifyRequest, ProvisionedVolume, ProvisionRequest } from '../plugin.js';
-import { PluginError } from '../plugin.js';
+import type { DeleteRequest, ProvisionedVolume, ProvisionRequest } from '../api/core.js';
+import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
+import type { ExpandedVolume, ExpandRequest } from '../api/capabilities/expand.js';
+import type { ModifyRequest } from '../api/capabilities/modify.js';
+import { PluginError } from '../api/errors.js';
 import {
   classifyGceError,
   ComputeClient,

@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { LABEL_HOSTNAME } from '../../kube/annotations.js';
 import type { PersistentVolume } from '../../kube/types.js';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 import { SIZING_PARAMETER, type Sizing } from './image-volume.js';
 
 export function normaliseRoot(root: string): string {

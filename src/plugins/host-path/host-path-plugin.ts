@@ -20,18 +20,11 @@ import { ANN_PROVISIONED_BY, LABEL_HOSTNAME } from '../../kube/annotations.js';
 import { formatBytes } from '../../kube/quantity.js';
 import type { PersistentVolume, PersistentVolumeSpec, VolumeNodeAffinity } from '../../kube/types.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
-import {
-  PluginError,
-  type BackingVolume,
-  type DeleteRequest,
-  type ExpandedVolume,
-  type ExpandRequest,
-  type ParameterProblem,
-  type ProvisionedVolume,
-  type ProvisionRequest,
-  type StrayFile,
-  type VolumePlugin,
-} from '../plugin.js';
+import type { DeleteRequest, ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../api/core.js';
+import { PluginError, type ParameterProblem } from '../api/errors.js';
+import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
+import type { ExpandedVolume, ExpandRequest } from '../api/capabilities/expand.js';
+import type { StrayFile } from '../api/capabilities/stray-files.js';
 import { emptyDirNoFollow } from '../fs-common/safe-path.js';
 import { listRecords, readRecord, type VolumeRecord } from '../fs-common/metadata-record.js';
 import { fitProblem, remainingBytes, rootCapacity, type RootCapacity } from './capacity.js';

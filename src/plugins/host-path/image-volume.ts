@@ -19,7 +19,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { constants as C, existsSync, promises as fs } from 'node:fs';
 import { posix } from 'node:path';
-import { PluginError } from '../plugin.js';
+import { PluginError } from '../api/errors.js';
 import { mountPointAt, readMountPoints } from '../fs-common/mount-points.js';
 import { isErrno } from '../fs-common/safe-path.js';
 

@@ -36,16 +36,10 @@ import {
   type OnDelete,
 } from '../fs-common/directory-volume.js';
 import { readRecord } from '../fs-common/metadata-record.js';
-import {
-  PluginError,
-  type BackingVolume,
-  type DeleteRequest,
-  type ParameterProblem,
-  type ProvisionedVolume,
-  type ProvisionRequest,
-  type StrayFile,
-  type VolumePlugin,
-} from '../plugin.js';
+import type { DeleteRequest, ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../api/core.js';
+import { PluginError, type ParameterProblem } from '../api/errors.js';
+import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
+import type { StrayFile } from '../api/capabilities/stray-files.js';
 import { emptyDirNoFollow, type ContainedPath } from '../fs-common/safe-path.js';
 import { patternProblems, renderPattern } from './path-pattern.js';
 

@@ -14,8 +14,8 @@
  *   `.` must not become `..`), and may not start with the record directory.
  * The filesystem walk (no symlinks followed) is safe-path's job when the directory is created.
  */
-import type { ClaimInfo } from '../plugin.js';
-import { PluginError } from '../plugin.js';
+import type { ClaimInfo } from '../api/core.js';
+import { PluginError } from '../api/errors.js';
 import { RECORD_DIR } from '../fs-common/metadata-record.js';
 
 const TOKEN = /\$\{([^}]*)\}/g;

@@ -10,7 +10,8 @@ import { Expander } from '../../../src/controller/expander/expander.js';
 import type { ExpanderScope } from '../../../src/controller/expander/resizer.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
 import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER } from '../../../src/plugins/host-path/index.js';
-import type { ExpandRequest, VolumePlugin } from '../../../src/plugins/plugin.js';
+import type { VolumePlugin } from '../../../src/plugins/api/core.js';
+import type { ExpandRequest } from '../../../src/plugins/api/capabilities/expand.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
 

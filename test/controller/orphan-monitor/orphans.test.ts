@@ -14,7 +14,9 @@ import {
   removeStrayFiles,
 } from '../../../src/controller/orphan-monitor/orphans.js';
 import { backingName } from '../../../src/plugins/naming.js';
-import type { BackingVolume, DeleteRequest, ProvisionedVolume, StrayFile, VolumePlugin } from '../../../src/plugins/plugin.js';
+import type { DeleteRequest, ProvisionedVolume, VolumePlugin } from '../../../src/plugins/api/core.js';
+import type { BackingVolume } from '../../../src/plugins/api/capabilities/backing-volumes.js';
+import type { StrayFile } from '../../../src/plugins/api/capabilities/stray-files.js';
 
 /** A backend in memory: listBackingVolumes returns what is stored, delete removes by backing name. */
 class MemoryPlugin implements VolumePlugin {

@@ -3,14 +3,8 @@ import { pino } from 'pino';
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../../src/kube/types.js';
 import { formatBytes } from '../../../src/kube/quantity.js';
 import { MetricsNotSupportedError, type MetricsProvider } from '../../../src/metrics/provider.js';
-import {
-  PluginError,
-  type DeleteRequest,
-  type ParameterProblem,
-  type ProvisionedVolume,
-  type ProvisionRequest,
-  type VolumePlugin,
-} from '../../../src/plugins/plugin.js';
+import type { DeleteRequest, ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../../src/plugins/api/core.js';
+import { PluginError, type ParameterProblem } from '../../../src/plugins/api/errors.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
 import { Provisioner, type ProvisionerOptions } from '../../../src/controller/provisioner/index.js';
 import type { OperationObserver } from '../../../src/metrics/prometheus.js';

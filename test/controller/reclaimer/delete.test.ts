@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { finishDeletion } from '../../../src/controller/reclaimer/delete.js';
 import { OperationRunner } from '../../../src/controller/runtime/operations.js';
 import type { ReclaimerDeps } from '../../../src/controller/reclaimer/deps.js';
-import { PluginError } from '../../../src/plugins/plugin.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
 import { claim, FAKE_PROVISIONER, INTERVAL, rig, volume } from './fixtures.js';
 

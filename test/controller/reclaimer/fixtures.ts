@@ -6,7 +6,8 @@ import { claimRefFor } from '../../../src/kube/volume-helpers.js';
 import type { SyncResult } from '../../../src/controller/runtime/sync-result.js';
 import { Reclaimer, type ReclaimerOptions } from '../../../src/controller/reclaimer/index.js';
 import { NilMetricsProvider } from '../../../src/metrics/nil.js';
-import { PluginError, type DeleteRequest, type VolumePlugin } from '../../../src/plugins/plugin.js';
+import type { DeleteRequest, VolumePlugin } from '../../../src/plugins/api/core.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AwsEbsPlugin } from '../../../src/plugins/aws-ebs/aws-ebs-plugin.js';
 import { chooseZonesForVolume } from '../../../src/plugins/cloud-common/zones.js';
-import { PluginError } from '../../../src/plugins/plugin.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 import { Ec2Emulator } from '../../emulators/ec2.js';
 import { captureLogger, fastCloudOptions, provisionRequest } from '../../emulators/fixtures.js';
 

@@ -9,9 +9,10 @@ import {
 import type { PersistentVolume } from '../../../src/kube/types.js';
 import { MetricsNotSupportedError } from '../../../src/metrics/provider.js';
 import { AwsEbsPlugin, clientTokenFor, type AwsEbsPluginOptions } from '../../../src/plugins/aws-ebs/aws-ebs-plugin.js';
-import { PluginError, type VolumePlugin } from '../../../src/plugins/plugin.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 import { Ec2Emulator } from '../../emulators/ec2.js';
 import { fastCloudOptions, GIB, provisionRequest } from '../../emulators/fixtures.js';
+import { canRecycle } from '../../../src/plugins/api/capabilities/recycle.js';
 
 const credentials = { accessKeyId: 'AKIDEMULATOR', secretAccessKey: 'emulator-secret-key' };
 
@@ -228,7 +229,7 @@ describe('aws-ebs plugin against the EC2 emulator', () => {
     const pv = pvFor('aws://us-east-1a/vol-1');
     assert.equal(plugin.handles(pv), true);
     assert.equal(plugin.handles({ metadata: {}, spec: { gcePersistentDisk: { pdName: 'x' } } }), false);
-    assert.equal((plugin as VolumePlugin).recycle, undefined);
+    assert.equal(canRecycle(plugin), false);
     await assert.rejects(plugin.metricsFor(pv).getMetrics(), MetricsNotSupportedError);
   });
 });

@@ -1,6 +1,6 @@
 import { AwsEbsPlugin } from '../../../src/plugins/aws-ebs/aws-ebs-plugin.js';
 import { TAG_AWS_NAME } from '../../../src/kube/annotations.js';
-import { runPluginConformance } from '../conformance.js';
+import { runPluginConformance } from '../conformance/run.js';
 import { Ec2Emulator } from '../../emulators/ec2.js';
 import { fastCloudOptions } from '../../emulators/fixtures.js';
 
@@ -19,5 +19,6 @@ runPluginConformance('aws-ebs', async () => {
     backingExists: (name) => Promise.resolve(ec2.volumes().some((volume) => volume.tags[TAG_AWS_NAME] === name)),
     parameters: { type: 'gp3', zones: 'us-east-1a,us-east-1b' },
     invalidParameters: { parameters: { type: 'gp3', iopsPerGB: '10' }, parameter: 'iopsPerGB' },
+    attributes: { type: 'io2', iops: '8000' },
   };
 });

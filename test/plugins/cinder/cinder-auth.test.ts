@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CinderPlugin } from '../../../src/plugins/cinder/cinder-plugin.js';
 import { loadOpenStackConfig } from '../../../src/plugins/cinder/os-config.js';
-import { PluginError } from '../../../src/plugins/plugin.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 import { captureLogger, fastCloudOptions, provisionRequest } from '../../emulators/fixtures.js';
 import { OpenStackEmulator } from '../../emulators/openstack.js';
 

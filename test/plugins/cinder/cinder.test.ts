@@ -3,9 +3,10 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { PersistentVolume } from '../../../src/kube/types.js';
 import { MetricsNotSupportedError } from '../../../src/metrics/provider.js';
 import { CinderPlugin, type CinderPluginOptions } from '../../../src/plugins/cinder/cinder-plugin.js';
-import { PluginError, type VolumePlugin } from '../../../src/plugins/plugin.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 import { fastCloudOptions, GIB, provisionRequest } from '../../emulators/fixtures.js';
 import { OpenStackEmulator } from '../../emulators/openstack.js';
+import { canRecycle } from '../../../src/plugins/api/capabilities/recycle.js';
 
 function pluginFor(os: OpenStackEmulator, options: Partial<CinderPluginOptions> = {}): CinderPlugin {
   return new CinderPlugin({
@@ -162,7 +163,7 @@ describe('cinder plugin against the Keystone + Cinder emulator', () => {
     const plugin = pluginFor(os);
     assert.equal(plugin.handles(pvFor('v')), true);
     assert.equal(plugin.handles({ metadata: {}, spec: { awsElasticBlockStore: { volumeID: 'vol-1' } } }), false);
-    assert.equal((plugin as VolumePlugin).recycle, undefined);
+    assert.equal(canRecycle(plugin), false);
     await assert.rejects(plugin.metricsFor(pvFor('v')).getMetrics(), MetricsNotSupportedError);
   });
 });

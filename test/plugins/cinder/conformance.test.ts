@@ -1,5 +1,5 @@
 import { CinderPlugin } from '../../../src/plugins/cinder/cinder-plugin.js';
-import { runPluginConformance } from '../conformance.js';
+import { runPluginConformance } from '../conformance/run.js';
 import { fastCloudOptions } from '../../emulators/fixtures.js';
 import { OpenStackEmulator } from '../../emulators/openstack.js';
 
@@ -16,5 +16,6 @@ runPluginConformance('cinder', async () => {
     backingExists: (name) => Promise.resolve(os.volumes().some((volume) => volume.name === name)),
     parameters: { type: 'ssd', availability: 'az-2' },
     invalidParameters: { parameters: { type: 'ssd', zone: 'az-2' }, parameter: 'zone' },
+    attributes: { type: 'fast' },
   };
 });

@@ -11,7 +11,7 @@ import { CloudHttpError } from '../../../src/plugins/cloud-common/http.js';
 import { CinderClient, type CinderVolume } from '../../../src/plugins/cinder/cinder-client.js';
 import type { KeystoneClient } from '../../../src/plugins/cinder/keystone.js';
 import { ComputeClient, type GceDisk, type GceOperation } from '../../../src/plugins/gce-pd/compute-client.js';
-import { PluginError } from '../../../src/plugins/plugin.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 
 interface Answer { status: number; body: string }
 

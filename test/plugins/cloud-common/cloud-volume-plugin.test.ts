@@ -13,7 +13,8 @@ import {
 } from '../../../src/plugins/cloud-common/parameters.js';
 import { diskTopology } from '../../../src/plugins/cloud-common/topology.js';
 import { NilMetricsProvider } from '../../../src/metrics/nil.js';
-import { PluginError, type ProvisionedVolume, type ProvisionRequest } from '../../../src/plugins/plugin.js';
+import type { ProvisionedVolume, ProvisionRequest } from '../../../src/plugins/api/core.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 import { fastCloudOptions, provisionRequest } from '../../emulators/fixtures.js';
 
 interface FakeDisk {

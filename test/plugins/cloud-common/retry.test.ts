@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { backoffDelay, withRetry, type RetryPolicy } from '../../../src/plugins/cloud-common/retry.js';
 import { waitFor } from '../../../src/plugins/cloud-common/wait.js';
 import { roundUpToGiB, gibCapacity } from '../../../src/plugins/cloud-common/size.js';
-import { PluginError } from '../../../src/plugins/plugin.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 import { captureLogger } from '../../emulators/fixtures.js';
 
 const policy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 4, callTimeoutMs: 1_000 };

@@ -7,7 +7,7 @@ import {
   selectZonesForVolume,
   type ZoneSelection,
 } from '../../../src/plugins/cloud-common/zones.js';
-import { PluginError } from '../../../src/plugins/plugin.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 
 const zoneKey = 'topology.kubernetes.io/zone';
 

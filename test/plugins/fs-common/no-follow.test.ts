@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { OpenDir } from '../../../src/plugins/fs-common/no-follow.js';
-import { PluginError } from '../../../src/plugins/plugin.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 import { emptyOpenDir } from '../../../src/plugins/fs-common/tree-walk.js';
 
 describe('fd-relative directory operations', () => {

@@ -1,5 +1,5 @@
 import { GcePdPlugin } from '../../../src/plugins/gce-pd/gce-pd-plugin.js';
-import { runPluginConformance } from '../conformance.js';
+import { runPluginConformance } from '../conformance/run.js';
 import { fastCloudOptions } from '../../emulators/fixtures.js';
 import { GceEmulator } from '../../emulators/gce.js';
 
@@ -19,5 +19,6 @@ runPluginConformance('gce-pd', async () => {
     backingExists: (name) => Promise.resolve(gce.disks().some((disk) => disk.name === name)),
     parameters: { type: 'pd-ssd', zone: 'us-central1-b' },
     invalidParameters: { parameters: { type: 'pd-ssd', 'replication-type': 'triple' }, parameter: 'replication-type' },
+    attributes: { iops: '7000' },
   };
 });

@@ -4,7 +4,7 @@ import { OAuth2Client } from 'google-auth-library';
 import { chooseZonesForVolume } from '../../../src/plugins/cloud-common/zones.js';
 import { GcePdPlugin } from '../../../src/plugins/gce-pd/gce-pd-plugin.js';
 import { labelKeyOf, labelsForTags } from '../../../src/plugins/gce-pd/labels.js';
-import { PluginError } from '../../../src/plugins/plugin.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 import { captureLogger, fastCloudOptions, provisionRequest } from '../../emulators/fixtures.js';
 import { GceEmulator } from '../../emulators/gce.js';
 

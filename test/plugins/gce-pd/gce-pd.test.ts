@@ -4,9 +4,10 @@ import { OAuth2Client } from 'google-auth-library';
 import type { PersistentVolume } from '../../../src/kube/types.js';
 import { MetricsNotSupportedError } from '../../../src/metrics/provider.js';
 import { GcePdPlugin, type GcePdPluginOptions } from '../../../src/plugins/gce-pd/gce-pd-plugin.js';
-import { PluginError, type VolumePlugin } from '../../../src/plugins/plugin.js';
+import { PluginError } from '../../../src/plugins/api/errors.js';
 import { fastCloudOptions, GIB, provisionRequest } from '../../emulators/fixtures.js';
 import { GceEmulator } from '../../emulators/gce.js';
+import { canRecycle } from '../../../src/plugins/api/capabilities/recycle.js';
 
 function oauthClientFor(gce: GceEmulator): OAuth2Client {
   const client = new OAuth2Client({
@@ -219,7 +220,7 @@ describe('gce-pd plugin against the Compute emulator', () => {
     const plugin = pluginFor(gce);
     assert.equal(plugin.handles(pvFor('d', 'z')), true);
     assert.equal(plugin.handles({ metadata: {}, spec: { cinder: { volumeID: 'x' } } }), false);
-    assert.equal((plugin as VolumePlugin).recycle, undefined);
+    assert.equal(canRecycle(plugin), false);
     await assert.rejects(plugin.metricsFor(pvFor('d', 'z')).getMetrics(), MetricsNotSupportedError);
   });
 });

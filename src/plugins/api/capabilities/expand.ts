@@ -1,0 +1,35 @@
+/** The expand capability: grow a volume after birth (KEP-1790). Without it claims cannot grow (ControllerResizeInfeasible). */
+import type { PersistentVolume } from '../../../kube/types.js';
+import type { VolumePlugin } from '../core.js';
+import { defineCapability } from './capability.js';
+
+/** Grow the backing volume of a PV to at least `sizeBytes`. */
+export interface ExpandRequest {
+  pv: PersistentVolume;
+  sizeBytes: bigint;
+  signal?: AbortSignal;
+}
+
+export interface ExpandedVolume {
+  /** What the backend now holds, as a Quantity string (may be larger than asked). */
+  capacity: string;
+  /**
+   * The filesystem on the volume must still be grown on the node that mounts it (a block
+   * device formatted by the kubelet); false when the backend's answer is already usable.
+   */
+  nodeExpansionRequired: boolean;
+}
+
+export interface Expander {
+  /**
+   * Grows the backing volume, idempotently (a volume already that large is success). A
+   * PluginError that is not retryable is final for that size (Infeasible); any other is retried.
+   */
+  expand(req: ExpandRequest): Promise<ExpandedVolume>;
+}
+
+export const EXPAND = defineCapability<Expander>()('expand', ['expand']);
+
+export function canExpand(plugin: VolumePlugin): plugin is VolumePlugin & Expander {
+  return EXPAND.claimedBy(plugin);
+}
