@@ -1,7 +1,8 @@
 /**
  * Strategic merge patch (`application/strategic-merge-patch+json`), the subset kubectl uses on
- * our kinds: maps merge (null deletes), lists follow the patch meta (atomic, primitive set, or
- * merge by key), and the directives `$patch` (replace | delete | merge), `$retainKeys`,
+ * our kinds: maps merge (null deletes), lists follow the kind's published patch strategy and
+ * merge key (`openapi/merge-semantics.ts`: replaced, a set of primitives, or merged by key), and
+ * the directives `$patch` (replace | delete | merge), `$retainKeys`,
  * `$deleteFromPrimitiveList/<list>` and `$setElementOrder/<list>`.
  * Errors as kube-apiserver's interpretStrategicMergePatchError: bad directive shapes ⇒ 400,
  * content that contradicts `$retainKeys` ⇒ 422.
@@ -9,7 +10,8 @@
 import { BadRequestError } from '../../kube/errors.js';
 import { PatchApplyError } from './json.js';
 import { cloneJson, isJsonObject, setKey, type JsonObject, type JsonValue } from './json-value.js';
-import type { PatchMeta } from './patch-meta.js';
+import { kindSemantics, memberSemantics, mergesList, type FieldSemantics } from '../openapi/merge-semantics.js';
+import type { GroupVersionKind } from '../openapi/definitions.js';
 
 const PATCH_DIRECTIVE = '$patch';
 const RETAIN_KEYS = '$retainKeys';
@@ -54,9 +56,9 @@ function deleteFromPrimitiveList(original: JsonObject, key: string, values: Json
 }
 
 /** Orders `list` as `order` names its elements; elements not named keep their order after them. */
-function applyElementOrder(list: JsonValue[], order: JsonValue[], meta: PatchMeta | undefined): JsonValue[] {
-  const keyOf = (v: JsonValue): JsonValue | undefined =>
-    meta?.mergeKey && isJsonObject(v) ? v[meta.mergeKey] : v;
+function applyElementOrder(list: JsonValue[], order: JsonValue[], meta: FieldSemantics | undefined): JsonValue[] {
+  const mergeKey = meta?.patchMergeKey;
+  const keyOf = (v: JsonValue): JsonValue | undefined => (mergeKey !== undefined && isJsonObject(v) ? v[mergeKey] : v);
   const ranks = new Map<string, number>();
   order.forEach((o, i) => {
     const key = identity(keyOf(o));
@@ -83,8 +85,8 @@ function mapDirective(patch: JsonObject): JsonObject | undefined {
   throw badPatchType(directive, patch);
 }
 
-/** Merges `patch` into a copy of `original` following `meta`. */
-export function strategicMergeMap(original: JsonObject, patch: JsonObject, meta: PatchMeta | undefined): JsonObject {
+/** Merges `patch` into a copy of `original`, an object whose members merge as `memberSemantics(meta, key)` says. */
+function strategicMergeMap(original: JsonObject, patch: JsonObject, meta: FieldSemantics | undefined): JsonObject {
   const direct = mapDirective(patch);
   if (direct) return direct;
   const result = cloneJson(original);
@@ -104,26 +106,27 @@ export function strategicMergeMap(original: JsonObject, patch: JsonObject, meta:
       continue;
     }
     const before = Object.hasOwn(result, k) ? result[k] : undefined;
-    setKey(result, k, mergeValue(before, v, meta?.fields?.[k]));
+    setKey(result, k, mergeValue(before, v, memberSemantics(meta, k)));
   }
   for (const [k, order] of orders) {
     const list = result[k];
-    if (Array.isArray(list)) result[k] = applyElementOrder(list, order, meta?.fields?.[k]);
+    if (Array.isArray(list)) result[k] = applyElementOrder(list, order, memberSemantics(meta, k));
   }
   return result;
 }
 
-function mergeValue(original: JsonValue | undefined, patch: JsonValue, meta: PatchMeta | undefined): JsonValue {
+function mergeValue(original: JsonValue | undefined, patch: JsonValue, meta: FieldSemantics | undefined): JsonValue {
   if (isJsonObject(patch)) return strategicMergeMap(isJsonObject(original) ? original : {}, patch, meta);
   if (Array.isArray(patch)) {
-    if (meta?.listStrategy !== 'merge') return cloneJson(patch);
+    if (!mergesList(meta)) return cloneJson(patch);
     return mergeList(Array.isArray(original) ? original : [], patch, meta);
   }
   return patch;
 }
 
-function mergeList(original: JsonValue[], patch: JsonValue[], meta: PatchMeta): JsonValue[] {
-  if (!meta.mergeKey) {
+function mergeList(original: JsonValue[], patch: JsonValue[], meta: FieldSemantics | undefined): JsonValue[] {
+  const mergeKey = meta?.patchMergeKey;
+  if (mergeKey === undefined) {
     const merged: JsonValue[] = [];
     const seen = new Set<string>();
     for (const item of [...original, ...patch]) {
@@ -134,7 +137,7 @@ function mergeList(original: JsonValue[], patch: JsonValue[], meta: PatchMeta): 
     }
     return merged;
   }
-  return mergeListByKey(original, patch, meta.mergeKey, meta);
+  return mergeListByKey(original, patch, mergeKey, meta);
 }
 
 /** A merge-by-key patch list: its plain items, the keys its `$patch: delete` items name, and whether it replaces. */
@@ -163,7 +166,7 @@ function readListDirectives(patch: JsonValue[], mergeKey: string): { plain: Json
   return { plain, deleted, replace };
 }
 
-function mergeListByKey(original: JsonValue[], patch: JsonValue[], mergeKey: string, meta: PatchMeta): JsonValue[] {
+function mergeListByKey(original: JsonValue[], patch: JsonValue[], mergeKey: string, meta: FieldSemantics | undefined): JsonValue[] {
   const { plain, deleted, replace } = readListDirectives(patch, mergeKey);
   if (replace) return plain.map((p) => strategicMergeMap({}, p, meta));
   const keyOf = (o: JsonValue): string | undefined => (isJsonObject(o) ? identity(o[mergeKey]) : undefined);
@@ -194,10 +197,10 @@ function noMergeKey(item: JsonObject, mergeKey: string): BadRequestError {
   return new BadRequestError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
 }
 
-/** Applies a strategic merge patch to a document; returns a new object. */
-export function applyStrategicMergePatch(doc: JsonObject, patch: unknown, meta: PatchMeta): JsonObject {
+/** Applies a strategic merge patch to a document of kind `gvk`; returns a new object. */
+export function applyStrategicMergePatch(doc: JsonObject, patch: unknown, gvk: GroupVersionKind): JsonObject {
   if (!isJsonObject(patch)) {
     throw new BadRequestError('json: cannot unmarshal non-object into Go value of type map[string]interface {}');
   }
-  return strategicMergeMap(doc, patch, meta);
+  return strategicMergeMap(doc, patch, kindSemantics(gvk));
 }
