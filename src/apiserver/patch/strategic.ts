@@ -9,6 +9,7 @@
  */
 import { BadRequestError } from '../../kube/errors.js';
 import { PatchApplyError } from './json.js';
+import { identity, normalizeElementOrder } from './element-order.js';
 import { cloneJson, isJsonObject, setKey, type JsonObject, type JsonValue } from './json-value.js';
 import { kindSemantics, memberSemantics, mergesList, type FieldSemantics } from '../openapi/merge-semantics.js';
 import type { GroupVersionKind } from '../openapi/definitions.js';
@@ -23,16 +24,6 @@ const isDirectiveKey = (k: string): boolean =>
 
 function badPatchType(value: unknown, where: JsonValue): BadRequestError {
   return new BadRequestError(`Unknown patch type: ${String(value)} in map: ${JSON.stringify(where)}`);
-}
-
-/**
- * The identity two JSON values share when they are equal (merge keys may be any JSON value).
- * Lists are matched through Sets and Maps of these, so a merge costs linear time in the sizes of
- * the list and the patch: pairwise comparison let one 400 KB patch of a primitive list hold the
- * server for a minute and a half.
- */
-function identity(v: JsonValue | undefined): string {
-  return String(JSON.stringify(v));
 }
 
 function applyRetainKeys(original: JsonObject, patch: JsonObject): void {
@@ -55,20 +46,10 @@ function deleteFromPrimitiveList(original: JsonObject, key: string, values: Json
   original[key] = list.filter((item) => !doomed.has(identity(item)));
 }
 
-/** Orders `list` as `order` names its elements; elements not named keep their order after them. */
-function applyElementOrder(list: JsonValue[], order: JsonValue[], meta: FieldSemantics | undefined): JsonValue[] {
+/** The merge key of a list's elements: the key's value for objects, the element itself for primitives. */
+function mergeKeyOf(meta: FieldSemantics | undefined): (v: JsonValue) => JsonValue | undefined {
   const mergeKey = meta?.patchMergeKey;
-  const keyOf = (v: JsonValue): JsonValue | undefined => (mergeKey !== undefined && isJsonObject(v) ? v[mergeKey] : v);
-  const ranks = new Map<string, number>();
-  order.forEach((o, i) => {
-    const key = identity(keyOf(o));
-    if (!ranks.has(key)) ranks.set(key, i);
-  });
-  const rank = (v: JsonValue): number => ranks.get(identity(keyOf(v))) ?? order.length;
-  return list
-    .map((v, i) => ({ v, i, r: rank(v) }))
-    .sort((a, b) => a.r - b.r || a.i - b.i)
-    .map((e) => e.v);
+  return (v) => (mergeKey !== undefined && isJsonObject(v) ? v[mergeKey] : v);
 }
 
 /** `$patch` on a map: replace ⇒ the patch itself, delete ⇒ {}, merge ⇒ ordinary merge. */
@@ -110,7 +91,8 @@ function strategicMergeMap(original: JsonObject, patch: JsonObject, meta: FieldS
   }
   for (const [k, order] of orders) {
     const list = result[k];
-    if (Array.isArray(list)) result[k] = applyElementOrder(list, order, memberSemantics(meta, k));
+    const server = Object.hasOwn(original, k) ? original[k] : undefined;
+    if (Array.isArray(list)) result[k] = normalizeElementOrder(list, order, Array.isArray(server) ? server : [], mergeKeyOf(memberSemantics(meta, k)));
   }
   return result;
 }
@@ -135,7 +117,7 @@ function mergeList(original: JsonValue[], patch: JsonValue[], meta: FieldSemanti
       seen.add(key);
       merged.push(cloneJson(item));
     }
-    return merged;
+    return normalizeElementOrder(merged, patch, original, (v) => v);
   }
   return mergeListByKey(original, patch, mergeKey, meta);
 }
@@ -174,6 +156,7 @@ function mergeListByKey(original: JsonValue[], patch: JsonValue[], mergeKey: str
     const key = keyOf(o);
     return key === undefined || !deleted.has(key);
   });
+  const server = result.slice();
   const indexByKey = new Map<string, number>();
   result.forEach((o, i) => {
     const key = keyOf(o);
@@ -190,7 +173,7 @@ function mergeListByKey(original: JsonValue[], patch: JsonValue[], mergeKey: str
       result.push(strategicMergeMap({}, item, meta));
     }
   }
-  return result;
+  return normalizeElementOrder(result, plain, server, (o) => (isJsonObject(o) ? o[mergeKey] : undefined));
 }
 
 function noMergeKey(item: JsonObject, mergeKey: string): BadRequestError {

@@ -87,9 +87,9 @@ test('the strategic merge patch kubectl apply sent for a1.yaml → a2.yaml gives
   assert.equal(Object.keys(out.metadata).some((k) => k.startsWith('$')), false);
 });
 
-test('finalizers merge as a set and $setElementOrder orders them', () => {
+test('finalizers merge as a set, in kube-apiserver\'s order, and $setElementOrder orders them', () => {
   const out = applyPatch(SMP, a1, { metadata: { finalizers: ['example.com/three', 'example.com/one'] } }, PV);
-  assert.deepEqual(out.metadata.finalizers, ['example.com/one', 'example.com/two', 'example.com/three']);
+  assert.deepEqual(out.metadata.finalizers, ['example.com/three', 'example.com/one', 'example.com/two']);
   const ordered = applyPatch(SMP, a1, {
     metadata: { '$setElementOrder/finalizers': ['example.com/two', 'example.com/one'] },
   }, PV);

@@ -1,6 +1,8 @@
 /**
  * Strategic merge patches merge each kind's lists as kube-apiserver does: by the patch strategy
- * and merge key its published schema gives, for every kind served (not only the storage kinds).
+ * and merge key its published schema gives, for every kind served (not only the storage kinds),
+ * in the order apimachinery's strategicpatch gives (an element the patch adds, named before any
+ * the server has, goes first).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,7 +66,7 @@ test('a workload template\'s volumes merge by name and env by name; its tolerati
   const got = ((out.spec as Json).template as { spec: Json }).spec;
   assert.deepEqual(got.volumes, [{ name: 'a', emptyDir: {} }, { name: 'b', configMap: { name: 'cm' } }]);
   assert.deepEqual(got.tolerations, [{ key: 'y', operator: 'Exists' }]);
-  assert.deepEqual((got.containers as Json[])[0].env, [{ name: 'MODE', value: 'prod' }, { name: 'DEBUG', value: '1' }]);
+  assert.deepEqual((got.containers as Json[])[0].env, [{ name: 'DEBUG', value: '1' }, { name: 'MODE', value: 'prod' }]);
 });
 
 test('a Pod\'s container ports merge by containerPort', () => {
@@ -83,7 +85,7 @@ test('a Pod\'s scheduling gates merge by name, its resize policy (atomic) is rep
     containers: [{ name: 'app', resizePolicy: [{ resourceName: 'memory', restartPolicy: 'RestartContainer' }] }],
   } });
   const spec = out.spec as { schedulingGates: unknown; containers: Json[] };
-  assert.deepEqual(spec.schedulingGates, [{ name: 'a' }, { name: 'b' }]);
+  assert.deepEqual(spec.schedulingGates, [{ name: 'b' }, { name: 'a' }]);
   assert.deepEqual(spec.containers[0].resizePolicy, [{ resourceName: 'memory', restartPolicy: 'RestartContainer' }]);
 });
 
@@ -106,10 +108,19 @@ test('a Node\'s status conditions and addresses merge by type', () => {
 test('PersistentVolume and claim lists merge as before: finalizers a set, conditions by type, access modes replaced', () => {
   const pv = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'v', finalizers: ['a'] }, spec: { accessModes: ['ReadWriteOnce', 'ReadOnlyMany'], mountOptions: ['ro'] } };
   const outPv = smp(persistentVolumeStrategy, pv, { metadata: { finalizers: ['b'] }, spec: { accessModes: ['ReadWriteMany'], mountOptions: ['hard'] } });
-  assert.deepEqual((outPv.metadata as Json).finalizers, ['a', 'b']);
+  assert.deepEqual((outPv.metadata as Json).finalizers, ['b', 'a']);
   assert.deepEqual(outPv.spec, { accessModes: ['ReadWriteMany'], mountOptions: ['hard'] });
   const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c' }, spec: { accessModes: ['ReadWriteOnce'] }, status: { conditions: [{ type: 'Resizing', status: 'True' }] } };
   const outPvc = smp(persistentVolumeClaimStrategy, pvc, { spec: { accessModes: ['ReadOnlyMany'] }, status: { conditions: [{ type: 'ModifyingVolume', status: 'True' }] } });
   assert.deepEqual((outPvc.spec as Json).accessModes, ['ReadOnlyMany']);
-  assert.deepEqual((outPvc.status as Json).conditions, [{ type: 'Resizing', status: 'True' }, { type: 'ModifyingVolume', status: 'True' }]);
+  assert.deepEqual((outPvc.status as Json).conditions, [{ type: 'ModifyingVolume', status: 'True' }, { type: 'Resizing', status: 'True' }]);
+});
+
+test('merged lists keep kube-apiserver\'s order: patch elements in the patch\'s order, server-only ones before the next they preceded', () => {
+  const names = (obj: Json): unknown => (obj.spec as { containers: Json[] }).containers.map((c) => c.name);
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'a', image: 'i' }, { name: 'b', image: 'i' }, { name: 'd', image: 'i' }] } };
+  assert.deepEqual(names(smp(podStrategy, pod, { spec: { containers: [{ name: 'c', image: 'i' }] } })), ['c', 'a', 'b', 'd']);
+  assert.deepEqual(names(smp(podStrategy, pod, { spec: { containers: [{ name: 'c', image: 'i' }, { name: 'b', image: 'j' }] } })), ['c', 'a', 'b', 'd']);
+  assert.deepEqual(names(smp(podStrategy, pod, { spec: { containers: [{ name: 'd', image: 'j' }, { name: 'a', image: 'j' }] } })), ['b', 'd', 'a']);
+  assert.deepEqual(names(smp(podStrategy, pod, { spec: { '$setElementOrder/containers': [{ name: 'd' }, { name: 'c' }, { name: 'a' }], containers: [{ name: 'c', image: 'i' }] } })), ['b', 'd', 'c', 'a']);
 });
