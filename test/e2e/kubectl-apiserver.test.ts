@@ -1,6 +1,7 @@
 /**
  * kubectl 1.32, unmodified, against the embedded API server: apply (create, then strategic merge
- * patch), get (JSON and the printed columns), patch (merge, json, strategic), wait, get -w,
+ * patch), get (JSON and the printed columns), patch (merge, json, strategic, also of a
+ * Deployment's template containers), wait, get -w,
  * describe, delete.
  */
 import { after, before, test } from 'node:test';
@@ -117,6 +118,36 @@ test('kubectl patch works with merge, json and strategic patches', { skip }, asy
   assert.equal(pv.metadata.labels.j, '2');
   assert.ok(pv.metadata.finalizers.includes('example.com/extra'), 'strategic patch merges the finalizer list');
   assert.ok(pv.metadata.finalizers.includes('kubernetes.io/pv-protection'), 'and keeps the existing ones');
+});
+
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: default
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1
+        ports: [{containerPort: 80}]
+        env: [{name: MODE, value: prod}]
+      - name: sidecar
+        image: envoy:1
+`;
+
+test('kubectl patch of a Deployment merges its template containers by name, keeping the sidecar, ports and env', { skip }, async () => {
+  await kubectl('apply', '-f', await manifest('deploy.yaml', DEPLOYMENT));
+  await kubectl('patch', 'deploy', 'web', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}');
+  const containers = JSON.parse(await kubectl('get', 'deploy', 'web', '-o', 'json')).spec.template.spec.containers;
+  assert.deepEqual(containers.map((c: { name: string; image: string }) => `${c.name}=${c.image}`), ['app=nginx:2', 'sidecar=envoy:1']);
+  assert.deepEqual(containers[0].ports, [{ containerPort: 80, protocol: 'TCP' }]);
+  assert.deepEqual(containers[0].env, [{ name: 'MODE', value: 'prod' }]);
 });
 
 test('kubectl wait --for=jsonpath returns once the condition holds', { skip }, async () => {

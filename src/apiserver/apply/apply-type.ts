@@ -3,10 +3,10 @@
  * scalars, atomic lists, maps and structs) or field by field, and how list items are told
  * apart (by key fields, or by value for sets). Built from the kind's typed schema
  * (`decode/schema.ts`) walked beside its OpenAPI definition, whose merge markers
- * (`list-semantics.ts`) it reads, on first use per type.
+ * (`openapi/merge-semantics.ts`) it reads, on first use per type.
  */
 import type { FieldSchema, StructSchema, TypeSchema } from '../decode/schema.js';
-import type { ApplySemantics, FieldSemantics } from './list-semantics.js';
+import { fieldSemantics, isAtomicStruct, type FieldSemantics } from '../openapi/merge-semantics.js';
 
 export type ApplyType =
   | { shape: 'leaf' }
@@ -23,8 +23,6 @@ export const FREE: ApplyType = { shape: 'free' };
 export class ApplyTypes {
   private readonly structs = new WeakMap<StructSchema, ApplyType>();
 
-  constructor(private readonly semantics: ApplySemantics) {}
-
   /** The apply type of a kind's root struct, whose OpenAPI definition is `definition`. */
   forKind(schema: StructSchema, definition: string | undefined): ApplyType {
     return this.typeOf(schema, { definition });
@@ -39,7 +37,7 @@ export class ApplyTypes {
         return marks?.mapType === 'atomic' ? LEAF : { shape: 'map', values: this.typeOf(schema.values, values) };
       case 'struct':
         if (marks?.mapType === 'atomic') return LEAF;
-        if (marks?.mapType !== 'granular' && marks?.definition !== undefined && this.semantics.atomicStruct(marks.definition)) return LEAF;
+        if (marks?.mapType !== 'granular' && marks?.definition !== undefined && isAtomicStruct(marks.definition)) return LEAF;
         return this.structType(schema, marks?.definition);
       case 'free':
         return FREE;
@@ -66,7 +64,7 @@ export class ApplyTypes {
       if (cached) return cached;
       const f: FieldSchema | undefined = schema.fields.get(name);
       if (!f) return schema.otherFields ? this.typeOf(schema.otherFields, undefined) : undefined;
-      const t = this.typeOf(f.type, definition === undefined ? undefined : this.semantics.field(definition, name));
+      const t = this.typeOf(f.type, definition === undefined ? undefined : fieldSemantics(definition, name));
       fields.set(name, t);
       return t;
     };

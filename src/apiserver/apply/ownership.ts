@@ -12,10 +12,9 @@ import type { ResourceInfo } from '../resources/strategy.js';
 import { ApplyTypes } from './apply-type.js';
 import { emptyObjectOf, frozenEmptyObjectOf, withByValueStructs } from './empty-object.js';
 import { applyConfiguration, recordUpdate, withoutManagedFields, type OwnershipContext } from './field-manager.js';
-import { kubernetesApplySemantics } from './list-semantics.js';
 import { decodeManagers, encodeManagers, isResetRequest, ManagedFieldsError, type EncodedEntry, type Managers } from './managed-fields.js';
 
-const applyTypes = new ApplyTypes(kubernetesApplySemantics);
+const applyTypes = new ApplyTypes();
 
 export interface OwnershipRequest {
   /** The fieldManager parameter, else the name kube-apiserver takes from the User-Agent. */

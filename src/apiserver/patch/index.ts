@@ -11,7 +11,6 @@ import type { ResourceStrategy } from '../resources/strategy.js';
 import { applyJsonPatch, undecodablePatch } from './json.js';
 import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
 import { applyMergePatch } from './merge.js';
-import { patchMetaForKind } from './patch-meta.js';
 import { applyStrategicMergePatch } from './strategic.js';
 
 export const JSON_PATCH = 'application/json-patch+json';
@@ -28,7 +27,6 @@ export function isApplyPatch(contentType: string): boolean {
 export { applyJsonPatch, PatchApplyError } from './json.js';
 export { applyMergePatch } from './merge.js';
 export { applyStrategicMergePatch } from './strategic.js';
-export { patchMetaForKind, type PatchMeta } from './patch-meta.js';
 
 /** The media type without parameters, lower-cased: "application/merge-patch+json; charset=utf-8" ⇒ "application/merge-patch+json". */
 export function patchMediaType(contentType: string): string {
@@ -91,7 +89,7 @@ export function applyPatch(contentType: string, current: KubeObject, patch: unkn
   let result: JsonValue;
   if (mediaType === JSON_PATCH) result = applyJsonPatch(doc, body);
   else if (mediaType === MERGE_PATCH) result = applyMergePatch(doc, requireMapPatch(body, 'error decoding patch: '));
-  else result = body === null ? doc : applyStrategicMergePatch(doc, requireMapPatch(body, ''), patchMetaForKind(strategy.info.kind));
+  else result = body === null ? doc : applyStrategicMergePatch(doc, requireMapPatch(body, ''), strategy.info);
   if (!isJsonObject(result)) {
     throw new BadRequestError('the patched object is not a JSON object');
   }

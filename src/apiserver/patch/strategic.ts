@@ -1,15 +1,18 @@
 /**
  * Strategic merge patch (`application/strategic-merge-patch+json`), the subset kubectl uses on
- * our kinds: maps merge (null deletes), lists follow the patch meta (atomic, primitive set, or
- * merge by key), and the directives `$patch` (replace | delete | merge), `$retainKeys`,
+ * our kinds: maps merge (null deletes), lists follow the kind's published patch strategy and
+ * merge key (`openapi/merge-semantics.ts`: replaced, a set of primitives, or merged by key), and
+ * the directives `$patch` (replace | delete | merge), `$retainKeys`,
  * `$deleteFromPrimitiveList/<list>` and `$setElementOrder/<list>`.
  * Errors as kube-apiserver's interpretStrategicMergePatchError: bad directive shapes ⇒ 400,
  * content that contradicts `$retainKeys` ⇒ 422.
  */
 import { BadRequestError } from '../../kube/errors.js';
 import { PatchApplyError } from './json.js';
+import { identity, normalizeElementOrder } from './element-order.js';
 import { cloneJson, isJsonObject, setKey, type JsonObject, type JsonValue } from './json-value.js';
-import type { PatchMeta } from './patch-meta.js';
+import { kindSemantics, memberSemantics, mergesList, type FieldSemantics } from '../openapi/merge-semantics.js';
+import type { GroupVersionKind } from '../openapi/definitions.js';
 
 const PATCH_DIRECTIVE = '$patch';
 const RETAIN_KEYS = '$retainKeys';
@@ -21,16 +24,6 @@ const isDirectiveKey = (k: string): boolean =>
 
 function badPatchType(value: unknown, where: JsonValue): BadRequestError {
   return new BadRequestError(`Unknown patch type: ${String(value)} in map: ${JSON.stringify(where)}`);
-}
-
-/**
- * The identity two JSON values share when they are equal (merge keys may be any JSON value).
- * Lists are matched through Sets and Maps of these, so a merge costs linear time in the sizes of
- * the list and the patch: pairwise comparison let one 400 KB patch of a primitive list hold the
- * server for a minute and a half.
- */
-function identity(v: JsonValue | undefined): string {
-  return String(JSON.stringify(v));
 }
 
 function applyRetainKeys(original: JsonObject, patch: JsonObject): void {
@@ -53,20 +46,10 @@ function deleteFromPrimitiveList(original: JsonObject, key: string, values: Json
   original[key] = list.filter((item) => !doomed.has(identity(item)));
 }
 
-/** Orders `list` as `order` names its elements; elements not named keep their order after them. */
-function applyElementOrder(list: JsonValue[], order: JsonValue[], meta: PatchMeta | undefined): JsonValue[] {
-  const keyOf = (v: JsonValue): JsonValue | undefined =>
-    meta?.mergeKey && isJsonObject(v) ? v[meta.mergeKey] : v;
-  const ranks = new Map<string, number>();
-  order.forEach((o, i) => {
-    const key = identity(keyOf(o));
-    if (!ranks.has(key)) ranks.set(key, i);
-  });
-  const rank = (v: JsonValue): number => ranks.get(identity(keyOf(v))) ?? order.length;
-  return list
-    .map((v, i) => ({ v, i, r: rank(v) }))
-    .sort((a, b) => a.r - b.r || a.i - b.i)
-    .map((e) => e.v);
+/** The merge key of a list's elements: the key's value for objects, the element itself for primitives. */
+function mergeKeyOf(meta: FieldSemantics | undefined): (v: JsonValue) => JsonValue | undefined {
+  const mergeKey = meta?.patchMergeKey;
+  return (v) => (mergeKey !== undefined && isJsonObject(v) ? v[mergeKey] : v);
 }
 
 /** `$patch` on a map: replace ⇒ the patch itself, delete ⇒ {}, merge ⇒ ordinary merge. */
@@ -83,8 +66,8 @@ function mapDirective(patch: JsonObject): JsonObject | undefined {
   throw badPatchType(directive, patch);
 }
 
-/** Merges `patch` into a copy of `original` following `meta`. */
-export function strategicMergeMap(original: JsonObject, patch: JsonObject, meta: PatchMeta | undefined): JsonObject {
+/** Merges `patch` into a copy of `original`, an object whose members merge as `memberSemantics(meta, key)` says. */
+function strategicMergeMap(original: JsonObject, patch: JsonObject, meta: FieldSemantics | undefined): JsonObject {
   const direct = mapDirective(patch);
   if (direct) return direct;
   const result = cloneJson(original);
@@ -104,26 +87,28 @@ export function strategicMergeMap(original: JsonObject, patch: JsonObject, meta:
       continue;
     }
     const before = Object.hasOwn(result, k) ? result[k] : undefined;
-    setKey(result, k, mergeValue(before, v, meta?.fields?.[k]));
+    setKey(result, k, mergeValue(before, v, memberSemantics(meta, k)));
   }
   for (const [k, order] of orders) {
     const list = result[k];
-    if (Array.isArray(list)) result[k] = applyElementOrder(list, order, meta?.fields?.[k]);
+    const server = Object.hasOwn(original, k) ? original[k] : undefined;
+    if (Array.isArray(list)) result[k] = normalizeElementOrder(list, order, Array.isArray(server) ? server : [], mergeKeyOf(memberSemantics(meta, k)));
   }
   return result;
 }
 
-function mergeValue(original: JsonValue | undefined, patch: JsonValue, meta: PatchMeta | undefined): JsonValue {
+function mergeValue(original: JsonValue | undefined, patch: JsonValue, meta: FieldSemantics | undefined): JsonValue {
   if (isJsonObject(patch)) return strategicMergeMap(isJsonObject(original) ? original : {}, patch, meta);
   if (Array.isArray(patch)) {
-    if (meta?.listStrategy !== 'merge') return cloneJson(patch);
+    if (!mergesList(meta)) return cloneJson(patch);
     return mergeList(Array.isArray(original) ? original : [], patch, meta);
   }
   return patch;
 }
 
-function mergeList(original: JsonValue[], patch: JsonValue[], meta: PatchMeta): JsonValue[] {
-  if (!meta.mergeKey) {
+function mergeList(original: JsonValue[], patch: JsonValue[], meta: FieldSemantics | undefined): JsonValue[] {
+  const mergeKey = meta?.patchMergeKey;
+  if (mergeKey === undefined) {
     const merged: JsonValue[] = [];
     const seen = new Set<string>();
     for (const item of [...original, ...patch]) {
@@ -132,9 +117,9 @@ function mergeList(original: JsonValue[], patch: JsonValue[], meta: PatchMeta): 
       seen.add(key);
       merged.push(cloneJson(item));
     }
-    return merged;
+    return normalizeElementOrder(merged, patch, original, (v) => v);
   }
-  return mergeListByKey(original, patch, meta.mergeKey, meta);
+  return mergeListByKey(original, patch, mergeKey, meta);
 }
 
 /** A merge-by-key patch list: its plain items, the keys its `$patch: delete` items name, and whether it replaces. */
@@ -163,7 +148,7 @@ function readListDirectives(patch: JsonValue[], mergeKey: string): { plain: Json
   return { plain, deleted, replace };
 }
 
-function mergeListByKey(original: JsonValue[], patch: JsonValue[], mergeKey: string, meta: PatchMeta): JsonValue[] {
+function mergeListByKey(original: JsonValue[], patch: JsonValue[], mergeKey: string, meta: FieldSemantics | undefined): JsonValue[] {
   const { plain, deleted, replace } = readListDirectives(patch, mergeKey);
   if (replace) return plain.map((p) => strategicMergeMap({}, p, meta));
   const keyOf = (o: JsonValue): string | undefined => (isJsonObject(o) ? identity(o[mergeKey]) : undefined);
@@ -171,6 +156,7 @@ function mergeListByKey(original: JsonValue[], patch: JsonValue[], mergeKey: str
     const key = keyOf(o);
     return key === undefined || !deleted.has(key);
   });
+  const server = result.slice();
   const indexByKey = new Map<string, number>();
   result.forEach((o, i) => {
     const key = keyOf(o);
@@ -187,17 +173,17 @@ function mergeListByKey(original: JsonValue[], patch: JsonValue[], mergeKey: str
       result.push(strategicMergeMap({}, item, meta));
     }
   }
-  return result;
+  return normalizeElementOrder(result, plain, server, (o) => (isJsonObject(o) ? o[mergeKey] : undefined));
 }
 
 function noMergeKey(item: JsonObject, mergeKey: string): BadRequestError {
   return new BadRequestError(`map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`);
 }
 
-/** Applies a strategic merge patch to a document; returns a new object. */
-export function applyStrategicMergePatch(doc: JsonObject, patch: unknown, meta: PatchMeta): JsonObject {
+/** Applies a strategic merge patch to a document of kind `gvk`; returns a new object. */
+export function applyStrategicMergePatch(doc: JsonObject, patch: unknown, gvk: GroupVersionKind): JsonObject {
   if (!isJsonObject(patch)) {
     throw new BadRequestError('json: cannot unmarshal non-object into Go value of type map[string]interface {}');
   }
-  return strategicMergeMap(doc, patch, meta);
+  return strategicMergeMap(doc, patch, kindSemantics(gvk));
 }

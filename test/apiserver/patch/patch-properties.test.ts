@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { applyPatch, applyStrategicMergePatch, patchMetaForKind, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../../src/apiserver/patch/index.js';
+import { applyPatch, applyStrategicMergePatch, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../../src/apiserver/patch/index.js';
 import type { JsonObject } from '../../../src/apiserver/patch/json-value.js';
 import { mergePatchLaws, patchLaws, PV_STRATEGY, validVolume } from '../../fuzz/laws/bodies.js';
 import { jsonEqual } from '../../fuzz/laws/law.js';
@@ -51,7 +51,7 @@ test('a strategic merge patch of nested maps without lists or directives is the 
   fc.assert(fc.property(mapsOnly, (m) => {
     const patch = { metadata: { annotations: m }, spec: { hostPath: m } };
     const merged = applyPatch(MERGE_PATCH, validVolume(), bytes(patch), PV_STRATEGY);
-    const strategic = applyStrategicMergePatch(validVolume() as unknown as JsonObject, patch, patchMetaForKind('PersistentVolume'));
+    const strategic = applyStrategicMergePatch(validVolume() as unknown as JsonObject, patch, { group: '', version: 'v1', kind: 'PersistentVolume' });
     assert.ok(jsonEqual(merged, strategic), JSON.stringify(patch));
   }), { numRuns: 1000 });
 });

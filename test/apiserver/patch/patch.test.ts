@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../src/kube/errors.js';
 import type { KubeObject } from '../../../src/kube/types.js';
-import { applyPatch, applyMergePatch, applyStrategicMergePatch, PatchApplyError, patchMetaForKind } from '../../../src/apiserver/patch/index.js';
+import { applyPatch, applyMergePatch, applyStrategicMergePatch, PatchApplyError } from '../../../src/apiserver/patch/index.js';
 import type { JsonObject } from '../../../src/apiserver/patch/json-value.js';
 import type { ResourceStrategy } from '../../../src/apiserver/resources/strategy.js';
 
@@ -87,9 +87,9 @@ test('the strategic merge patch kubectl apply sent for a1.yaml → a2.yaml gives
   assert.equal(Object.keys(out.metadata).some((k) => k.startsWith('$')), false);
 });
 
-test('finalizers merge as a set and $setElementOrder orders them', () => {
+test('finalizers merge as a set, in kube-apiserver\'s order, and $setElementOrder orders them', () => {
   const out = applyPatch(SMP, a1, { metadata: { finalizers: ['example.com/three', 'example.com/one'] } }, PV);
-  assert.deepEqual(out.metadata.finalizers, ['example.com/one', 'example.com/two', 'example.com/three']);
+  assert.deepEqual(out.metadata.finalizers, ['example.com/three', 'example.com/one', 'example.com/two']);
   const ordered = applyPatch(SMP, a1, {
     metadata: { '$setElementOrder/finalizers': ['example.com/two', 'example.com/one'] },
   }, PV);
@@ -284,14 +284,14 @@ test('strategic merge compares list elements a linear number of times ($setEleme
   const names = Array.from({ length: n }, (_, i) => `example.com/f${i}`);
   const claim: KubeObject = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', finalizers: ['example.com/f1'] }, spec: {} };
   const patch = { metadata: { '$setElementOrder/finalizers': [...names].reverse(), finalizers: names } };
-  const out = withStringifyBudget(20 * n, () => applyStrategicMergePatch(claim as unknown as JsonObject, patch, patchMetaForKind('PersistentVolumeClaim')));
+  const out = withStringifyBudget(20 * n, () => applyStrategicMergePatch(claim as unknown as JsonObject, patch, { group: '', version: 'v1', kind: 'PersistentVolumeClaim' }));
   assert.equal((out.metadata as { finalizers: string[] }).finalizers.length, n);
   assert.equal((out.metadata as { finalizers: string[] }).finalizers[0], 'example.com/f19999');
   const owners = names.map((uid) => ({ uid, name: uid, kind: 'K', apiVersion: 'v1' }));
   const pv = { ...a1, metadata: { ...a1.metadata, ownerReferences: owners } };
   const deletes = names.slice(1).map((uid) => ({ uid, $patch: 'delete' }));
   const left = withStringifyBudget(20 * n, () =>
-    applyStrategicMergePatch(pv as unknown as JsonObject, { metadata: { ownerReferences: [...deletes, { uid: names[0], name: 'renamed' }] } }, patchMetaForKind('PersistentVolume')));
+    applyStrategicMergePatch(pv as unknown as JsonObject, { metadata: { ownerReferences: [...deletes, { uid: names[0], name: 'renamed' }] } }, { group: '', version: 'v1', kind: 'PersistentVolume' }));
   assert.deepEqual((left.metadata as { ownerReferences: unknown[] }).ownerReferences, [{ uid: names[0], name: 'renamed', kind: 'K', apiVersion: 'v1' }]);
 });
 

@@ -12,6 +12,7 @@ import { protobufCases } from './corpus-protobuf.js';
 import { resizeCases } from './corpus-resize.js';
 import { selectorCases } from './corpus-selectors.js';
 import { statusCases } from './corpus-status.js';
+import { strategicCases } from './corpus-strategic.js';
 import { surfaceCases } from './corpus-surface.js';
 import { tableCases } from './corpus-table.js';
 import { validationCases } from './corpus-validation.js';
@@ -20,6 +21,7 @@ import { watchCases } from './corpus-watch.js';
 export const corpus: Case[] = [
   ...crudCases,
   ...patchCases,
+  ...strategicCases,
   ...applyCases,
   ...deleteCases,
   ...statusCases,
