@@ -30,7 +30,7 @@ const gcFinalizerOf = (obj: KubeObject | undefined): string | undefined =>
   obj?.metadata.deletionTimestamp === undefined ? undefined : obj.metadata.finalizers?.find((f) => isGarbageCollectorFinalizer(f));
 
 /** Work done, for tests that hold the collector's cost to what changed. */
-export interface GarbageCollectorStats {
+interface GarbageCollectorStats {
   /** Owners examined (one per collection run). */
   ownersCollected: number;
   /** Dependents examined across those runs. */

@@ -107,7 +107,7 @@ export function requireNameMatchesUrl(meta: ObjectMeta, urlName: string): void {
 }
 
 /** Drops empty optional metadata so `[]` vs absent never makes a write look like a change. */
-export function normalizeMeta(meta: ObjectMeta): void {
+function normalizeMeta(meta: ObjectMeta): void {
   for (const key of ['finalizers', 'ownerReferences', 'managedFields'] as const) {
     const v = meta[key];
     if (Array.isArray(v) && v.length === 0) delete meta[key];

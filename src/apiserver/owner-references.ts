@@ -32,7 +32,7 @@ export function isDeletingDependents(obj: KubeObject): boolean {
   return obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).includes(FINALIZER_DELETE_DEPENDENTS);
 }
 
-export interface OwnerClasses {
+interface OwnerClasses {
   /** Owners that exist and are not waiting on their dependents. */
   solid: number;
   /** The uids of owners that are gone or deleting in the foreground. */

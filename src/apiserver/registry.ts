@@ -51,7 +51,7 @@ interface AppliedFields {
   managedFields: EncodedEntry[] | undefined;
 }
 
-export interface WriteOutcome {
+interface WriteOutcome {
   object: KubeObject;
   /** Field-validation warnings to return in `Warning` headers. */
   warnings: string[];
@@ -65,7 +65,7 @@ function setManagedFields(object: KubeObject, entries: EncodedEntry[] | undefine
   else object.metadata.managedFields = entries;
 }
 
-export interface RegistryOptions {
+interface RegistryOptions {
   storage: Storage;
   strategies: ResourceStrategy[];
   /** Clock for timestamps (tests pin it). */

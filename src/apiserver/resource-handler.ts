@@ -31,7 +31,7 @@ import { partialAnswer } from './partial-metadata.js';
 import type { WatchForm } from './watch-events.js';
 import type { WatchHub } from './watch.js';
 
-export interface ResourceRequest {
+interface ResourceRequest {
   req: IncomingMessage;
   res: ServerResponse;
   params: URLSearchParams;

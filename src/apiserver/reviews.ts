@@ -19,7 +19,7 @@ import type { ResourceInfo } from './resources/strategy.js';
 import type { ResourcePath } from './router.js';
 
 /** Who the token authenticates: the kubeconfig's user, in the group kube-apiserver never restricts. */
-export const TOKEN_USER = {
+const TOKEN_USER = {
   username: 'pv-controller-admin',
   groups: ['system:masters', 'system:authenticated'],
 };

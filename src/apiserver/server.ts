@@ -75,7 +75,7 @@ const KUBERNETES_SERVICE_LABELS = { component: 'apiserver', provider: 'kubernete
 /** Namespaces every cluster has. */
 const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
-export function parseListen(listen: string): { host: string; port: number } {
+function parseListen(listen: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen);
   if (!m) throw new Error(`--listen must be host:port, got "${listen}"`);
   const port = Number(m[3]);
@@ -146,7 +146,7 @@ async function openConfiguredStorage(opts: ApiServerOptions, strategies: Resourc
 }
 
 /** How long a connection may take to send its request headers. */
-export const REQUEST_HEADERS_TIMEOUT_MS = 32_000;
+const REQUEST_HEADERS_TIMEOUT_MS = 32_000;
 
 export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
   const log = opts.logger ?? pino({ level: 'info' });

@@ -3,7 +3,7 @@
  * and the longest operator made of special symbols. Pure; used by selectors.ts's parser.
  */
 
-export type TokenKind = 'end' | 'id' | 'in' | 'notin' | '(' | ')' | ',' | '!' | '=' | '==' | '!=' | '>' | '<' | 'error';
+type TokenKind = 'end' | 'id' | 'in' | 'notin' | '(' | ')' | ',' | '!' | '=' | '==' | '!=' | '>' | '<' | 'error';
 export interface Token {
   kind: TokenKind;
   text: string;

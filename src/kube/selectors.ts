@@ -9,7 +9,7 @@ import { lex, type Token } from './label-selector-lexer.js';
 import { goQuote, isQualifiedName, isValidLabelValue } from './name-validation.js';
 import type { LabelSelector } from './types.js';
 
-export type LabelOperator =
+type LabelOperator =
   | 'In'
   | 'NotIn'
   | 'Equals'
