@@ -8,7 +8,9 @@
  */
 import { BadRequestError, UnknownServerError } from '../kube/errors.js';
 import { goQuote } from '../kube/name-validation.js';
-import { parseFieldSelector, parseLabelSelector, type FieldRequirement, type LabelRequirement } from '../kube/selectors.js';
+import type { LabelRequirement } from '../kube/selectors.js';
+import { parseFieldSelector, type FieldRequirement } from './field-selectors.js';
+import { parseLabelSelector } from './label-selector-parser.js';
 import type { StatusCause } from '../kube/types.js';
 import { QualifiedInvalidError } from './errors.js';
 import type { FieldValidation } from './field-validation.js';

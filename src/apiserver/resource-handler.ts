@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadRequestError, MethodNotAllowedError } from '../kube/errors.js';
-import type { FieldRequirement } from '../kube/selectors.js';
+import type { FieldRequirement } from './field-selectors.js';
 import type { KubeObject, ObjectList } from '../kube/types.js';
 import { negotiateForm, type ResponseForm } from './accept.js';
 import { objectBodyFormat, parseRequestBody } from './decode/request-body.js';

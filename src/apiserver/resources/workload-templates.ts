@@ -6,7 +6,8 @@
  * objects whose status only a controller writes, as kube-apiserver serves them without
  * kube-controller-manager.
  */
-import { labelRequirementsToString, labelSelectorAsRequirements, matchesLabelRequirements } from '../../kube/selectors.js';
+import { labelSelectorAsRequirements, matchesLabelRequirements } from '../../kube/selectors.js';
+import { labelRequirementsToString } from '../label-selector-parser.js';
 import type { KubeObject, LabelSelector, Pod, StatusCause } from '../../kube/types.js';
 import { keepStored, resourceInfo } from './common.js';
 import { invalid, notSupported, required } from './field-errors.js';

@@ -1,6 +1,6 @@
 /**
  * The label selector lexer (upstream's labels.Lexer): identifiers, the keywords `in`/`notin`,
- * and the longest operator made of special symbols. Pure; used by selectors.ts's parser.
+ * and the longest operator made of special symbols. Pure; used by label-selector-parser.ts.
  */
 
 type TokenKind = 'end' | 'id' | 'in' | 'notin' | '(' | ')' | ',' | '!' | '=' | '==' | '!=' | '>' | '<' | 'error';
