@@ -84,6 +84,14 @@ export function decodeObject(
   return decoded;
 }
 
+/**
+ * An object the server writes itself (bootstrap, the embedded controllers), decoded as the body
+ * of a request would be: kube-apiserver's own writes go through its loopback client.
+ */
+export function decodeOwnWrite(info: ResourceInfo, object: KubeObject, namespace: string): DecodedObject {
+  return decodeObject(info, object, namespace, 'Warn');
+}
+
 /** Sets `kind`/`apiVersion`/namespace on an object that came out of a patch. */
 export function setScope(info: ResourceInfo, object: KubeObject, namespace: string): void {
   const meta = object.metadata;

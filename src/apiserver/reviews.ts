@@ -13,7 +13,7 @@ import { objectBodyFormat, parseRequestBody } from './decode/request-body.js';
 import { pathNotFound } from './errors.js';
 import { readBody, sendJson } from './http-io.js';
 import { isPlainObject, rfc3339Seconds } from './object-utils.js';
-import { managerFromUserAgent } from './resource-handler.js';
+import { managerFromUserAgent } from './write-request.js';
 import { resourceInfo } from './resources/common.js';
 import type { ResourceInfo } from './resources/strategy.js';
 import type { ResourcePath } from './router.js';

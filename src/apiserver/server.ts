@@ -15,6 +15,7 @@ import type { HealthCheck } from './health.js';
 import { ApiServerMetrics, type StoredObjectCounter } from './metrics.js';
 import { GarbageCollector } from './garbage-collection.js';
 import { NamespaceFinalizer } from './namespace-finalizer.js';
+import { decodeOwnWrite } from './object-decode.js';
 import { Registry } from './registry.js';
 import { KUBERNETES_SERVICE_IP } from './resources/service-allocation.js';
 import { storageResource } from './router.js';
@@ -94,7 +95,7 @@ async function bootstrapNamespaces(registry: Registry): Promise<void> {
   if (!ns) return;
   for (const name of BOOTSTRAP_NAMESPACES) {
     if (!registry.storage.get({ resource: 'namespaces', namespace: '', name })) {
-      await registry.create(ns, '', { metadata: { name } });
+      await registry.create(ns, '', decodeOwnWrite(ns.info, { metadata: { name } }, ''));
     }
   }
 }
@@ -117,12 +118,14 @@ async function reconcileKubernetesService(registry: Registry, port: number): Pro
   const asApiServer = { fieldManager: 'kube-apiserver' };
   const existing = registry.storage.get({ resource: 'services', namespace: 'default', name: 'kubernetes' });
   if (!existing) {
-    await registry.create(svc, 'default', { metadata: { name: 'kubernetes', labels: KUBERNETES_SERVICE_LABELS }, spec }, asApiServer);
+    const service = { metadata: { name: 'kubernetes', labels: KUBERNETES_SERVICE_LABELS }, spec };
+    await registry.create(svc, 'default', decodeOwnWrite(svc.info, service, 'default'), asApiServer);
     return;
   }
   const ports = (existing.spec as { ports?: { targetPort?: unknown }[] } | undefined)?.ports ?? [];
   if (ports.length === 1 && ports[0].targetPort === port) return;
-  await registry.update(svc, 'default', 'kubernetes', { ...existing, spec: { ...(existing.spec as object), ports: spec.ports } }, asApiServer);
+  const updated = { ...existing, spec: { ...(existing.spec as object), ports: spec.ports } };
+  await registry.update(svc, 'default', 'kubernetes', decodeOwnWrite(svc.info, updated, 'default'), asApiServer);
 }
 
 function listenOn(server: Server, host: string, port: number): Promise<AddressInfo> {
