@@ -4,7 +4,8 @@
  */
 import { ConflictError } from '../kube/errors.js';
 import type { KubeObject, ObjectList, Status } from '../kube/types.js';
-import { apiVersionOf, preconditionFailed } from './object-decode.js';
+import { preconditionFailed } from './meta-rules.js';
+import { apiVersionOf } from './object-decode.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 import type { ObjectKey, Storage } from './storage/storage.js';
 import { finalizersForPropagation } from './propagation-finalizers.js';

@@ -2,7 +2,8 @@
  * The generic registry: Kubernetes write semantics over the dumb Storage seam and one strategy
  * per resource (kube-apiserver's generic store, in small). Every read-check-write runs in one
  * synchronous stretch (Storage's concurrency contract); a write is acknowledged only once
- * `durable` resolved.
+ * `durable` resolved. It takes objects the endpoint layer decoded (write-request.ts), never a
+ * request body: a patch or an apply comes as a function of the stored object.
  */
 import { randomUUID } from 'node:crypto';
 import { AlreadyExistsError, ApiError, ConflictError, NotFoundError } from '../kube/errors.js';
@@ -20,7 +21,7 @@ import {
   identityOf,
   requireNameMatchesUrl,
   resetMetaForCreate,
-} from './object-decode.js';
+} from './meta-rules.js';
 import { generatedName, jsonEqual, rfc3339Seconds, specPart } from './object-utils.js';
 import { deleteCollection, deleteObject, type DeleteOptions, type DeletionStore } from './deletion.js';
 import type { AdmissionContext, ResourceStrategy } from './resources/strategy.js';
