@@ -24,7 +24,7 @@ export type ResponseForm =
   /** PartialObjectMetadata (`list` false) or PartialObjectMetadataList, in meta.k8s.io `version`. */
   | { kind: 'partial'; version: string; list: boolean };
 
-export interface MediaRange {
+interface MediaRange {
   type: string;
   params: Record<string, string>;
 }
@@ -56,7 +56,7 @@ const STREAMED = ['application/json;stream=watch', `${PROTOBUF};stream=watch`];
 const HANDLER_NOT_ACCEPTABLE = `only the following media types are accepted: ${PRODUCED.join(', ')}`;
 
 /** Whether a request is for a collection GET, whose route also produces the watch streams. */
-export type RouteShape = 'collection-get' | 'other';
+type RouteShape = 'collection-get' | 'other';
 
 /** The Accept headers of nearly every request, answered without parsing. */
 const PLAIN_JSON_ACCEPTS = new Set(['application/json', '*/*', 'application/json, */*']);

@@ -9,10 +9,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NotAcceptableError, parseAccept } from './accept.js';
 import type { ServedResource } from './discovery.js';
 
-export const AGGREGATED_MEDIA_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+const AGGREGATED_MEDIA_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
 /** kube-apiserver's 406 text for a discovery request offering nothing it serves. */
-export const DISCOVERY_NOT_ACCEPTABLE =
+const DISCOVERY_NOT_ACCEPTABLE =
   'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf';
 
 type Body = Record<string, unknown>;

@@ -2,15 +2,13 @@
  * DELETE semantics: preconditions, finalizers (set deletionTimestamp and wait for them), the
  * collection form, and namespace deletion taking its contents along.
  */
-import { BadRequestError, ConflictError } from '../kube/errors.js';
+import { ConflictError } from '../kube/errors.js';
 import type { KubeObject, ObjectList, Status } from '../kube/types.js';
-import { apiVersionOf, preconditionFailed } from './object-decode.js';
-import { isPlainObject } from './object-utils.js';
-import type { Registry } from './registry.js';
+import { preconditionFailed } from './meta-rules.js';
+import { apiVersionOf } from './object-decode.js';
 import type { ResourceStrategy } from './resources/strategy.js';
-import type { ObjectKey } from './storage/storage.js';
+import type { ObjectKey, Storage } from './storage/storage.js';
 import { finalizersForPropagation } from './propagation-finalizers.js';
-import { parseDeleteQuery, validateDeleteOptions, type DeleteOptionValues } from './query-params.js';
 import { selectionMatches, type Selection } from './selection.js';
 
 export interface DeleteOptions {
@@ -21,99 +19,24 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
 }
 
+/**
+ * What a delete needs of the store it deletes from (the registry implements it): the resources
+ * served, their storage keys, its clock, and the storage's reads and writes.
+ */
+export interface DeletionStore {
+  readonly strategies: readonly ResourceStrategy[];
+  readonly storage: Pick<Storage, 'list' | 'write' | 'currentRV'>;
+  keyOf(s: ResourceStrategy, namespace: string, name: string): ObjectKey;
+  /** Now, plus `afterSeconds`, as an RFC 3339 timestamp in seconds. */
+  timestamp(afterSeconds?: number): string;
+}
+
 interface PlannedDelete {
   /** What the response carries: the object as it was removed, or with deletionTimestamp set. */
   object: KubeObject;
   /** Whether the object is gone (else finalizers hold it). */
   removed: boolean;
   durable?: Promise<unknown>;
-}
-
-type JsonKind = 'string' | 'number' | 'bool' | 'array' | 'object';
-
-function jsonKindOf(v: unknown): JsonKind {
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'number') return 'number';
-  return 'object';
-}
-
-/** encoding/json's UnmarshalTypeError text (a number names its literal only when an integer field refuses it). */
-function typeError(value: unknown, field: string, goType: string): BadRequestError {
-  const literal = typeof value === 'number' && goType === 'int64' ? `number ${value}` : jsonKindOf(value);
-  return new BadRequestError(`json: cannot unmarshal ${literal} into Go struct field ${field} of type ${goType}`);
-}
-
-function optionalString(value: unknown, field: string, goType: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw typeError(value, field, goType);
-  return value;
-}
-
-function optionalBool(value: unknown, field: string): boolean | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') throw typeError(value, field, 'bool');
-  return value;
-}
-
-function optionalInt64(value: unknown, field: string): bigint | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
-  throw typeError(value, field, 'int64');
-}
-
-function stringList(value: unknown, field: string): string[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw typeError(value, field, '[]string');
-  return value.map((v) => optionalString(v, field, 'string') ?? '');
-}
-
-function decodePreconditions(value: unknown): DeleteOptionValues['preconditions'] {
-  if (value === undefined || value === null) return undefined;
-  if (!isPlainObject(value)) throw typeError(value, 'DeleteOptions.preconditions', 'v1.Preconditions');
-  return {
-    uid: optionalString(value.uid, 'Preconditions.preconditions.uid', 'types.UID'),
-    resourceVersion: optionalString(value.resourceVersion, 'Preconditions.preconditions.resourceVersion', 'string'),
-  };
-}
-
-const NOT_AN_OBJECT =
-  'json: cannot unmarshal %s into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
-
-/** A DeleteOptions body, decoded field by field with the type errors kube-apiserver's decoder gives. */
-function decodeDeleteOptionsBody(body: unknown): DeleteOptionValues {
-  if (body === null) return { dryRun: [] };
-  if (!isPlainObject(body)) {
-    throw new BadRequestError(`couldn't get version/kind; json parse error: ${NOT_AN_OBJECT.replace('%s', jsonKindOf(body))}`);
-  }
-  return {
-    gracePeriodSeconds: optionalInt64(body.gracePeriodSeconds, 'DeleteOptions.gracePeriodSeconds'),
-    preconditions: decodePreconditions(body.preconditions),
-    orphanDependents: optionalBool(body.orphanDependents, 'DeleteOptions.orphanDependents'),
-    propagationPolicy: optionalString(body.propagationPolicy, 'DeleteOptions.propagationPolicy', 'v1.DeletionPropagation'),
-    dryRun: stringList(body.dryRun, 'DeleteOptions.dryRun'),
-    ignoreStoreReadErrorWithClusterBreakingPotential: optionalBool(
-      body.ignoreStoreReadErrorWithClusterBreakingPotential,
-      'DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential',
-    ),
-  };
-}
-
-/**
- * DeleteOptions from the body when there is one (kubectl sends `{"propagationPolicy":"Background"}`),
- * else from the query, as kube-apiserver reads them: never a mix of both. Validated before anything
- * is looked up, so `dryRun=all` is refused rather than taken as a real delete.
- */
-export function parseDeleteOptions(body: unknown, params: URLSearchParams): DeleteOptions {
-  const values = body === undefined ? parseDeleteQuery(params) : decodeDeleteOptionsBody(body);
-  validateDeleteOptions(values);
-  const opts: DeleteOptions = { dryRun: values.dryRun.length > 0 };
-  if (values.preconditions) opts.preconditions = values.preconditions;
-  if (values.propagationPolicy !== undefined) opts.propagationPolicy = values.propagationPolicy;
-  if (values.orphanDependents !== undefined) opts.orphanDependents = values.orphanDependents;
-  if (values.gracePeriodSeconds !== undefined) opts.gracePeriodSeconds = Number(values.gracePeriodSeconds);
-  return opts;
 }
 
 /**
@@ -142,7 +65,7 @@ function checkPreconditions(s: ResourceStrategy, obj: KubeObject, pre: DeleteOpt
 }
 
 /** The synchronous part of a delete: checks and the storage write. */
-function planDelete(reg: Registry, s: ResourceStrategy, prev: KubeObject, opts: DeleteOptions): PlannedDelete {
+function planDelete(reg: DeletionStore, s: ResourceStrategy, prev: KubeObject, opts: DeleteOptions): PlannedDelete {
   checkPreconditions(s, prev, opts.preconditions);
   const meta = prev.metadata;
   const key = reg.keyOf(s, meta.namespace ?? '', meta.name ?? '');
@@ -170,7 +93,7 @@ function planDelete(reg: Registry, s: ResourceStrategy, prev: KubeObject, opts: 
  * Terminating (no grace period), after which its finalizers' owner, the namespace controller,
  * empties and finalizes it.
  */
-function planTermination(reg: Registry, key: ObjectKey, prev: KubeObject, opts: DeleteOptions): PlannedDelete {
+function planTermination(reg: DeletionStore, key: ObjectKey, prev: KubeObject, opts: DeleteOptions): PlannedDelete {
   if (prev.metadata.deletionTimestamp !== undefined) return { object: prev, removed: false };
   const status = typeof prev.status === 'object' && prev.status !== null ? prev.status : {};
   const next: KubeObject = {
@@ -189,7 +112,7 @@ function planTermination(reg: Registry, key: ObjectKey, prev: KubeObject, opts: 
  * goes at once, its last state (with the deletion marks) being the answer. A later delete may
  * only shorten the period to zero, which removes it.
  */
-function planGracefulDelete(reg: Registry, s: ResourceStrategy, key: ObjectKey, prev: KubeObject, opts: DeleteOptions): PlannedDelete {
+function planGracefulDelete(reg: DeletionStore, s: ResourceStrategy, key: ObjectKey, prev: KubeObject, opts: DeleteOptions): PlannedDelete {
   const meta = prev.metadata;
   const period = s.gracePeriodSeconds!(prev, opts.gracePeriodSeconds);
   const held = (meta.finalizers ?? []).length > 0;
@@ -222,7 +145,7 @@ function isNamespace(s: ResourceStrategy): boolean {
 }
 
 /** Deleting a namespace deletes what is in it (finalizers still hold their objects back). */
-function planNamespaceContentsDelete(reg: Registry, namespace: string): Promise<unknown>[] {
+function planNamespaceContentsDelete(reg: DeletionStore, namespace: string): Promise<unknown>[] {
   const pending: Promise<unknown>[] = [];
   for (const s of reg.strategies) {
     if (!s.info.namespaced) continue;
@@ -247,7 +170,7 @@ function deletedStatus(s: ResourceStrategy, obj: KubeObject): Status {
 }
 
 export async function deleteObject(
-  reg: Registry,
+  reg: DeletionStore,
   s: ResourceStrategy,
   prev: KubeObject,
   opts: DeleteOptions,
@@ -258,7 +181,7 @@ export async function deleteObject(
 }
 
 export async function deleteCollection(
-  reg: Registry,
+  reg: DeletionStore,
   s: ResourceStrategy,
   sel: Selection,
   opts: DeleteOptions,

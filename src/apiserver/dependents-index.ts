@@ -10,7 +10,7 @@ import type { Change, ObjectKey } from './storage/storage.js';
 const keyString = (k: ObjectKey): string => `${k.resource}\u0000${k.namespace}\u0000${k.name}`;
 
 /** The distinct owner uids `obj` names. */
-export function ownerUidsOf(obj: KubeObject | undefined): string[] {
+function ownerUidsOf(obj: KubeObject | undefined): string[] {
   const refs = obj?.metadata.ownerReferences;
   if (refs === undefined || refs.length === 0) return [];
   return [...new Set(refs.map((r) => r.uid))];

@@ -86,7 +86,7 @@ export function apiGroupDocument(strategies: ServedResource[], group: string): R
  * version the resource is stored in, base64 (kube-apiserver's StorageVersionHash). It changes
  * exactly when the storage version does, which is what the storage version migrator watches.
  */
-export function storageVersionHash(info: ResourceInfo): string {
+function storageVersionHash(info: ResourceInfo): string {
   const stored = info.storedAs ?? { group: info.group, version: info.version };
   return createHash('sha256').update(`${stored.group}/${stored.version}/${info.kind}`).digest().subarray(0, 8).toString('base64');
 }

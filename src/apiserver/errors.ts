@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { ApiError, InternalError, InvalidError, NotFoundError } from '../kube/errors.js';
 import type { Status, StatusCause } from '../kube/types.js';
 
-export interface StatusResponse {
+interface StatusResponse {
   code: number;
   body: Status;
 }

@@ -20,17 +20,26 @@ import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from '../kub
 import { ApiError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/types.js';
 import { DependentsIndex } from './dependents-index.js';
-import { classifyOwners, isDeletingDependents, OwnerLookup, unblockedReferences } from './owner-references.js';
+import { classifyOwners, isDeletingDependents, OwnerLookup, unblockedReferences, type OwnerStore } from './owner-references.js';
 import { isGarbageCollectorFinalizer } from './propagation-finalizers.js';
-import type { Registry } from './registry.js';
+import type { DeleteOptions } from './deletion.js';
+import type { DecodedObject } from './field-validation.js';
+import { decodeOwnWrite } from './object-decode.js';
 import type { ResourceStrategy } from './resources/strategy.js';
-import type { Change, ObjectKey } from './storage/storage.js';
+import type { Change, ObjectKey, Storage } from './storage/storage.js';
+
+/** What the collector needs of the registry it collects in (the registry implements it). */
+export interface CollectorStore extends OwnerStore {
+  readonly storage: Pick<Storage, 'get' | 'list' | 'subscribe'>;
+  update(s: ResourceStrategy, namespace: string, name: string, decoded: DecodedObject, opts?: { fieldManager?: string }): Promise<unknown>;
+  delete(s: ResourceStrategy, namespace: string, name: string, options: DeleteOptions): Promise<unknown>;
+}
 
 const gcFinalizerOf = (obj: KubeObject | undefined): string | undefined =>
   obj?.metadata.deletionTimestamp === undefined ? undefined : obj.metadata.finalizers?.find((f) => isGarbageCollectorFinalizer(f));
 
 /** Work done, for tests that hold the collector's cost to what changed. */
-export interface GarbageCollectorStats {
+interface GarbageCollectorStats {
   /** Owners examined (one per collection run). */
   ownersCollected: number;
   /** Dependents examined across those runs. */
@@ -48,7 +57,7 @@ export class GarbageCollector {
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
 
-  constructor(private readonly registry: Registry, private readonly log: Logger) {
+  constructor(private readonly registry: CollectorStore, private readonly log: Logger) {
     for (const s of registry.strategies) this.byResource.set(registry.keyOf(s, '', '').resource, s);
     this.owners = new OwnerLookup(registry);
   }
@@ -133,7 +142,7 @@ export class GarbageCollector {
   private async orphan(s: ResourceStrategy, obj: KubeObject, uid: string): Promise<void> {
     const meta = obj.metadata;
     const ownerReferences = (meta.ownerReferences ?? []).filter((r) => r.uid !== uid);
-    await ignoreNotFound(this.registry.update(s, meta.namespace ?? '', meta.name ?? '', { ...obj, metadata: { ...meta, ownerReferences } }));
+    await ignoreNotFound(this.rewrite(s, { ...obj, metadata: { ...meta, ownerReferences } }));
   }
 
   /**
@@ -148,13 +157,13 @@ export class GarbageCollector {
     if (owners.unknown) return;
     if (owners.solid > 0) {
       const ownerReferences = (meta.ownerReferences ?? []).filter((r) => !owners.going.has(r.uid));
-      await ignoreNotFound(this.registry.update(s, namespace, name, { ...obj, metadata: { ...meta, ownerReferences } }));
+      await ignoreNotFound(this.rewrite(s, { ...obj, metadata: { ...meta, ownerReferences } }));
       return;
     }
     if (this.index.hasDependents(uid)) {
       const inCycle = this.dependents(uid).some((d) => isDeletingDependents(d.obj));
       const unblocked = inCycle ? unblockedReferences(meta.ownerReferences ?? []) : undefined;
-      if (unblocked !== undefined) await ignoreNotFound(this.registry.update(s, namespace, name, { ...obj, metadata: { ...meta, ownerReferences: unblocked } }));
+      if (unblocked !== undefined) await ignoreNotFound(this.rewrite(s, { ...obj, metadata: { ...meta, ownerReferences: unblocked } }));
       await ignoreNotFound(this.registry.delete(s, namespace, name, { propagationPolicy: 'Foreground', preconditions: { uid } }));
       return;
     }
@@ -166,7 +175,13 @@ export class GarbageCollector {
     if (!current || current.metadata.uid !== uid) return;
     const finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== finalizer);
     const s = this.byResource.get(key.resource)!;
-    await this.registry.update(s, key.namespace, key.name, { ...current, metadata: { ...current.metadata, finalizers } }, { fieldManager: 'garbage-collector' });
+    await this.rewrite(s, { ...current, metadata: { ...current.metadata, finalizers } }, 'garbage-collector');
+  }
+
+  /** An update of a stored object with changed metadata. */
+  private async rewrite(s: ResourceStrategy, obj: KubeObject, fieldManager?: string): Promise<unknown> {
+    const { namespace = '', name = '' } = obj.metadata;
+    return await this.registry.update(s, namespace, name, decodeOwnWrite(s.info, obj, namespace), fieldManager === undefined ? undefined : { fieldManager });
   }
 }
 

@@ -13,7 +13,7 @@ export interface HealthCheck {
   check(): string | undefined;
 }
 
-export type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
+type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
 
 const ENDPOINTS = new Set<string>(['healthz', 'livez', 'readyz']);
 

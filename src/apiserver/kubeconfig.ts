@@ -6,9 +6,9 @@
 import { stringify } from 'yaml';
 import { writeFileAtomic } from './tls.js';
 
-export const KUBECONFIG_NAME = 'pv-controller';
+const KUBECONFIG_NAME = 'pv-controller';
 
-export function kubeconfigYaml(server: string, caPem: string, token: string): string {
+function kubeconfigYaml(server: string, caPem: string, token: string): string {
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',

@@ -12,9 +12,21 @@ import type { Logger } from 'pino';
 import { FINALIZER_NAMESPACE_KUBERNETES } from '../kube/annotations.js';
 import type { KubeObject, Namespace } from '../kube/types.js';
 import { isGarbageCollectorFinalizer } from './propagation-finalizers.js';
-import type { Registry } from './registry.js';
+import type { DeleteOptions } from './deletion.js';
+import type { DecodedObject } from './field-validation.js';
+import { decodeOwnWrite } from './object-decode.js';
 import type { ResourceStrategy } from './resources/strategy.js';
-import type { Change } from './storage/storage.js';
+import type { Change, ObjectKey, Storage } from './storage/storage.js';
+
+/** What the namespace controller needs of the registry (the registry implements it). */
+export interface NamespaceStore {
+  readonly strategies: readonly ResourceStrategy[];
+  readonly storage: Pick<Storage, 'get' | 'list' | 'subscribe'>;
+  strategyFor(group: string, version: string, plural: string): ResourceStrategy | undefined;
+  keyOf(s: ResourceStrategy, namespace: string, name: string): ObjectKey;
+  update(s: ResourceStrategy, namespace: string, name: string, decoded: DecodedObject, opts: { subresource: 'finalize' }): Promise<unknown>;
+  delete(s: ResourceStrategy, namespace: string, name: string, options: DeleteOptions): Promise<unknown>;
+}
 
 const isTerminating = (ns: KubeObject | undefined): boolean =>
   ns !== undefined && ns.metadata.deletionTimestamp !== undefined &&
@@ -28,7 +40,7 @@ export class NamespaceFinalizer {
   private stopped = false;
 
   constructor(
-    private readonly registry: Registry,
+    private readonly registry: NamespaceStore,
     private readonly log: Logger,
   ) {}
 
@@ -106,6 +118,6 @@ export class NamespaceFinalizer {
     if (!current || !isTerminating(current)) return;
     const finalizers = (current.spec?.finalizers ?? []).filter((f) => f !== FINALIZER_NAMESPACE_KUBERNETES);
     const body = { ...current, spec: { ...current.spec, finalizers } };
-    await this.registry.update(s, '', name, body, { subresource: 'finalize' });
+    await this.registry.update(s, '', name, decodeOwnWrite(s.info, body, ''), { subresource: 'finalize' });
   }
 }

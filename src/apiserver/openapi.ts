@@ -13,7 +13,7 @@ import { openApiV2Document } from './openapi/v2.js';
 import type { PathOperations } from './openapi/operations.js';
 
 /** gnostic `Document { swagger: "2.0" }` in protobuf, for clients that accept only the protobuf form. */
-export const OPENAPI_V2_PROTOBUF = Buffer.from([0x0a, 0x03, 0x32, 0x2e, 0x30]);
+const OPENAPI_V2_PROTOBUF = Buffer.from([0x0a, 0x03, 0x32, 0x2e, 0x30]);
 const PROTOBUF_V2 = /application\/com\.github\.proto-openapi\.spec\.v2[@.]v1\.0\+protobuf/;
 
 interface Served {

@@ -12,7 +12,7 @@ const WARNING_HEAD = '.metadata.ownerReferences contains duplicate entries';
 const WARNING_TAIL = 'API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed:';
 
 /** When the duplicates were found: before admission (create, update) or after it (patch, apply). */
-export type DedupStage = 'request' | 'after-admission';
+type DedupStage = 'request' | 'after-admission';
 
 /** Drops repeated owner references from `meta`; the Warning to send when it dropped any. */
 export function dedupOwnerReferences(meta: ObjectMeta, stage: DedupStage): string | undefined {

@@ -6,14 +6,21 @@
  */
 import { FINALIZER_DELETE_DEPENDENTS } from '../kube/annotations.js';
 import type { KubeObject, OwnerReference } from '../kube/types.js';
-import type { Registry } from './registry.js';
 import type { ResourceStrategy } from './resources/strategy.js';
+import type { ObjectKey, Storage } from './storage/storage.js';
+
+/** What finding owners needs of the registry: the resources served, their keys, and storage reads. */
+export interface OwnerStore {
+  readonly strategies: readonly ResourceStrategy[];
+  readonly storage: Pick<Storage, 'get'>;
+  keyOf(s: ResourceStrategy, namespace: string, name: string): ObjectKey;
+}
 
 /** Finds the object an owner reference names (by its apiVersion's group and kind). */
 export class OwnerLookup {
   private readonly byKind = new Map<string, ResourceStrategy>();
 
-  constructor(private readonly registry: Registry) {
+  constructor(private readonly registry: OwnerStore) {
     for (const s of registry.strategies) if (!this.byKind.has(`${s.info.group}/${s.info.kind}`)) this.byKind.set(`${s.info.group}/${s.info.kind}`, s);
   }
 
@@ -32,7 +39,7 @@ export function isDeletingDependents(obj: KubeObject): boolean {
   return obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).includes(FINALIZER_DELETE_DEPENDENTS);
 }
 
-export interface OwnerClasses {
+interface OwnerClasses {
   /** Owners that exist and are not waiting on their dependents. */
   solid: number;
   /** The uids of owners that are gone or deleting in the foreground. */

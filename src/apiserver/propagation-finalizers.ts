@@ -6,7 +6,7 @@
  */
 import { FINALIZER_DELETE_DEPENDENTS, FINALIZER_ORPHAN_DEPENDENTS } from '../kube/annotations.js';
 
-export interface PropagationOptions {
+interface PropagationOptions {
   propagationPolicy?: string;
   orphanDependents?: boolean;
   /** DefaultGarbageCollectionPolicy is OrphanDependents (core/v1 ReplicationControllers). */

@@ -8,7 +8,9 @@
  */
 import { BadRequestError, UnknownServerError } from '../kube/errors.js';
 import { goQuote } from '../kube/name-validation.js';
-import { parseFieldSelector, parseLabelSelector, type FieldRequirement, type LabelRequirement } from '../kube/selectors.js';
+import type { LabelRequirement } from '../kube/selectors.js';
+import { parseFieldSelector, type FieldRequirement } from './field-selectors.js';
+import { parseLabelSelector } from './label-selector-parser.js';
 import type { StatusCause } from '../kube/types.js';
 import { QualifiedInvalidError } from './errors.js';
 import type { FieldValidation } from './field-validation.js';
@@ -23,7 +25,7 @@ function strconvError(fn: string, input: string, problem: 'invalid syntax' | 'va
 }
 
 /** strconv.ParseUint(s, 10, 64): digits only; overflow is reported where it happens. */
-export function parseGoUint(s: string, fn = 'ParseUint'): bigint {
+function parseGoUint(s: string, fn = 'ParseUint'): bigint {
   if (s === '') throw new Error(strconvError(fn, s, 'invalid syntax'));
   let n = 0n;
   for (const ch of s) {
@@ -35,7 +37,7 @@ export function parseGoUint(s: string, fn = 'ParseUint'): bigint {
 }
 
 /** strconv.ParseInt(s, 10, 64). */
-export function parseGoInt64(s: string): bigint {
+function parseGoInt64(s: string): bigint {
   const negative = s.startsWith('-');
   const digits = s.startsWith('-') || s.startsWith('+') ? s.slice(1) : s;
   let magnitude: bigint;
@@ -73,7 +75,7 @@ export function queryInt64(params: URLSearchParams, name: string): bigint | unde
 }
 
 /** The 422 an options struct that does not validate gets. */
-export function optionsInvalid(kind: string, causes: StatusCause[]): QualifiedInvalidError {
+function optionsInvalid(kind: string, causes: StatusCause[]): QualifiedInvalidError {
   return new QualifiedInvalidError({ kind, group: 'meta.k8s.io', name: undefined }, causes);
 }
 
@@ -195,7 +197,7 @@ export function parseListQuery(params: URLSearchParams): ListQuery {
 
 export type WriteOptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
 
-export interface WriteQuery {
+interface WriteQuery {
   dryRun: boolean;
   fieldManager: string;
   /** Absent or '' reads as Warn, the server's default. */
@@ -210,7 +212,7 @@ const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 const FIELD_VALIDATIONS = ['', 'Ignore', 'Strict', 'Warn'];
 
 /** ValidateFieldManager: at most 128 bytes, every rune printable (position = byte offset). */
-export function fieldManagerCauses(manager: string): StatusCause[] {
+function fieldManagerCauses(manager: string): StatusCause[] {
   const causes: StatusCause[] = [];
   if (Buffer.byteLength(manager) > FIELD_MANAGER_MAX_BYTES) causes.push(tooLong('fieldManager', FIELD_MANAGER_MAX_BYTES));
   let offset = 0;
@@ -225,7 +227,7 @@ export function fieldManagerCauses(manager: string): StatusCause[] {
 }
 
 /** ValidateDryRun: every value must be "All". */
-export function dryRunCauses(values: string[]): StatusCause[] {
+function dryRunCauses(values: string[]): StatusCause[] {
   if (values.every((v) => v === 'All')) return [];
   return [notSupported('dryRun', values, ['All'])];
 }

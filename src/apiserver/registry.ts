@@ -2,32 +2,28 @@
  * The generic registry: Kubernetes write semantics over the dumb Storage seam and one strategy
  * per resource (kube-apiserver's generic store, in small). Every read-check-write runs in one
  * synchronous stretch (Storage's concurrency contract); a write is acknowledged only once
- * `durable` resolved.
+ * `durable` resolved. It takes objects the endpoint layer decoded (write-request.ts), never a
+ * request body: a patch or an apply comes as a function of the stored object.
  */
 import { randomUUID } from 'node:crypto';
 import { AlreadyExistsError, ApiError, ConflictError, NotFoundError } from '../kube/errors.js';
 import type { KubeObject, ObjectList, Status, StatusCause } from '../kube/types.js';
-import { parseApplyConfig } from './apply/apply-request.js';
 import type { EncodedEntry } from './apply/managed-fields.js';
-import { applyToObject, managedFieldsAfterWrite } from './apply/ownership.js';
-import { APPLY_PATCH_YAML, applyPatch, isApplyPatch, parsePatchBody } from './patch/index.js';
-import { decodePatchResult } from './patch/patch-result.js';
+import { managedFieldsAfterWrite, type OwnershipRequest } from './apply/ownership.js';
 import { QualifiedInvalidError } from './errors.js';
-import type { FieldValidation } from './field-validation.js';
+import type { DecodedObject } from './field-validation.js';
 import { dedupOwnerReferences } from './owner-reference-dedup.js';
 import { listObjects, type ListOptions } from './list.js';
 import {
   carrySystemMeta,
   checkUidPrecondition,
-  decodeObject,
   finalizerAdditionCauses,
   identityOf,
   requireNameMatchesUrl,
   resetMetaForCreate,
-  setScope,
-} from './object-decode.js';
+} from './meta-rules.js';
 import { generatedName, jsonEqual, rfc3339Seconds, specPart } from './object-utils.js';
-import { deleteCollection, deleteObject, type DeleteOptions } from './deletion.js';
+import { deleteCollection, deleteObject, type DeleteOptions, type DeletionStore } from './deletion.js';
 import type { AdmissionContext, ResourceStrategy } from './resources/strategy.js';
 import { storageResource } from './router.js';
 import { requireBodyResourceVersion, requireStorageResourceVersion } from './query-params.js';
@@ -35,21 +31,28 @@ import type { Selection } from './selection.js';
 import { requireCollectionKey, requireLookupableNamespace, requireNamespaceForCollectionWrite, requireObjectKey } from './storage-key.js';
 import type { ObjectKey, Storage } from './storage/storage.js';
 
+/** How a write is carried out; the body was decoded before (see write-request.ts). */
 export interface WriteOptions {
-  /** 'status' for the status subresource. */
+  /** 'status' for the status subresource, 'finalize' for a namespace's finalize. */
   subresource?: string;
   dryRun?: boolean;
-  fieldValidation?: FieldValidation;
   /** Who writes, for managedFields: the fieldManager parameter, else the User-Agent's product. */
   fieldManager?: string;
-  /** Server-side apply: take fields other managers own instead of answering 409. */
-  force?: boolean;
 }
 
 /** The managedFields a server-side apply computed, which the write keeps as they are. */
 interface AppliedFields {
   managedFields: EncodedEntry[] | undefined;
 }
+
+/**
+ * A patch as the endpoint layer decoded it, applied to the stored object (kube-apiserver's
+ * rest.UpdatedObjectInfo): the new object, decoded, with its scope and name checked.
+ */
+export type Patcher = (prev: KubeObject) => DecodedObject;
+
+/** A server-side apply, decoded by the endpoint layer: its result on the live object, or on none. */
+export type Applier = (live: KubeObject | undefined, ownership: OwnershipRequest) => DecodedObject & AppliedFields;
 
 export interface WriteOutcome {
   object: KubeObject;
@@ -65,7 +68,7 @@ function setManagedFields(object: KubeObject, entries: EncodedEntry[] | undefine
   else object.metadata.managedFields = entries;
 }
 
-export interface RegistryOptions {
+interface RegistryOptions {
   storage: Storage;
   strategies: ResourceStrategy[];
   /** Clock for timestamps (tests pin it). */
@@ -84,7 +87,7 @@ function namespaceTerminating(s: ResourceStrategy, namespace: string, name: stri
   });
 }
 
-export class Registry {
+export class Registry implements DeletionStore {
   readonly storage: Storage;
   readonly strategies: ResourceStrategy[];
   private readonly byPath = new Map<string, ResourceStrategy>();
@@ -129,19 +132,10 @@ export class Registry {
     return listObjects(this.storage, s, storageResource(s.info.group, s.info.plural), sel, opts);
   }
 
-  async create(s: ResourceStrategy, namespace: string, body: unknown, opts: WriteOptions = {}, applied?: AppliedFields): Promise<WriteOutcome> {
-    const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
-    return await this.createDecoded(s, namespace, object, warnings, opts, applied);
-  }
-
-  private async createDecoded(
-    s: ResourceStrategy,
-    namespace: string,
-    object: KubeObject,
-    warnings: string[],
-    opts: WriteOptions,
-    applied?: AppliedFields,
-  ): Promise<WriteOutcome> {
+  /** Creates an object a request decoded (as decodeObject does) into the resource's kind and `namespace`. */
+  async create(s: ResourceStrategy, namespace: string, decoded: DecodedObject, opts: WriteOptions = {}, applied?: AppliedFields): Promise<WriteOutcome> {
+    const { object } = decoded;
+    let { warnings } = decoded;
     const supplied = object.metadata.managedFields;
     const dedup = dedupOwnerReferences(object.metadata, 'request');
     if (dedup !== undefined) warnings = [...warnings, dedup];
@@ -171,21 +165,17 @@ export class Registry {
     return { object: change.object, warnings: allWarnings };
   }
 
-  async update(
-    s: ResourceStrategy,
-    namespace: string,
-    name: string,
-    body: unknown,
-    opts: WriteOptions = {},
-  ): Promise<WriteOutcome> {
-    const { object, warnings } = decodeObject(s.info, body, namespace, opts.fieldValidation ?? 'Warn');
+  /** Replaces an object with one a request decoded (as decodeObject does). */
+  async update(s: ResourceStrategy, namespace: string, name: string, decoded: DecodedObject, opts: WriteOptions = {}): Promise<WriteOutcome> {
+    const { object } = decoded;
+    const warnings = [...decoded.warnings];
     requireNameMatchesUrl(object.metadata, name);
     const dedup = dedupOwnerReferences(object.metadata, 'request');
     if (dedup !== undefined) warnings.push(dedup);
     if (s.allowCreateOnUpdate === true && opts.subresource === undefined) {
       requireObjectKey(s.info, namespace, name);
       if (!this.storage.get(this.keyOf(s, namespace, name))) {
-        return { ...(await this.createDecoded(s, namespace, object, warnings, opts)), created: true };
+        return { ...(await this.create(s, namespace, { object, warnings }, opts)), created: true };
       }
     }
     s.defaults(object);
@@ -193,22 +183,10 @@ export class Registry {
     return { object: committed, warnings: [...warnings, ...this.updateWarnings(s, committed, opts)] };
   }
 
-  async patch(
-    s: ResourceStrategy,
-    namespace: string,
-    name: string,
-    contentType: string,
-    patchBody: unknown,
-    opts: WriteOptions = {},
-  ): Promise<WriteOutcome> {
-    if (isApplyPatch(contentType)) return await this.serverSideApply(s, namespace, name, patchBody as Uint8Array, opts);
+  /** A patch (JSON, merge or strategic) of the stored object; `patched` decodes its result. */
+  async patch(s: ResourceStrategy, namespace: string, name: string, patched: Patcher, opts: WriteOptions = {}): Promise<WriteOutcome> {
     const prev = this.get(s, namespace, name);
-    const patch = parsePatchBody(contentType, patchBody);
-    // The decoded result is a fresh copy: patch results may share (frozen) subtrees with the stored object.
-    const patched = applyPatch(contentType, prev, patch, s);
-    const { object, warnings } = decodePatchResult(s.info, contentType, patch, patched, opts.fieldValidation ?? 'Warn');
-    setScope(s.info, object, namespace);
-    requireNameMatchesUrl(object.metadata, name);
+    const { object, warnings } = patched(prev);
     const dedup = dedupOwnerReferences(object.metadata, 'after-admission');
     if (dedup !== undefined) warnings.push(dedup);
     s.defaults(object);
@@ -217,27 +195,19 @@ export class Registry {
   }
 
   /** Server-side apply: merges the configuration into the object, or creates it from it. */
-  private async serverSideApply(s: ResourceStrategy, namespace: string, name: string, raw: Uint8Array, opts: WriteOptions): Promise<WriteOutcome> {
-    const config = parseApplyConfig(s.info, raw, namespace, name);
+  async apply(s: ResourceStrategy, namespace: string, name: string, applier: Applier, opts: WriteOptions = {}): Promise<WriteOutcome> {
     requireObjectKey(s.info, namespace, name);
     const live = this.storage.get(this.keyOf(s, namespace, name));
     if (!live && opts.subresource !== undefined) throw new NotFoundError(identityOf(s.info, name));
-    const out = applyToObject(s.info, live, config, opts.force === true, this.ownership(opts));
-    const applied = { managedFields: out.managedFields };
-    if (!live) {
-      setScope(s.info, out.object, namespace);
-      requireNameMatchesUrl(out.object.metadata, name);
-      return { ...(await this.create(s, namespace, out.object, opts, applied)), created: true };
-    }
-    const { object, warnings } = decodePatchResult(s.info, APPLY_PATCH_YAML, config, out.object, opts.fieldValidation ?? 'Warn');
-    setScope(s.info, object, namespace);
-    requireNameMatchesUrl(object.metadata, name);
+    const { object, warnings, managedFields } = applier(live, this.ownership(opts));
+    const applied = { managedFields };
+    if (!live) return { ...(await this.create(s, namespace, { object, warnings }, opts, applied)), created: true };
     s.defaults(object);
     const committed = await this.commitUpdate(s, namespace, object, opts, applied);
     return { object: committed, warnings: [...warnings, ...this.updateWarnings(s, committed, opts)] };
   }
 
-  private ownership(opts: WriteOptions): { manager: string; subresource?: string; now: string } {
+  private ownership(opts: WriteOptions): OwnershipRequest {
     return { manager: opts.fieldManager ?? 'unknown', subresource: opts.subresource, now: this.timestamp() };
   }
 

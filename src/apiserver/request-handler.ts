@@ -22,7 +22,7 @@ import { sendStatus } from './protobuf/respond.js';
 import type { RequestRecord, RequestStats } from './stats.js';
 import type { WatchHub } from './watch.js';
 
-export interface HandlerDeps {
+interface HandlerDeps {
   registry: Registry;
   hub: WatchHub;
   stats: RequestStats;
@@ -52,7 +52,7 @@ function sendMalformedTarget(res: ServerResponse): void {
 }
 
 /** Request counters over HTTP (for a server in another process): GET reads, DELETE resets. */
-export const STATS_PATH = '/debug/api-stats';
+const STATS_PATH = '/debug/api-stats';
 
 function serveStats(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse): true {
   if (req.method === 'DELETE') deps.stats.reset();
@@ -167,7 +167,7 @@ function resourceLabel(route: ResourcePath): string {
  * when every value is the one it supports, "invalid" otherwise — never the client's text, so the
  * label's values are a closed set however many distinct values clients send.
  */
-export function dryRunLabel(query: URLSearchParams): string {
+function dryRunLabel(query: URLSearchParams): string {
   const values = query.getAll('dryRun');
   if (values.length === 0) return '';
   return values.every((v) => v === 'All') ? 'All' : 'invalid';

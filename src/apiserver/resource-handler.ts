@@ -1,27 +1,21 @@
 /**
  * Serves one resource request: works out the verb from method + path shape, checks scope and
- * allowed verbs, reads the body, calls the registry or the watch hub, and writes the response.
+ * allowed verbs, has the body decoded (write-request.ts), calls the registry or the watch hub,
+ * and writes the response.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { BadRequestError, MethodNotAllowedError } from '../kube/errors.js';
-import type { FieldRequirement } from '../kube/selectors.js';
+import type { FieldRequirement } from './field-selectors.js';
 import type { KubeObject, ObjectList } from '../kube/types.js';
 import { negotiateForm, type ResponseForm } from './accept.js';
-import { objectBodyFormat, parseRequestBody } from './decode/request-body.js';
-import { schemaForKind } from './decode/schema.js';
-import { decodeTyped, DecodeError } from './decode/typed-decoder.js';
-import { parseDeleteOptions } from './deletion.js';
 import { pathNotFound } from './errors.js';
 import { warningHeaders } from './field-validation.js';
-import { readBody, sendJson, sendRawJson, type ResponseHeaders } from './http-io.js';
+import { sendJson, sendRawJson, type ResponseHeaders } from './http-io.js';
 import { memoizedJson } from './json-memo.js';
-import { apiVersionOf } from './object-decode.js';
 import { listOptionsFrom, withoutItemTypeMeta } from './list.js';
-import { isApplyPatch, requirePatchContentType } from './patch/index.js';
-import { decodeProtobufDeleteOptions, isProtobufBody } from './protobuf/request-body.js';
 import { sendProtobuf } from './protobuf/respond.js';
-import { parseListQuery, parseWriteQuery, queryBool, type WriteOptionsKind } from './query-params.js';
-import type { Registry, WriteOptions } from './registry.js';
+import { parseListQuery, queryBool } from './query-params.js';
+import type { Registry } from './registry.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 import { storageResource, type ResourcePath } from './router.js';
 import { selectionFor } from './selection.js';
@@ -30,13 +24,10 @@ import { buildTable, parseIncludeObject } from './table.js';
 import { partialAnswer } from './partial-metadata.js';
 import type { WatchForm } from './watch-events.js';
 import type { WatchHub } from './watch.js';
+import { readDeleteOptions, readObjectWrite, readPatchWrite, type WriteRequest } from './write-request.js';
 
-export interface ResourceRequest {
-  req: IncomingMessage;
+interface ResourceRequest extends WriteRequest {
   res: ServerResponse;
-  params: URLSearchParams;
-  route: ResourcePath;
-  strategy: ResourceStrategy;
 }
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -82,43 +73,6 @@ export function checkRoute(s: ResourceStrategy, route: ResourcePath, verb: Verb 
   return verb;
 }
 
-/**
- * The manager a write is recorded under without a fieldManager parameter: the User-Agent up to
- * its first "/", printable characters only, at most 128 bytes (kube-apiserver's
- * prefixFromUserAgent); "unknown" when nothing is left.
- */
-export function managerFromUserAgent(userAgent: string | undefined): string {
-  // A client sends the same User-Agent on every request: the last answer is kept.
-  if (userAgent === lastUserAgent.header) return lastUserAgent.manager;
-  const manager = prefixFromUserAgent(userAgent);
-  lastUserAgent = { header: userAgent, manager };
-  return manager;
-}
-
-let lastUserAgent: { header: string | undefined; manager: string } = { header: undefined, manager: 'unknown' };
-
-function prefixFromUserAgent(userAgent: string | undefined): string {
-  let out = '';
-  for (const ch of (userAgent ?? '').split('/')[0]) {
-    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
-    if (Buffer.byteLength(out + ch) > 128) break;
-    out += ch;
-  }
-  return out === '' ? 'unknown' : out;
-}
-
-function writeOptions(r: ResourceRequest, kind: WriteOptionsKind): WriteOptions {
-  const apply = kind === 'PatchOptions' && isApplyPatch(r.req.headers['content-type'] ?? '');
-  const query = parseWriteQuery(r.params, kind, apply);
-  return {
-    subresource: r.route.subresource,
-    dryRun: query.dryRun,
-    fieldValidation: query.fieldValidation,
-    fieldManager: query.fieldManager !== '' ? query.fieldManager : managerFromUserAgent(r.req.headers['user-agent']),
-    force: query.force,
-  };
-}
-
 /** The response form of a request; 406 before any work when its Accept header offers none we serve. */
 function responseForm(r: ResourceRequest): ResponseForm {
   const collectionGet = r.req.method === 'GET' && r.route.name === undefined;
@@ -146,34 +100,6 @@ function respondObject(r: ResourceRequest, code: number, obj: KubeObject | Objec
   if (form.kind === 'protobuf') sendProtobuf(r.res, code, body, headers);
   else if (isList) sendJson(r.res, code, body, headers);
   else sendRawJson(r.res, code, memoizedJson(obj), headers);
-}
-
-/** DeleteOptions from a body, typed as kube-apiserver decodes them (unknown fields ignored). */
-function decodeDeleteOptions(raw: Buffer, contentType: string | undefined): Record<string, unknown> | undefined {
-  const body = isProtobufBody(contentType, raw) ? decodeProtobufDeleteOptions(raw) : parseRequestBody(raw, { role: 'options' });
-  if (body === undefined) return undefined;
-  try {
-    return decodeTyped(body as Record<string, unknown>, schemaForKind('', 'v1', 'DeleteOptions')).value;
-  } catch (err) {
-    throw err instanceof DecodeError ? new BadRequestError(err.message) : err;
-  }
-}
-
-/**
- * Reads a write's body, then its options from the query (kube-apiserver's order: a body that is
- * too large or of an unknown type is refused before the options, bad options before the body is
- * decoded). Create/update bodies are JSON or YAML by Content-Type; a patch stays raw bytes, which
- * its patch type decides how to read; anything else is DeleteOptions.
- */
-async function readWrite(r: ResourceRequest, kind: WriteOptionsKind | undefined): Promise<{ body: unknown; opts?: WriteOptions }> {
-  const contentType = r.req.headers['content-type'];
-  const objectFormat = kind === 'CreateOptions' || kind === 'UpdateOptions' ? objectBodyFormat(contentType) : undefined;
-  if (kind === 'PatchOptions') requirePatchContentType(contentType ?? '');
-  const raw = await readBody(r.req);
-  const opts = kind === undefined ? undefined : writeOptions(r, kind);
-  if (kind === 'PatchOptions') return { body: raw, opts };
-  if (objectFormat) return { body: parseRequestBody(raw, { role: 'object', kind: r.strategy.info.kind, apiVersion: apiVersionOf(r.strategy.info) }, objectFormat), opts };
-  return { body: decodeDeleteOptions(raw, contentType), opts };
 }
 
 /** The namespace a list or watch reads: an empty path segment (`/namespaces//pods`) is every namespace. */
@@ -235,28 +161,28 @@ export async function serveResource(r: ResourceRequest, verb: Verb, registry: Re
     case 'watch':
       return serveWatch(r, hub);
     case 'create': {
-      const { body, opts } = await readWrite(r, 'CreateOptions');
-      const out = await registry.create(s, ns, body, opts);
+      const { decoded, opts } = await readObjectWrite(r, 'CreateOptions');
+      const out = await registry.create(s, ns, decoded, opts);
       return respondObject(r, 201, out.object, out.warnings);
     }
     case 'update': {
-      const { body, opts } = await readWrite(r, 'UpdateOptions');
-      const out = await registry.update(s, ns, name, body, opts);
+      const { decoded, opts } = await readObjectWrite(r, 'UpdateOptions');
+      const out = await registry.update(s, ns, name, decoded, opts);
       return respondObject(r, out.created === true ? 201 : 200, out.object, out.warnings);
     }
     case 'patch': {
-      const { body, opts } = await readWrite(r, 'PatchOptions');
-      const out = await registry.patch(s, ns, name, r.req.headers['content-type'] ?? '', body, opts);
+      const { write, opts } = await readPatchWrite(r);
+      const out = 'apply' in write ? await registry.apply(s, ns, name, write.apply, opts) : await registry.patch(s, ns, name, write.patch, opts);
       return respondObject(r, out.created ? 201 : 200, out.object, out.warnings);
     }
     case 'delete': {
-      const opts = parseDeleteOptions((await readWrite(r, undefined)).body, params);
+      const opts = await readDeleteOptions(r);
       return respondObject(r, 200, (await registry.delete(s, ns, name, opts)) as KubeObject);
     }
     case 'deletecollection': {
       const q = parseListQuery(params);
       const sel = selectionFor(q.labels, q.fields, s, route.namespace);
-      const opts = parseDeleteOptions((await readWrite(r, undefined)).body, params);
+      const opts = await readDeleteOptions(r);
       return respondObject(r, 200, await registry.deleteCollection(s, sel, opts));
     }
   }

@@ -9,18 +9,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, BadRequestError, MethodNotAllowedError } from '../kube/errors.js';
 import type { KubeObject, StatusCause } from '../kube/types.js';
 import { managedFieldsAfterWrite } from './apply/ownership.js';
-import { mediaTypeOf, objectBodyFormat, parseRequestBody } from './decode/request-body.js';
+import { objectBodyFormat, parseRequestBody } from './decode/request-body.js';
 import { pathNotFound } from './errors.js';
 import { readBody, sendJson } from './http-io.js';
 import { isPlainObject, rfc3339Seconds } from './object-utils.js';
-import { managerFromUserAgent } from './resource-handler.js';
+import { managerFromUserAgent } from './write-request.js';
 import { resourceInfo } from './resources/common.js';
-import { decodeReviewProtobuf } from './reviews-protobuf.js';
 import type { ResourceInfo } from './resources/strategy.js';
 import type { ResourcePath } from './router.js';
 
 /** Who the token authenticates: the kubeconfig's user, in the group kube-apiserver never restricts. */
-export const TOKEN_USER = {
+const TOKEN_USER = {
   username: 'pv-controller-admin',
   groups: ['system:masters', 'system:authenticated'],
 };
@@ -178,14 +177,10 @@ function requireKind(info: ResourceInfo, body: Body): void {
   );
 }
 
-const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
-
-/** The body as a JSON value: protobuf (what kubectl sends), JSON or YAML. */
-async function readReviewBody(req: IncomingMessage, kind: string): Promise<unknown> {
-  const contentType = req.headers['content-type'];
-  if (mediaTypeOf(contentType) === PROTOBUF_MEDIA_TYPE) return decodeReviewProtobuf(await readBody(req), kind);
-  const format = objectBodyFormat(contentType);
-  return parseRequestBody(await readBody(req), { role: 'object', kind }, format);
+/** The body as a JSON value: protobuf (what kubectl sends, through the generated codec), JSON or YAML. */
+async function readReviewBody(req: IncomingMessage, info: ResourceInfo): Promise<unknown> {
+  const format = objectBodyFormat(req.headers['content-type']);
+  return parseRequestBody(await readBody(req), { role: 'object', kind: info.kind, apiVersion: apiVersionOf(info) }, format);
 }
 
 /**
@@ -197,7 +192,7 @@ export async function serveReview(req: IncomingMessage, res: ServerResponse, rou
   if (!review) throw pathNotFound();
   if (route.namespace !== undefined || route.name !== undefined || route.legacyWatch) throw pathNotFound();
   if (req.method !== 'POST') throw new MethodNotAllowedError();
-  const parsed = await readReviewBody(req, review.info.kind);
+  const parsed = await readReviewBody(req, review.info);
   if (!isPlainObject(parsed)) throw new BadRequestError(`Object '${review.info.kind}' is missing in the request body`);
   requireKind(review.info, parsed);
   const manager = query.get('fieldManager') || managerFromUserAgent(req.headers['user-agent']);

@@ -3,15 +3,9 @@
  * metadata.namespace and the strategy's own fields) and the namespace of the path.
  */
 import { BadRequestError } from '../kube/errors.js';
-import {
-  fieldNames,
-  matchesFieldRequirements,
-  matchesLabelRequirements,
-  parseFieldSelector,
-  parseLabelSelector,
-  type FieldRequirement,
-  type LabelRequirement,
-} from '../kube/selectors.js';
+import { matchesLabelRequirements, type LabelRequirement } from '../kube/selectors.js';
+import { fieldNames, matchesFieldRequirements, parseFieldSelector, type FieldRequirement } from './field-selectors.js';
+import { parseLabelSelector } from './label-selector-parser.js';
 import { goQuote } from '../kube/name-validation.js';
 import type { KubeObject } from '../kube/types.js';
 import type { ResourceStrategy } from './resources/strategy.js';

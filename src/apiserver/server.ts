@@ -15,6 +15,7 @@ import type { HealthCheck } from './health.js';
 import { ApiServerMetrics, type StoredObjectCounter } from './metrics.js';
 import { GarbageCollector } from './garbage-collection.js';
 import { NamespaceFinalizer } from './namespace-finalizer.js';
+import { decodeOwnWrite } from './object-decode.js';
 import { Registry } from './registry.js';
 import { KUBERNETES_SERVICE_IP } from './resources/service-allocation.js';
 import { storageResource } from './router.js';
@@ -75,7 +76,7 @@ const KUBERNETES_SERVICE_LABELS = { component: 'apiserver', provider: 'kubernete
 /** Namespaces every cluster has. */
 const BOOTSTRAP_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
-export function parseListen(listen: string): { host: string; port: number } {
+function parseListen(listen: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen);
   if (!m) throw new Error(`--listen must be host:port, got "${listen}"`);
   const port = Number(m[3]);
@@ -94,7 +95,7 @@ async function bootstrapNamespaces(registry: Registry): Promise<void> {
   if (!ns) return;
   for (const name of BOOTSTRAP_NAMESPACES) {
     if (!registry.storage.get({ resource: 'namespaces', namespace: '', name })) {
-      await registry.create(ns, '', { metadata: { name } });
+      await registry.create(ns, '', decodeOwnWrite(ns.info, { metadata: { name } }, ''));
     }
   }
 }
@@ -117,12 +118,14 @@ async function reconcileKubernetesService(registry: Registry, port: number): Pro
   const asApiServer = { fieldManager: 'kube-apiserver' };
   const existing = registry.storage.get({ resource: 'services', namespace: 'default', name: 'kubernetes' });
   if (!existing) {
-    await registry.create(svc, 'default', { metadata: { name: 'kubernetes', labels: KUBERNETES_SERVICE_LABELS }, spec }, asApiServer);
+    const service = { metadata: { name: 'kubernetes', labels: KUBERNETES_SERVICE_LABELS }, spec };
+    await registry.create(svc, 'default', decodeOwnWrite(svc.info, service, 'default'), asApiServer);
     return;
   }
   const ports = (existing.spec as { ports?: { targetPort?: unknown }[] } | undefined)?.ports ?? [];
   if (ports.length === 1 && ports[0].targetPort === port) return;
-  await registry.update(svc, 'default', 'kubernetes', { ...existing, spec: { ...(existing.spec as object), ports: spec.ports } }, asApiServer);
+  const updated = { ...existing, spec: { ...(existing.spec as object), ports: spec.ports } };
+  await registry.update(svc, 'default', 'kubernetes', decodeOwnWrite(svc.info, updated, 'default'), asApiServer);
 }
 
 function listenOn(server: Server, host: string, port: number): Promise<AddressInfo> {
@@ -146,7 +149,7 @@ async function openConfiguredStorage(opts: ApiServerOptions, strategies: Resourc
 }
 
 /** How long a connection may take to send its request headers. */
-export const REQUEST_HEADERS_TIMEOUT_MS = 32_000;
+const REQUEST_HEADERS_TIMEOUT_MS = 32_000;
 
 export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
   const log = opts.logger ?? pino({ level: 'info' });

@@ -6,7 +6,7 @@ import { NotAcceptableError } from './accept.js';
 import type { KubeObject } from '../kube/types.js';
 import type { ResourceStrategy } from './resources/strategy.js';
 
-export type IncludeObject = 'None' | 'Metadata' | 'Object';
+type IncludeObject = 'None' | 'Metadata' | 'Object';
 
 export interface TableForm {
   /** meta.k8s.io version the client asked for (v1 or v1beta1). */
@@ -27,12 +27,12 @@ function rowObject(obj: KubeObject, form: TableForm): unknown {
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${form.version}`, metadata: obj.metadata };
 }
 
-export interface TableRow {
+interface TableRow {
   cells: unknown[];
   object?: unknown;
 }
 
-export function tableRows(s: ResourceStrategy, objects: KubeObject[], form: TableForm, now: Date): TableRow[] {
+function tableRows(s: ResourceStrategy, objects: KubeObject[], form: TableForm, now: Date): TableRow[] {
   return objects.map((obj) => {
     const row: TableRow = { cells: s.tableRow(obj, now) };
     row.object = rowObject(obj, form);

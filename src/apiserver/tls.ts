@@ -9,7 +9,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import selfsigned from 'selfsigned';
 
-export interface TlsMaterial {
+interface TlsMaterial {
   caPem: string;
   certPem: string;
   keyPem: string;

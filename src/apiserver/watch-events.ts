@@ -14,7 +14,7 @@ import { selectionMatches, type Selection } from './selection.js';
 import type { Change } from './storage/storage.js';
 import { buildTable, type TableForm } from './table.js';
 
-export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /**
  * Output form of a watch: plain objects, one-row Tables, protobuf, or PartialObjectMetadata.
@@ -69,12 +69,12 @@ function eventObject(change: Change, type: EventType): KubeObject {
 }
 
 /** An event line; none for an event whose object the form drops (an empty object part). */
-export function eventLine(type: string, objectJson: string): string {
+function eventLine(type: string, objectJson: string): string {
   return objectJson === '' ? '' : `{"type":"${type}","object":${objectJson}}\n`;
 }
 
 /** The object part of a JSON, Table or partial-metadata event ('' when the form drops it). */
-export function objectJsonFor(s: ResourceStrategy, obj: KubeObject, form: WatchForm, now: Date): string {
+function objectJsonFor(s: ResourceStrategy, obj: KubeObject, form: WatchForm, now: Date): string {
   if (form.kind === 'partial') return form.list ? '' : JSON.stringify(partialObjectOf(obj, form.version));
   if (form.kind !== 'table') return memoizedJson(obj);
   const table = buildTable(s, [obj], form, { resourceVersion: obj.metadata.resourceVersion }, now);

@@ -36,7 +36,7 @@ import {
   type WatchForm,
 } from './watch-events.js';
 
-export interface WatchRequest {
+interface WatchRequest {
   strategy: ResourceStrategy;
   /** Storage prefix of the resource. */
   resource: string;
@@ -49,7 +49,7 @@ export interface WatchRequest {
   form: WatchForm;
 }
 
-export interface WatchHubOptions {
+interface WatchHubOptions {
   bookmarkIntervalMs?: number;
   /** Bytes a watcher may have queued before the rest waits for it to read (default 256 KiB). */
   windowBytes?: number;

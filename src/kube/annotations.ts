@@ -18,7 +18,6 @@ export const ANN_PRE_RESIZE_CAPACITY = 'volume.alpha.kubernetes.io/pre-resize-ca
 export const ANN_STORAGE_RESIZER = 'volume.kubernetes.io/storage-resizer';
 export const ANN_DEFAULT_STORAGE_CLASS = 'storageclass.kubernetes.io/is-default-class';
 export const ANN_BETA_DEFAULT_STORAGE_CLASS = 'storageclass.beta.kubernetes.io/is-default-class';
-export const ANN_LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /** Value the controller writes into its "yes" annotations. */
 export const ANN_VALUE_YES = 'yes';

@@ -13,20 +13,20 @@ const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
 const QUALIFIED_NAME_RE = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
 const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
 
-export const DNS1123_LABEL_MAX_LENGTH = 63;
-export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
-export const QUALIFIED_NAME_MAX_LENGTH = 63;
-export const LABEL_VALUE_MAX_LENGTH = 63;
+const DNS1123_LABEL_MAX_LENGTH = 63;
+const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
+const QUALIFIED_NAME_MAX_LENGTH = 63;
+const LABEL_VALUE_MAX_LENGTH = 63;
 
 /** Upstream's RegexError: "<msg> (e.g. 'a',  or 'b', regex used for validation is '<fmt>')". */
-export function regexError(msg: string, fmt: string, ...examples: string[]): string {
+function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
   const shown = examples.map((e) => `'${e}', `).join(' or ');
   return `${msg} (e.g. ${shown}regex used for validation is '${fmt}')`;
 }
 
-export const maxLenError = (n: number): string => `must be no more than ${n} characters`;
-export const EMPTY_ERROR = 'must be non-empty';
+const maxLenError = (n: number): string => `must be no more than ${n} characters`;
+const EMPTY_ERROR = 'must be non-empty';
 
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];

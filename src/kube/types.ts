@@ -58,8 +58,8 @@ export type PersistentVolumeAccessMode =
   | 'ReadWriteMany'
   | 'ReadWriteOncePod';
 
-export type PersistentVolumeReclaimPolicy = 'Retain' | 'Delete' | 'Recycle';
-export type PersistentVolumeMode = 'Filesystem' | 'Block';
+type PersistentVolumeReclaimPolicy = 'Retain' | 'Delete' | 'Recycle';
+type PersistentVolumeMode = 'Filesystem' | 'Block';
 export type VolumePhase = 'Pending' | 'Available' | 'Bound' | 'Released' | 'Failed';
 export type ClaimPhase = 'Pending' | 'Bound' | 'Lost';
 
@@ -69,7 +69,7 @@ export interface NodeSelectorRequirement {
   values?: string[];
 }
 
-export interface NodeSelectorTerm {
+interface NodeSelectorTerm {
   matchExpressions?: NodeSelectorRequirement[];
   matchFields?: NodeSelectorRequirement[];
 }
@@ -82,7 +82,7 @@ export interface VolumeNodeAffinity {
   required?: NodeSelector;
 }
 
-export interface LabelSelectorRequirement {
+interface LabelSelectorRequirement {
   key: string;
   operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
   values?: string[];
@@ -93,32 +93,32 @@ export interface LabelSelector {
   matchExpressions?: LabelSelectorRequirement[];
 }
 
-export interface HostPathVolumeSource {
+interface HostPathVolumeSource {
   path: string;
   type?: string;
 }
-export interface LocalVolumeSource {
+interface LocalVolumeSource {
   path: string;
   fsType?: string;
 }
-export interface NFSVolumeSource {
+interface NFSVolumeSource {
   server: string;
   path: string;
   readOnly?: boolean;
 }
-export interface AWSElasticBlockStoreVolumeSource {
+interface AWSElasticBlockStoreVolumeSource {
   volumeID: string;
   fsType?: string;
   partition?: number;
   readOnly?: boolean;
 }
-export interface GCEPersistentDiskVolumeSource {
+interface GCEPersistentDiskVolumeSource {
   pdName: string;
   fsType?: string;
   partition?: number;
   readOnly?: boolean;
 }
-export interface CinderPersistentVolumeSource {
+interface CinderPersistentVolumeSource {
   volumeID: string;
   fsType?: string;
   readOnly?: boolean;
@@ -144,7 +144,7 @@ export interface PersistentVolumeSpec {
   [source: string]: unknown;
 }
 
-export interface PersistentVolumeStatus {
+interface PersistentVolumeStatus {
   phase?: VolumePhase | string;
   message?: string;
   reason?: string;
@@ -156,12 +156,12 @@ export interface PersistentVolume extends KubeObject {
   status?: PersistentVolumeStatus;
 }
 
-export interface ResourceRequirements {
+interface ResourceRequirements {
   requests?: Record<string, string>;
   limits?: Record<string, string>;
 }
 
-export interface TypedLocalObjectReference {
+interface TypedLocalObjectReference {
   apiGroup?: string;
   kind: string;
   name: string;
@@ -188,7 +188,7 @@ export interface PersistentVolumeClaimCondition {
   message?: string;
 }
 
-export interface PersistentVolumeClaimStatus {
+interface PersistentVolumeClaimStatus {
   phase?: ClaimPhase | string;
   accessModes?: PersistentVolumeAccessMode[];
   capacity?: Record<string, string>;
@@ -209,7 +209,7 @@ export type ClaimResourceStatus =
   | 'NodeResizeInProgress'
   | 'NodeResizeInfeasible';
 
-export interface ModifyVolumeStatus {
+interface ModifyVolumeStatus {
   targetVolumeAttributesClassName?: string;
   /** Pending | InProgress | Infeasible */
   status: string;
@@ -226,7 +226,7 @@ export interface PersistentVolumeClaim extends KubeObject {
   status?: PersistentVolumeClaimStatus;
 }
 
-export type VolumeBindingMode = 'Immediate' | 'WaitForFirstConsumer';
+type VolumeBindingMode = 'Immediate' | 'WaitForFirstConsumer';
 
 export interface TopologySelectorTerm {
   matchLabelExpressions?: { key: string; values: string[] }[];
@@ -247,7 +247,7 @@ export interface Namespace extends KubeObject {
   status?: { phase?: 'Active' | 'Terminating' | string };
 }
 
-export interface EventSource {
+interface EventSource {
   component?: string;
   host?: string;
 }
@@ -280,7 +280,7 @@ export interface Lease extends KubeObject {
   spec?: LeaseSpec;
 }
 
-export interface PodVolume {
+interface PodVolume {
   name: string;
   persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
   [source: string]: unknown;
@@ -301,7 +301,7 @@ export interface Node extends KubeObject {
   status?: Record<string, unknown>;
 }
 
-export interface ListMeta {
+interface ListMeta {
   resourceVersion?: string;
   continue?: string;
   remainingItemCount?: number;
@@ -314,7 +314,7 @@ export interface ObjectList<T extends KubeObject = KubeObject> {
   items: T[];
 }
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 export interface WatchEvent<T = KubeObject> {
   type: WatchEventType;

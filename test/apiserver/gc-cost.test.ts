@@ -13,6 +13,7 @@ import type { Storage } from '../../src/apiserver/storage/storage.js';
 import type { KubeObject } from '../../src/kube/types.js';
 import { waitFor } from '../helpers/wait.js';
 import { fakeStrategies, widgets } from './fake-strategies.js';
+import { create, update } from './request-writes.js';
 
 /** A storage whose reads are counted: every object a list or walk hands out, and every get. */
 function counting(storage: Storage): { storage: Storage; reads: () => number } {
@@ -53,11 +54,11 @@ async function readsFor100Updates(waiting: number): Promise<number> {
   const gc = new GarbageCollector(reg, pino({ level: 'silent' }));
   gc.start();
   try {
-    const live = (await reg.create(widgets, '', widget('live'))).object.metadata.uid!;
-    for (let i = 0; i < 500; i++) await reg.create(widgets, '', widget(`other-${i}`, i < 100 ? { name: 'live', uid: live } : undefined));
+    const live = (await create(reg, widgets, '', widget('live'))).object.metadata.uid!;
+    for (let i = 0; i < 500; i++) await create(reg, widgets, '', widget(`other-${i}`, i < 100 ? { name: 'live', uid: live } : undefined));
     for (let i = 0; i < waiting; i++) {
-      const uid = (await reg.create(widgets, '', widget(`owner-${i}`))).object.metadata.uid!;
-      await reg.create(widgets, '', widget(`held-${i}`, { name: `owner-${i}`, uid, block: true }, ['example.com/hold']));
+      const uid = (await create(reg, widgets, '', widget(`owner-${i}`))).object.metadata.uid!;
+      await create(reg, widgets, '', widget(`held-${i}`, { name: `owner-${i}`, uid, block: true }, ['example.com/hold']));
       await reg.delete(widgets, '', `owner-${i}`, { propagationPolicy: 'Foreground' });
     }
     for (let i = 0; i < waiting; i++) {
@@ -67,7 +68,7 @@ async function readsFor100Updates(waiting: number): Promise<number> {
     const start = reads();
     for (let i = 0; i < 100; i++) {
       const current = storage.get(reg.keyOf(widgets, '', `other-${i}`))!;
-      await reg.update(widgets, '', `other-${i}`, { ...current, spec: { size: 2 } });
+      await update(reg, widgets, '', `other-${i}`, { ...current, spec: { size: 2 } });
     }
     await turns(5);
     return reads() - start;

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseDeleteOptions } from '../../src/apiserver/deletion.js';
+import { parseDeleteOptions } from '../../src/apiserver/delete-options.js';
 import {
   parseListQuery,
   parseWriteQuery,

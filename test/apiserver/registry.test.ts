@@ -7,6 +7,7 @@ import { parseSelection } from '../../src/apiserver/selection.js';
 import { ApiError } from '../../src/kube/errors.js';
 import type { KubeObject } from '../../src/kube/types.js';
 import { fakeStrategies, gadgets, namespaces, widgets } from './fake-strategies.js';
+import { create, patch, update } from './request-writes.js';
 
 async function setup(): Promise<{ reg: Registry; changes: Change[] }> {
   const storage = await openStorage({ kind: 'memory' });
@@ -36,7 +37,7 @@ test('create fills uid, RFC 3339 seconds timestamp, generation 1, a resourceVers
   const { reg } = await setup();
   const body = widget('w1', 3, { status: { phase: 'Done' } });
   body.metadata.uid = 'client-chosen';
-  const { object } = await reg.create(widgets, '', body);
+  const { object } = await create(reg, widgets, '', body);
   assert.match(object.metadata.uid ?? '', /^[0-9a-f-]{36}$/);
   assert.notEqual(object.metadata.uid, 'client-chosen');
   assert.equal(object.metadata.creationTimestamp, '2026-03-04T05:06:07Z');
@@ -48,15 +49,15 @@ test('create fills uid, RFC 3339 seconds timestamp, generation 1, a resourceVers
 
 test('generateName makes a unique name from the prefix plus five characters', async () => {
   const { reg } = await setup();
-  const a = await reg.create(widgets, '', { metadata: { generateName: 'w-' }, spec: { size: 1 } });
-  const b = await reg.create(widgets, '', { metadata: { generateName: 'w-' }, spec: { size: 1 } });
+  const a = await create(reg, widgets, '', { metadata: { generateName: 'w-' }, spec: { size: 1 } });
+  const b = await create(reg, widgets, '', { metadata: { generateName: 'w-' }, spec: { size: 1 } });
   assert.match(a.object.metadata.name ?? '', /^w-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
   assert.notEqual(a.object.metadata.name, b.object.metadata.name);
 });
 
 test('a create the strategy rejects is a 422 carrying its causes and the qualified kind', async () => {
   const { reg } = await setup();
-  const err = await rejects(reg.create(widgets, '', { metadata: { name: 'bad' }, spec: {} }), 422, 'Invalid');
+  const err = await rejects(create(reg, widgets, '', { metadata: { name: 'bad' }, spec: {} }), 422, 'Invalid');
   const status = err.toStatus();
   assert.equal(status.message, 'Widget.example.com "bad" is invalid: spec.size: Required value');
   assert.deepEqual(status.details, {
@@ -69,47 +70,47 @@ test('a create the strategy rejects is a 422 carrying its causes and the qualifi
 
 test('an update or patch whose resourceVersion is no number is the reason-less 500 storage answers, not a 409', async () => {
   const { reg } = await setup();
-  const { object } = await reg.create(widgets, '', widget('w1'));
-  const err = await rejects(reg.update(widgets, '', 'w1', { ...object, metadata: { ...object.metadata, resourceVersion: 'abc' } }), 500, '');
+  const { object } = await create(reg, widgets, '', widget('w1'));
+  const err = await rejects(update(reg, widgets, '', 'w1', { ...object, metadata: { ...object.metadata, resourceVersion: 'abc' } }), 500, '');
   assert.equal(err.message, 'strconv.ParseUint: parsing "abc": invalid syntax');
-  await rejects(reg.patch(widgets, '', 'w1', 'application/merge-patch+json', { metadata: { resourceVersion: '-1' } }), 500, '');
+  await rejects(patch(reg, widgets, '', 'w1', 'application/merge-patch+json', { metadata: { resourceVersion: '-1' } }), 500, '');
 });
 
 test('a second create of one name is 409 AlreadyExists; a name is required', async () => {
   const { reg } = await setup();
-  await reg.create(widgets, '', widget('w1'));
-  const err = await rejects(reg.create(widgets, '', widget('w1')), 409, 'AlreadyExists');
+  await create(reg, widgets, '', widget('w1'));
+  const err = await rejects(create(reg, widgets, '', widget('w1')), 409, 'AlreadyExists');
   assert.equal(err.message, 'widgets.example.com "w1" already exists');
-  await rejects(reg.create(widgets, '', { metadata: {}, spec: { size: 1 } }), 422, 'Invalid');
+  await rejects(create(reg, widgets, '', { metadata: {}, spec: { size: 1 } }), 422, 'Invalid');
 });
 
 test('a namespaced create needs its namespace to exist', async () => {
   const { reg } = await setup();
-  const err = await rejects(reg.create(gadgets, 'nowhere', { metadata: { name: 'g' }, spec: { size: 1 } }), 404, 'NotFound');
+  const err = await rejects(create(reg, gadgets, 'nowhere', { metadata: { name: 'g' }, spec: { size: 1 } }), 404, 'NotFound');
   assert.equal(err.message, 'namespaces "nowhere" not found');
-  await reg.create(namespaces, '', { metadata: { name: 'here' } });
-  const { object } = await reg.create(gadgets, 'here', { metadata: { name: 'g' }, spec: { size: 1 } });
+  await create(reg, namespaces, '', { metadata: { name: 'here' } });
+  const { object } = await create(reg, gadgets, 'here', { metadata: { name: 'g' }, spec: { size: 1 } });
   assert.equal(object.metadata.namespace, 'here');
-  await rejects(reg.create(gadgets, 'here', { metadata: { name: 'g2', namespace: 'other' }, spec: { size: 1 } }), 400, 'BadRequest');
+  await rejects(create(reg, gadgets, 'here', { metadata: { name: 'g2', namespace: 'other' }, spec: { size: 1 } }), 400, 'BadRequest');
 });
 
 test('dryRun create validates but stores nothing', async () => {
   const { reg } = await setup();
-  const { object } = await reg.create(widgets, '', widget('w1'), { dryRun: true });
+  const { object } = await create(reg, widgets, '', widget('w1'), { dryRun: true });
   assert.equal(object.metadata.name, 'w1');
   await rejects(() => reg.get(widgets, '', 'w1'), 404, 'NotFound');
 });
 
 test('an update with a stale resourceVersion is a 409 Conflict; without one it is unconditional', async () => {
   const { reg } = await setup();
-  const { object: v1 } = await reg.create(widgets, '', widget('w1'));
-  const { object: v2 } = await reg.update(widgets, '', 'w1', { ...v1, spec: { size: 2 } });
-  const err = await rejects(reg.update(widgets, '', 'w1', { ...v1, spec: { size: 5 } }), 409, 'Conflict');
+  const { object: v1 } = await create(reg, widgets, '', widget('w1'));
+  const { object: v2 } = await update(reg, widgets, '', 'w1', { ...v1, spec: { size: 2 } });
+  const err = await rejects(update(reg, widgets, '', 'w1', { ...v1, spec: { size: 5 } }), 409, 'Conflict');
   assert.equal(
     err.message,
     'Operation cannot be fulfilled on widgets.example.com "w1": the object has been modified; please apply your changes to the latest version and try again',
   );
-  const { object: v3 } = await reg.update(widgets, '', 'w1', { metadata: { name: 'w1' }, spec: { size: 7 } });
+  const { object: v3 } = await update(reg, widgets, '', 'w1', { metadata: { name: 'w1' }, spec: { size: 7 } });
   assert.ok(Number(v3.metadata.resourceVersion) > Number(v2.metadata.resourceVersion));
   assert.equal((v3.spec as { size: number }).size, 7);
   assert.equal(v3.metadata.uid, v1.metadata.uid, 'identity carried over');
@@ -117,12 +118,12 @@ test('an update with a stale resourceVersion is a 409 Conflict; without one it i
 
 test('a no-op update keeps the resourceVersion and emits no change', async () => {
   const { reg, changes } = await setup();
-  const { object: v1 } = await reg.create(widgets, '', widget('w1', 2, { metadata: { name: 'w1', labels: {} } }));
+  const { object: v1 } = await create(reg, widgets, '', widget('w1', 2, { metadata: { name: 'w1', labels: {} } }));
   await Promise.resolve();
   const before = changes.length;
-  const { object: same } = await reg.update(widgets, '', 'w1', structuredClone(v1));
+  const { object: same } = await update(reg, widgets, '', 'w1', structuredClone(v1));
   assert.equal(same.metadata.resourceVersion, v1.metadata.resourceVersion);
-  const { object: again } = await reg.patch(widgets, '', 'w1', 'application/merge-patch+json', { spec: { size: 2 } });
+  const { object: again } = await patch(reg, widgets, '', 'w1', 'application/merge-patch+json', { spec: { size: 2 } });
   assert.equal(again.metadata.resourceVersion, v1.metadata.resourceVersion);
   await new Promise((r) => setImmediate(r));
   assert.equal(changes.length, before);
@@ -130,11 +131,11 @@ test('a no-op update keeps the resourceVersion and emits no change', async () =>
 
 test('the main resource ignores status and the status subresource ignores spec', async () => {
   const { reg } = await setup();
-  const { object: v1 } = await reg.create(widgets, '', widget('w1', 1));
-  const { object: v2 } = await reg.update(widgets, '', 'w1', { ...v1, spec: { size: 2 }, status: { phase: 'Hacked' } });
+  const { object: v1 } = await create(reg, widgets, '', widget('w1', 1));
+  const { object: v2 } = await update(reg, widgets, '', 'w1', { ...v1, spec: { size: 2 }, status: { phase: 'Hacked' } });
   assert.deepEqual(v2.status, { phase: 'Pending' });
   assert.equal((v2.spec as { size: number }).size, 2);
-  const { object: v3 } = await reg.update(widgets, '', 'w1', { ...v2, spec: { size: 99 }, status: { phase: 'Ready' } }, { subresource: 'status' });
+  const { object: v3 } = await update(reg, widgets, '', 'w1', { ...v2, spec: { size: 99 }, status: { phase: 'Ready' } }, { subresource: 'status' });
   assert.deepEqual(v3.status, { phase: 'Ready' });
   assert.equal((v3.spec as { size: number }).size, 2);
   assert.equal(v3.metadata.generation, v2.metadata.generation, 'status writes never bump generation');
@@ -142,13 +143,13 @@ test('the main resource ignores status and the status subresource ignores spec',
 
 test('without generation tracking, generation is what the client sent, kept on update and bumped once deletion starts', async () => {
   const { reg } = await setup();
-  await reg.create(namespaces, '', { metadata: { name: 'default' } });
+  await create(reg, namespaces, '', { metadata: { name: 'default' } });
   const body = { apiVersion: 'v1', kind: 'Gadget', metadata: { name: 'g1', finalizers: ['example.com/hold'] }, spec: { size: 1 } };
-  const { object: plain } = await reg.create(gadgets, 'default', { ...body, metadata: { name: 'g0' } });
+  const { object: plain } = await create(reg, gadgets, 'default', { ...body, metadata: { name: 'g0' } });
   assert.equal(plain.metadata.generation, undefined);
-  const { object: created } = await reg.create(gadgets, 'default', { ...body, metadata: { ...body.metadata, generation: 5 } });
+  const { object: created } = await create(reg, gadgets, 'default', { ...body, metadata: { ...body.metadata, generation: 5 } });
   assert.equal(created.metadata.generation, 5);
-  const { object: patched } = await reg.patch(gadgets, 'default', 'g1', 'application/merge-patch+json', { spec: { size: 2 } });
+  const { object: patched } = await patch(reg, gadgets, 'default', 'g1', 'application/merge-patch+json', { spec: { size: 2 } });
   assert.equal(patched.metadata.generation, 5);
   const deleting = await reg.delete(gadgets, 'default', 'g1', {});
   assert.equal(deleting.metadata.generation, 6);
@@ -156,33 +157,33 @@ test('without generation tracking, generation is what the client sent, kept on u
 
 test('generation bumps on a spec change but not on a label change', async () => {
   const { reg } = await setup();
-  const { object: v1 } = await reg.create(widgets, '', widget('w1', 1));
-  const { object: v2 } = await reg.patch(widgets, '', 'w1', 'application/merge-patch+json', { metadata: { labels: { a: 'b' } } });
+  const { object: v1 } = await create(reg, widgets, '', widget('w1', 1));
+  const { object: v2 } = await patch(reg, widgets, '', 'w1', 'application/merge-patch+json', { metadata: { labels: { a: 'b' } } });
   assert.equal(v2.metadata.generation, 1);
   assert.notEqual(v2.metadata.resourceVersion, v1.metadata.resourceVersion);
-  const { object: v3 } = await reg.patch(widgets, '', 'w1', 'application/merge-patch+json', { spec: { size: 4 } });
+  const { object: v3 } = await patch(reg, widgets, '', 'w1', 'application/merge-patch+json', { spec: { size: 4 } });
   assert.equal(v3.metadata.generation, 2);
 });
 
 test('update validation failures are 422 with the strategy causes', async () => {
   const { reg } = await setup();
-  await reg.create(widgets, '', widget('w1', 1));
-  const err = await rejects(reg.patch(widgets, '', 'w1', 'application/merge-patch+json', { spec: { size: -1 } }), 422, 'Invalid');
+  await create(reg, widgets, '', widget('w1', 1));
+  const err = await rejects(patch(reg, widgets, '', 'w1', 'application/merge-patch+json', { spec: { size: -1 } }), 422, 'Invalid');
   assert.equal(err.toStatus().details?.causes?.[0].field, 'spec.size');
 });
 
 test('a PATCH to a missing object is 404 and a patch carrying a stale resourceVersion conflicts', async () => {
   const { reg } = await setup();
-  await rejects(reg.patch(widgets, '', 'nope', 'application/merge-patch+json', { spec: { size: 1 } }), 404, 'NotFound');
-  const { object: v1 } = await reg.create(widgets, '', widget('w1', 1));
-  await reg.patch(widgets, '', 'w1', 'application/merge-patch+json', { spec: { size: 2 } });
+  await rejects(patch(reg, widgets, '', 'nope', 'application/merge-patch+json', { spec: { size: 1 } }), 404, 'NotFound');
+  const { object: v1 } = await create(reg, widgets, '', widget('w1', 1));
+  await patch(reg, widgets, '', 'w1', 'application/merge-patch+json', { spec: { size: 2 } });
   const stale = { metadata: { resourceVersion: v1.metadata.resourceVersion }, spec: { size: 3 } };
-  await rejects(reg.patch(widgets, '', 'w1', 'application/merge-patch+json', stale), 409, 'Conflict');
+  await rejects(patch(reg, widgets, '', 'w1', 'application/merge-patch+json', stale), 409, 'Conflict');
 });
 
 test('deleting an object with finalizers marks it; removing the last finalizer deletes it', async () => {
   const { reg, changes } = await setup();
-  const { object: v1 } = await reg.create(widgets, '', widget('w1', 1, { metadata: { name: 'w1', finalizers: ['example.com/hold'] } }));
+  const { object: v1 } = await create(reg, widgets, '', widget('w1', 1, { metadata: { name: 'w1', finalizers: ['example.com/hold'] } }));
   const marked = await reg.delete(widgets, '', 'w1', {});
   assert.equal(marked.metadata.deletionTimestamp, '2026-03-04T05:06:07Z');
   assert.equal(marked.metadata.deletionGracePeriodSeconds, 0);
@@ -190,12 +191,12 @@ test('deleting an object with finalizers marks it; removing the last finalizer d
   const again = await reg.delete(widgets, '', 'w1', {});
   assert.equal(again.metadata.resourceVersion, marked.metadata.resourceVersion, 'a second delete changes nothing');
   const err = await rejects(
-    reg.patch(widgets, '', 'w1', 'application/merge-patch+json', { metadata: { finalizers: ['example.com/hold', 'example.com/new'] } }),
+    patch(reg, widgets, '', 'w1', 'application/merge-patch+json', { metadata: { finalizers: ['example.com/hold', 'example.com/new'] } }),
     422,
     'Invalid',
   );
   assert.match(err.message, /no new finalizers can be added if the object is being deleted/);
-  await reg.patch(widgets, '', 'w1', 'application/merge-patch+json', { metadata: { finalizers: null } });
+  await patch(reg, widgets, '', 'w1', 'application/merge-patch+json', { metadata: { finalizers: null } });
   await rejects(() => reg.get(widgets, '', 'w1'), 404, 'NotFound');
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(changes.map((c) => c.type), ['ADDED', 'MODIFIED', 'DELETED']);
@@ -203,7 +204,7 @@ test('deleting an object with finalizers marks it; removing the last finalizer d
 
 test('delete preconditions on uid and resourceVersion are 409 Conflict when they do not hold', async () => {
   const { reg } = await setup();
-  const { object } = await reg.create(widgets, '', widget('w1'));
+  const { object } = await create(reg, widgets, '', widget('w1'));
   const err = await rejects(reg.delete(widgets, '', 'w1', { preconditions: { uid: 'other' } }), 409, 'Conflict');
   assert.match(err.message, /^Operation cannot be fulfilled on Widget\.example\.com "w1": the UID in the precondition \(other\) does not match the UID in record \(.+\)\. The object might have been deleted and then recreated$/);
   assert.equal(err.toStatus().details?.kind, 'Widget', 'the storage layer names the Kind, not the resource');
@@ -215,9 +216,9 @@ test('delete preconditions on uid and resourceVersion are 409 Conflict when they
 
 test('list filters by label and field selectors and rejects unsupported field labels', async () => {
   const { reg } = await setup();
-  await reg.create(widgets, '', widget('a', 1, { metadata: { name: 'a', labels: { tier: 'gold' } } }));
-  await reg.create(widgets, '', { metadata: { name: 'b' }, spec: { size: 1, color: 'red' } });
-  await reg.create(widgets, '', widget('c'));
+  await create(reg, widgets, '', widget('a', 1, { metadata: { name: 'a', labels: { tier: 'gold' } } }));
+  await create(reg, widgets, '', { metadata: { name: 'b' }, spec: { size: 1, color: 'red' } });
+  await create(reg, widgets, '', widget('c'));
   const sel = (q: string) => parseSelection(new URLSearchParams(q), widgets, undefined);
   const names = (q: string) => reg.list(widgets, sel(q), {}).items.map((o) => o.metadata.name);
   assert.deepEqual(names('labelSelector=tier%3Dgold'), ['a']);
@@ -228,13 +229,13 @@ test('list filters by label and field selectors and rejects unsupported field la
 
 test('limit and continue page through a list at one resourceVersion', async () => {
   const { reg } = await setup();
-  for (const n of ['a', 'b', 'c', 'd', 'e']) await reg.create(widgets, '', widget(n));
+  for (const n of ['a', 'b', 'c', 'd', 'e']) await create(reg, widgets, '', widget(n));
   const all = parseSelection(new URLSearchParams(), widgets, undefined);
   const seen: string[] = [];
   let page = reg.list(widgets, all, { limit: 2 });
   const rv = page.metadata.resourceVersion;
   assert.equal(page.metadata.remainingItemCount, 3);
-  await reg.create(widgets, '', widget('f'));
+  await create(reg, widgets, '', widget('f'));
   for (;;) {
     seen.push(...page.items.map((o) => o.metadata.name ?? ''));
     assert.equal(page.metadata.resourceVersion, rv);
@@ -246,8 +247,8 @@ test('limit and continue page through a list at one resourceVersion', async () =
 
 test('a list at an exact resourceVersion that is not the latest is 410 Expired', async () => {
   const { reg } = await setup();
-  const { object } = await reg.create(widgets, '', widget('a'));
-  await reg.create(widgets, '', widget('b'));
+  const { object } = await create(reg, widgets, '', widget('a'));
+  await create(reg, widgets, '', widget('b'));
   const all = parseSelection(new URLSearchParams(), widgets, undefined);
   await rejects(() => reg.list(widgets, all, { resourceVersion: object.metadata.resourceVersion, resourceVersionMatch: 'Exact' }), 410, 'Expired');
   assert.equal(reg.list(widgets, all, { resourceVersion: '0' }).items.length, 2);
@@ -255,9 +256,9 @@ test('a list at an exact resourceVersion that is not the latest is 410 Expired',
 
 test('deleting a namespace deletes what is in it', async () => {
   const { reg } = await setup();
-  await reg.create(namespaces, '', { metadata: { name: 'team' } });
-  await reg.create(gadgets, 'team', { metadata: { name: 'g1' }, spec: { size: 1 } });
-  await reg.create(gadgets, 'team', { metadata: { name: 'g2', finalizers: ['example.com/hold'] }, spec: { size: 1 } });
+  await create(reg, namespaces, '', { metadata: { name: 'team' } });
+  await create(reg, gadgets, 'team', { metadata: { name: 'g1' }, spec: { size: 1 } });
+  await create(reg, gadgets, 'team', { metadata: { name: 'g2', finalizers: ['example.com/hold'] }, spec: { size: 1 } });
   await reg.delete(namespaces, '', 'team', {});
   await rejects(() => reg.get(gadgets, 'team', 'g1'), 404, 'NotFound');
   assert.ok(reg.get(gadgets, 'team', 'g2').metadata.deletionTimestamp, 'a finalizer still holds its object');
@@ -265,8 +266,8 @@ test('deleting a namespace deletes what is in it', async () => {
 
 test('unknown metadata fields are rejected under Strict and dropped otherwise', async () => {
   const { reg } = await setup();
-  await rejects(reg.create(widgets, '', { metadata: { name: 'w', bogus: 1 }, spec: { size: 1 } }, { fieldValidation: 'Strict' }), 400, 'BadRequest');
-  const { object, warnings } = await reg.create(widgets, '', { metadata: { name: 'w', bogus: 1 }, spec: { size: 1 } });
+  await rejects(create(reg, widgets, '', { metadata: { name: 'w', bogus: 1 }, spec: { size: 1 } }, { fieldValidation: 'Strict' }), 400, 'BadRequest');
+  const { object, warnings } = await create(reg, widgets, '', { metadata: { name: 'w', bogus: 1 }, spec: { size: 1 } });
   assert.deepEqual(warnings, ['unknown field "metadata.bogus"']);
   assert.equal(object.metadata.bogus, undefined);
 });

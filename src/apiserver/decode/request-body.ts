@@ -24,9 +24,9 @@ export const GO_JSON_MAX_DEPTH = 10_000;
 export type BodyRole = { role: 'object'; kind: string; apiVersion?: string } | { role: 'patch' } | { role: 'options' };
 
 /** The media types create and update decode, in kube-apiserver's spelling. */
-export const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE] as const;
+const OBJECT_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE] as const;
 
-export type BodyFormat = 'json' | 'yaml' | 'protobuf';
+type BodyFormat = 'json' | 'yaml' | 'protobuf';
 
 /** The media type of a Content-Type header, lower-cased, without parameters. */
 export function mediaTypeOf(contentType: string | undefined): string {
@@ -34,7 +34,7 @@ export function mediaTypeOf(contentType: string | undefined): string {
 }
 
 /** 415 for a create/update body in a format we do not decode. */
-export class UnsupportedBodyTypeError extends ApiError {
+class UnsupportedBodyTypeError extends ApiError {
   constructor() {
     super(415, 'UnsupportedMediaType',
       `the body of the request was in an unknown format - accepted media types include: ${OBJECT_MEDIA_TYPES.join(', ')}`);
@@ -51,7 +51,7 @@ export function objectBodyFormat(contentType: string | undefined): BodyFormat {
 }
 
 /** Why a parsed body cannot be used: too deep, not JSON-encodable, or expanded past its budget. */
-export type ValueProblem = { kind: 'depth'; container: object } | { kind: 'unencodable'; message: string } | { kind: 'size' };
+type ValueProblem = { kind: 'depth'; container: object } | { kind: 'unencodable'; message: string } | { kind: 'size' };
 
 function unencodable(v: unknown): ValueProblem | undefined {
   if (typeof v === 'number' && !Number.isFinite(v)) {

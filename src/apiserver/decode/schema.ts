@@ -18,7 +18,7 @@
 import * as models from '@kubernetes/client-node/dist/gen/models/all.js';
 import { definitionsFile } from '../openapi/definitions.js';
 
-export type LeafKind =
+type LeafKind =
   | 'string' | 'bool' | 'int32' | 'int64' | 'float64' | 'time' | 'microTime' | 'quantity' | 'intOrString' | 'free';
 
 export interface LeafSchema {
@@ -26,11 +26,11 @@ export interface LeafSchema {
   /** Go's name of a named string type (v1.PersistentVolumeAccessMode), as its errors print it. */
   goType?: string;
 }
-export interface ArraySchema {
+interface ArraySchema {
   kind: 'array';
   items: TypeSchema;
 }
-export interface MapSchema {
+interface MapSchema {
   kind: 'map';
   values: TypeSchema;
   /** Go's name of the map type when it is a named one (v1.ResourceList). */

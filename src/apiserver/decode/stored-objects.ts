@@ -15,7 +15,7 @@ import type { ObjectKey } from '../storage/storage.js';
 import { schemaForKind } from './schema.js';
 import { decodeTyped } from './typed-decoder.js';
 
-export type StoredObjectRepair = (key: ObjectKey, object: KubeObject) => KubeObject;
+type StoredObjectRepair = (key: ObjectKey, object: KubeObject) => KubeObject;
 
 /** A repair function for SqliteStorage's `repairLoaded`, knowing the served kinds. */
 export function storedObjectRepair(strategies: ResourceStrategy[], log: Logger): StoredObjectRepair {

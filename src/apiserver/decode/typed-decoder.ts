@@ -38,7 +38,7 @@ export const MAX_UNKNOWN_FIELDS = 100;
 /** Go's decode error text: what follows "PersistentVolume in version "v1" cannot be handled as a PersistentVolume: ". */
 export class DecodeError extends Error {}
 
-export interface Decoded {
+interface Decoded {
   value: Record<string, unknown>;
   /** Paths of the dropped unknown fields, in document order (at most MAX_UNKNOWN_FIELDS). */
   unknownFields: string[];
@@ -73,7 +73,7 @@ function segments(path: Path | undefined): Path[] {
 }
 
 /** "spec.nodeAffinity.required.nodeSelectorTerms[1].yyy": how unknown fields are named. */
-export function jsonPath(path: Path | undefined): string {
+function jsonPath(path: Path | undefined): string {
   let out = '';
   for (const p of segments(path)) out += p.kind === 'index' ? `[${p.seg}]` : out === '' ? p.seg : `.${p.seg}`;
   return out;

@@ -10,7 +10,7 @@ import protobuf from 'protobufjs';
 import schema from './schema.json' with { type: 'json' };
 
 /** How a field is carried, as the generator read it from the Go struct tags. */
-export interface FieldDescriptor {
+interface FieldDescriptor {
   name: string;
   /** The JSON name when it differs from `name`. */
   json?: string;
@@ -27,9 +27,9 @@ export interface FieldDescriptor {
 }
 
 /** The apimachinery types whose JSON form is not an object of their fields. */
-export type SpecialForm = 'Time' | 'MicroTime' | 'Quantity' | 'IntOrString' | 'RawExtension' | 'FieldsV1' | 'Items' | 'Unknown';
+type SpecialForm = 'Time' | 'MicroTime' | 'Quantity' | 'IntOrString' | 'RawExtension' | 'FieldsV1' | 'Items' | 'Unknown';
 
-export interface MessageDescriptor {
+interface MessageDescriptor {
   special?: SpecialForm;
   fields: FieldDescriptor[];
 }
@@ -125,8 +125,6 @@ export function messageForKind(apiVersion: string, kind: string): CompiledMessag
 
 export const UNKNOWN_MESSAGE = 'k8s.io/apimachinery/pkg/runtime.Unknown';
 export const WATCH_EVENT_MESSAGE = 'k8s.io/apimachinery/pkg/apis/meta/v1.WatchEvent';
-export const DELETE_OPTIONS_MESSAGE = 'k8s.io/apimachinery/pkg/apis/meta/v1.DeleteOptions';
-export const STATUS_MESSAGE = 'k8s.io/apimachinery/pkg/apis/meta/v1.Status';
 
 /** The longest chain of nested messages below `goName` (the schema has no cycles: decoding is bounded). */
 export function nestingDepth(goName: string, seen: string[] = []): number {

@@ -57,7 +57,7 @@ function decodeMessage(type: protobuf.Type, raw: Uint8Array): Record<string, unk
   return type.decode(raw) as unknown as Record<string, unknown>;
 }
 
-export interface DecodedObject {
+interface DecodedObject {
   apiVersion: string;
   kind: string;
   /** The object as JSON (apiVersion and kind included), as Go's encoding/json writes it. */

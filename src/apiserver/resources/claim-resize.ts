@@ -17,7 +17,7 @@ import type { AdmissionContext } from './strategy.js';
 import { validateNonNegativeQuantity } from './volume-validation.js';
 
 /** core.ClaimResourceStatus values, sorted as sets.List prints them. */
-export const CLAIM_RESOURCE_STATUSES = [
+const CLAIM_RESOURCE_STATUSES = [
   'ControllerResizeInProgress',
   'ControllerResizeInfeasible',
   'NodeResizeInProgress',

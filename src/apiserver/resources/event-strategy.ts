@@ -11,10 +11,10 @@ import { validateObjectMetaUpdate } from './object-meta.js';
 import { age, column, field } from './printing.js';
 import type { FieldSet, ResourceStrategy, TableColumn } from './strategy.js';
 
-export const REPORTING_INSTANCE_LIMIT = 128;
-export const ACTION_LIMIT = 128;
-export const REASON_LIMIT = 128;
-export const NOTE_LIMIT = 1024;
+const REPORTING_INSTANCE_LIMIT = 128;
+const ACTION_LIMIT = 128;
+const REASON_LIMIT = 128;
+const NOTE_LIMIT = 1024;
 
 /** The fields both API versions carry, under core/v1 names. */
 export interface EventCore {
@@ -73,7 +73,7 @@ export const EVENT_COLUMNS: TableColumn[] = [
   column('Name', field('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', 'name'), { priority: 1, format: 'name' }),
 ];
 
-export interface EventRowParts {
+interface EventRowParts {
   first?: string | null;
   eventTime?: string | null;
   last?: string | null;
@@ -91,7 +91,7 @@ export interface EventRowParts {
 }
 
 /** printEvent: timestamps fall back to eventTime/series; Object is "kind/name" lower-cased kind. */
-export function eventRow(p: EventRowParts, objName: string, now: Date): unknown[] {
+function eventRow(p: EventRowParts, objName: string, now: Date): unknown[] {
   const first = p.first ? age(p.first, now) : age(p.eventTime, now);
   let last = p.last ? age(p.last, now) : first;
   let count = p.count ?? 0;
@@ -129,7 +129,7 @@ export function referenceFields(prefix: string, ref: ObjectReference | undefined
 }
 
 /** What differs between the two API versions of the one stored Event kind. */
-export interface EventVersion {
+interface EventVersion {
   group: string;
   /** Defaulting (decoding, MicroTimes included, happened before). */
   fillDefaults?(obj: KubeObject): void;

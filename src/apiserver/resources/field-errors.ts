@@ -6,7 +6,7 @@ import { goQuote } from '../../kube/name-validation.js';
 import type { StatusCause } from '../../kube/types.js';
 
 /** How Go's ErrorBody prints a bad value: %q for strings, %v for scalars, JSON for the rest. */
-export function formatBadValue(value: unknown): string {
+function formatBadValue(value: unknown): string {
   if (value === undefined || value === null) return 'null';
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
@@ -44,10 +44,6 @@ export function duplicate(field: string, value: unknown): StatusCause {
 
 export function tooLong(field: string, maxLength: number): StatusCause {
   return { reason: 'FieldValueTooLong', message: `Too long: may not be more than ${maxLength} bytes`, field };
-}
-
-export function tooMany(field: string, actual: number, max: number): StatusCause {
-  return { reason: 'FieldValueTooMany', message: `Too many: ${actual}: must have at most ${max} items`, field };
 }
 
 /** `field is immutable`, as ValidateImmutableField reports it. */

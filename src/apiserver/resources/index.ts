@@ -1,4 +1,4 @@
-/** Every resource the embedded API server serves, and lookup by group/version/plural. */
+/** Every resource the embedded API server serves (the registry indexes them by group/version/plural). */
 import { daemonSetStrategy, deploymentStrategy, replicaSetStrategy } from './apps-workloads.js';
 import { csiDriverStrategy } from './csi-drivers.js';
 import { csiStorageCapacityStrategy } from './csi-storage-capacities.js';
@@ -35,10 +35,6 @@ export const strategies: ResourceStrategy[] = [
   deploymentStrategy,
   replicaSetStrategy,
 ];
-
-export function findStrategy(group: string, version: string, plural: string): ResourceStrategy | undefined {
-  return strategies.find((s) => s.info.group === group && s.info.version === version && s.info.plural === plural);
-}
 
 export {
   csiDriverStrategy,

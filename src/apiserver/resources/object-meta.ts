@@ -7,10 +7,10 @@ import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue 
 import type { ObjectMeta, OwnerReference, StatusCause } from '../../kube/types.js';
 import { appendCauses, forbidden, immutable, invalid, invalidEach, invalidRendered, required, tooLong } from './field-errors.js';
 
-export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
 /** A name validation function: (name, isPrefix) ⇒ problems, like Go's ValidateNameFunc. */
-export type NameValidator = (name: string, prefix: boolean) => string[];
+type NameValidator = (name: string, prefix: boolean) => string[];
 
 /** generateName may end in '-': upstream masks a trailing dash before checking the prefix. */
 const maskTrailingDash = (name: string, prefix: boolean): string =>
@@ -46,7 +46,7 @@ export function validateAnnotations(annotations: Record<string, string> | undefi
   return causes;
 }
 
-export function validateFinalizers(finalizers: string[] | undefined, field: string): StatusCause[] {
+function validateFinalizers(finalizers: string[] | undefined, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const f of finalizers ?? []) appendCauses(causes, invalidEach(field, f, isQualifiedName(String(f))));
   const list = finalizers ?? [];
@@ -90,7 +90,7 @@ function validateOwnerReference(ref: OwnerReference, at: string): StatusCause[] 
  * whole list, as upstream's does; the list is rendered once for all of them (it was rendered per
  * error: quadratic, and at 3,700 references a string too long for V8 that ended the process).
  */
-export function validateOwnerReferences(meta: ObjectMeta, field: string): StatusCause[] {
+function validateOwnerReferences(meta: ObjectMeta, field: string): StatusCause[] {
   const refs = meta.ownerReferences ?? [];
   const causes: StatusCause[] = [];
   let firstController = '';

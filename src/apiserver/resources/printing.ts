@@ -4,7 +4,7 @@ import { Quantity } from '../../kube/quantity.js';
 import { propertyDescription } from '../openapi/definitions.js';
 
 /** apimachinery's duration.HumanDuration: "45s", "2m5s", "3h20m", "5d2h", "2y30d". */
-export function humanDuration(ms: number): string {
+function humanDuration(ms: number): string {
   const seconds = Math.trunc(ms / 1000);
   if (seconds < -1) return '<invalid>';
   if (seconds < 0) return '0s';

@@ -8,7 +8,7 @@
  */
 import type { KubeObject } from '../../kube/types.js';
 
-export const SERVICE_CIDR = '10.0.0.0/24';
+/** Service IPs come from 10.0.0.0/24. */
 const IP_PREFIX = '10.0.0.';
 /** .0 is the network, .255 the broadcast address; .1 belongs to the `kubernetes` Service. */
 const FIRST_HOST = 1;

@@ -8,7 +8,7 @@ import type { LabelSelector, NodeSelector, StatusCause } from '../../kube/types.
 import { appendCauses, forbidden, invalid, invalidEach, notSupported, required } from './field-errors.js';
 import { validateLabels } from './object-meta.js';
 
-export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
+const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 export const VOLUME_MODES = ['Block', 'Filesystem'];
 
 export function validateAccessModes(modes: unknown, field: string, requiredDetail: string | undefined): StatusCause[] {

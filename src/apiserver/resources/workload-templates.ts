@@ -6,7 +6,8 @@
  * objects whose status only a controller writes, as kube-apiserver serves them without
  * kube-controller-manager.
  */
-import { labelRequirementsToString, labelSelectorAsRequirements, matchesLabelRequirements } from '../../kube/selectors.js';
+import { labelSelectorAsRequirements, matchesLabelRequirements } from '../../kube/selectors.js';
+import { labelRequirementsToString } from '../label-selector-parser.js';
 import type { KubeObject, LabelSelector, Pod, StatusCause } from '../../kube/types.js';
 import { keepStored, resourceInfo } from './common.js';
 import { invalid, notSupported, required } from './field-errors.js';
@@ -21,7 +22,7 @@ export type Json = Record<string, unknown>;
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const objectsIn = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
-export interface PodTemplate {
+interface PodTemplate {
   metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
   spec?: Json;
 }
@@ -32,7 +33,7 @@ export interface Workload extends KubeObject {
   status?: Json;
 }
 
-export const asWorkload = (obj: KubeObject): Workload => obj as Workload;
+const asWorkload = (obj: KubeObject): Workload => obj as Workload;
 
 /** Sets `obj[key]` when the client left it out. */
 export function fill(obj: Json, key: string, value: unknown): void {
@@ -51,7 +52,7 @@ export function specOf(obj: KubeObject): Json {
  * SetDefaults_Pod's, not the spec's, so a template keeps what the client sent; and no admission
  * runs, as templates are not Pods.
  */
-export function defaultPodTemplate(template: unknown): void {
+function defaultPodTemplate(template: unknown): void {
   if (!isObject(template) || !isObject(template.spec)) return;
   const sentServiceLinks = template.spec.enableServiceLinks;
   defaultPod({ metadata: {}, spec: template.spec } as unknown as Pod);
@@ -153,7 +154,7 @@ export function countColumn(name: string, description: FieldDescription | string
   return column(name, description, { type });
 }
 
-export interface WorkloadOptions {
+interface WorkloadOptions {
   info: Omit<ResourceInfo, 'listKind' | 'verbs' | 'singular' | 'namespaced' | 'hasStatus'> & { shortNames: string[] };
   /** The status a new object starts with (the status fields Go always serialises, at zero). */
   initialStatus(): Json;

@@ -10,7 +10,7 @@ import { MemoryStorage } from './memory.js';
 import { SqliteStorage, type SqliteStorageOptions } from './sqlite.js';
 import type { Storage } from './storage.js';
 
-export type OpenStorageOptions =
+type OpenStorageOptions =
   | ({ kind: 'memory' } & StorageOptions)
   | ({ kind: 'sqlite'; dir: string; retainChanges?: number } & SqliteStorageOptions);
 

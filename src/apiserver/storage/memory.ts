@@ -14,7 +14,7 @@
 import { BatchedStorage, type StorageOptions } from './batched-storage.js';
 import type { Change } from './storage.js';
 
-export type MemoryStorageOptions = StorageOptions;
+type MemoryStorageOptions = StorageOptions;
 
 export class MemoryStorage extends BatchedStorage {
   constructor(options: MemoryStorageOptions = {}) {

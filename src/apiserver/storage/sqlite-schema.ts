@@ -38,7 +38,7 @@ CREATE TABLE IF NOT EXISTS meta (
 ) WITHOUT ROWID;
 `;
 
-export interface ChangeRow {
+interface ChangeRow {
   rv: number;
   type: ChangeType;
   resource: string;
@@ -49,7 +49,7 @@ export interface ChangeRow {
   prev_rv: number | null;
 }
 
-export interface ObjectRow {
+interface ObjectRow {
   resource: string;
   namespace: string;
   name: string;

@@ -83,11 +83,6 @@ export function withoutAttempts(pv: PersistentVolume): PersistentVolume {
   return withAnnotations(pv, annotations);
 }
 
-export function hasAttempts(pv: PersistentVolume): boolean {
-  const annotations = pv.metadata.annotations ?? {};
-  return ANN_RECLAIM_FAILED_ATTEMPTS in annotations || ANN_RECLAIM_LAST_ATTEMPT in annotations;
-}
-
 /**
  * A copy of `pv` recording that its backing volume is gone: the mark, and no attempts (the one
  * that succeeded must not count against a retry budget that API faults on the remaining object

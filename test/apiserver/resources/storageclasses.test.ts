@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject, StorageClass } from '../../../src/kube/types.js';
 import { storageClassStrategy as sc } from '../../../src/apiserver/resources/storageclasses.js';
-import { findStrategy, strategies } from '../../../src/apiserver/resources/index.js';
+import { Registry } from '../../../src/apiserver/registry.js';
+import { strategies } from '../../../src/apiserver/resources/index.js';
+import { MemoryStorage } from '../../../src/apiserver/storage/index.js';
 import { assertCause, create, update, withChanges, type RuleCase } from './helpers.js';
 
 const valid: KubeObject = {
@@ -68,7 +70,9 @@ test('kubectl get sc marks the default class and prints its policy columns', () 
   assert.deepEqual(sc.tableRow(obj, new Date('2024-05-03T10:00:00Z')), ['gold (default)', 'kubernetes.io/aws-ebs', 'Delete', 'Immediate', false, '2d']);
 });
 
-test('the registry list finds every strategy by group, version and plural', () => {
+test('the registry finds every strategy by group, version and plural', () => {
+  const findStrategy = (group: string, version: string, plural: string) =>
+    new Registry({ storage: new MemoryStorage(), strategies }).strategyFor(group, version, plural);
   assert.equal(findStrategy('storage.k8s.io', 'v1', 'storageclasses'), sc);
   assert.equal(findStrategy('', 'v1', 'persistentvolumes')?.info.kind, 'PersistentVolume');
   assert.equal(findStrategy('events.k8s.io', 'v1', 'events')?.info.group, 'events.k8s.io');

@@ -12,14 +12,19 @@ import { DecodeError } from '../../../src/apiserver/decode/typed-decoder.js';
 import { decodeKindObject } from '../../../src/apiserver/field-validation.js';
 import { applyMergePatch, applyPatch, JSON_PATCH, MAX_PATCHED_OBJECT_BYTES, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../../src/apiserver/patch/index.js';
 import { decodePatchResult } from '../../../src/apiserver/patch/patch-result.js';
-import { findStrategy } from '../../../src/apiserver/resources/index.js';
+import { Registry } from '../../../src/apiserver/registry.js';
+import { strategies } from '../../../src/apiserver/resources/index.js';
+import { MemoryStorage } from '../../../src/apiserver/storage/index.js';
 import type { ResourceStrategy } from '../../../src/apiserver/resources/strategy.js';
 import { acceptedOrRefused, canonicalJson, holds, jsonEqual } from './law.js';
 
 export const PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH] as const;
 
+/** The strategies as the server finds them: through its registry. */
+const registry = new Registry({ storage: new MemoryStorage(), strategies });
+
 function strategy(plural: string): ResourceStrategy {
-  const found = findStrategy('', 'v1', plural) ?? findStrategy('storage.k8s.io', 'v1', plural);
+  const found = registry.strategyFor('', 'v1', plural) ?? registry.strategyFor('storage.k8s.io', 'v1', plural);
   if (!found) throw new Error(`no strategy for ${plural}`);
   return found;
 }

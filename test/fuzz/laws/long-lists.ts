@@ -11,7 +11,9 @@ import { DecodeError } from '../../../src/apiserver/decode/typed-decoder.js';
 import { decodeKindObject } from '../../../src/apiserver/field-validation.js';
 import { MAX_BODY_BYTES } from '../../../src/apiserver/http-io.js';
 import { dedupOwnerReferences } from '../../../src/apiserver/owner-reference-dedup.js';
-import { findStrategy } from '../../../src/apiserver/resources/index.js';
+import { Registry } from '../../../src/apiserver/registry.js';
+import { strategies } from '../../../src/apiserver/resources/index.js';
+import { MemoryStorage } from '../../../src/apiserver/storage/index.js';
 import type { ResourceStrategy } from '../../../src/apiserver/resources/strategy.js';
 import { podWith, pvWith, storageClassWith } from '../../hostile/large-shapes.js';
 import { acceptedOrRefused, holds } from './law.js';
@@ -29,8 +31,11 @@ const FIELDS: Array<{ kind: [string, string]; place: (list: unknown[]) => Json }
   { kind: ['', 'pods'], place: (list) => ({ ...podWith('pod', 'default'), metadata: { name: 'pod', namespace: 'default', ownerReferences: list } }) },
 ];
 
+/** The strategies as the server finds them: through its registry. */
+const registry = new Registry({ storage: new MemoryStorage(), strategies });
+
 function strategyOf([group, plural]: [string, string]): ResourceStrategy {
-  const s = findStrategy(group, 'v1', plural);
+  const s = registry.strategyFor(group, 'v1', plural);
   if (!s) throw new Error(`no strategy for ${plural}`);
   return s;
 }

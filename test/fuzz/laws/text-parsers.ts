@@ -5,9 +5,9 @@
  */
 import { ApiError, BadRequestError } from '../../../src/kube/errors.js';
 import { Quantity, QuantityParseError } from '../../../src/kube/quantity.js';
-import {
-  labelRequirementsToString, matchesFieldRequirements, matchesLabelRequirements, parseFieldSelector, parseLabelSelector,
-} from '../../../src/kube/selectors.js';
+import { matchesLabelRequirements } from '../../../src/kube/selectors.js';
+import { matchesFieldRequirements, parseFieldSelector } from '../../../src/apiserver/field-selectors.js';
+import { labelRequirementsToString, parseLabelSelector } from '../../../src/apiserver/label-selector-parser.js';
 import { parseDeleteQuery, parseListQuery, parseWriteQuery, requireStorageResourceVersion, validateDeleteOptions } from '../../../src/apiserver/query-params.js';
 import { MalformedRequestTargetError, parseQuery, parseRequestTarget } from '../../../src/apiserver/request-target.js';
 import { parseResourcePath, pathTokens } from '../../../src/apiserver/router.js';

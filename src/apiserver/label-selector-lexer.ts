@@ -1,9 +1,9 @@
 /**
  * The label selector lexer (upstream's labels.Lexer): identifiers, the keywords `in`/`notin`,
- * and the longest operator made of special symbols. Pure; used by selectors.ts's parser.
+ * and the longest operator made of special symbols. Pure; used by label-selector-parser.ts.
  */
 
-export type TokenKind = 'end' | 'id' | 'in' | 'notin' | '(' | ')' | ',' | '!' | '=' | '==' | '!=' | '>' | '<' | 'error';
+type TokenKind = 'end' | 'id' | 'in' | 'notin' | '(' | ')' | ',' | '!' | '=' | '==' | '!=' | '>' | '<' | 'error';
 export interface Token {
   kind: TokenKind;
   text: string;

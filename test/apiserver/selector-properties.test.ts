@@ -6,7 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { matchesFieldRequirements, matchesLabelRequirements, parseFieldSelector, parseLabelSelector } from '../../src/kube/selectors.js';
+import { matchesLabelRequirements } from '../../src/kube/selectors.js';
+import { matchesFieldRequirements, parseFieldSelector } from '../../src/apiserver/field-selectors.js';
+import { parseLabelSelector } from '../../src/apiserver/label-selector-parser.js';
 import { fieldSelectorLaws, labelSelectorLaws } from '../fuzz/laws/text-parsers.js';
 
 const KEYS = ['a', 'b', 'app.kubernetes.io/name', 'x-y_z.1'];

@@ -1,9 +1,9 @@
 /**
  * Field selectors (k8s.io/apimachinery/pkg/fields): `a=b,c==d,e!=f` with backslash escapes,
  * upstream's messages; parse failures throw BadRequestError as kube-apiserver answers a bad
- * `?fieldSelector=`. Re-exported by selectors.ts.
+ * `?fieldSelector=`.
  */
-import { BadRequestError } from './errors.js';
+import { BadRequestError } from '../kube/errors.js';
 
 export interface FieldRequirement {
   field: string;
