@@ -10,7 +10,7 @@ import type {
   PersistentVolumeAccessMode,
   PersistentVolumeClaim,
   StorageClass,
-} from '../src/kube/types.js';
+} from '@pv-controller/kube/types.js';
 
 export const BENCH_NAMESPACE = 'pv-bench';
 export const NO_PROVISIONER = 'kubernetes.io/no-provisioner';

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import {
   claimsPath, claimWith, controllerRefs, emptyRefs, finalizers, forgedContinueToken, podsPath, podWith, PVS, pvTextWithSpecArray,
   pvWith, repeatedJsonArray, SCS, storageClassWith, tolerations, topologyTerms,
-} from '../test/hostile/large-shapes.js';
+} from '../packages/apiserver/test/hostile/large-shapes.js';
 import { peakRssBytes, startChild, waitFor, type RunningChild } from './proc/child.js';
 import { installSignalCleanup } from './proc/cleanup.js';
 import { median } from './stats.js';

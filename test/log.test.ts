@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
-import { formatTextLine as apiserverTextLine } from '../src/apiserver/log.js';
+import { formatTextLine as apiserverTextLine } from '@pv-controller/apiserver/log.js';
 import { createControllerLogger, renderTextRecord } from '../src/controller/runtime/log.js';
-import { createLogger, formatTextLine } from '../src/log.js';
+import { createLogger, formatTextLine } from '@pv-controller/kube/log.js';
 import { waitFor } from './helpers/wait.js';
 
 const RECORD = JSON.stringify({ level: 30, time: Date.UTC(2026, 0, 2, 3, 4, 5), pid: 1, hostname: 'h', msg: 'claim bound', claim: 'default/data', why: 'best match', n: 2 });

@@ -4,7 +4,7 @@
  * bench's own CPU stays small beside the processes being measured. The watch resumes when the
  * server ends it (resumable-watch.ts).
  */
-import type { PersistentVolumeClaim, WatchEvent } from '../../src/kube/types.js';
+import type { PersistentVolumeClaim, WatchEvent } from '@pv-controller/kube/types.js';
 import { expectOk, type BenchClient } from '../client/kube-client.js';
 import { resumableWatch } from '../client/resumable-watch.js';
 import { BENCH_NAMESPACE } from '../fixtures.js';

@@ -3,7 +3,7 @@
  * the reclaim half of the provision scenario. Only DELETED lines are parsed. The watch resumes
  * when the server ends it (resumable-watch.ts).
  */
-import type { PersistentVolume, WatchEvent } from '../../src/kube/types.js';
+import type { PersistentVolume, WatchEvent } from '@pv-controller/kube/types.js';
 import { expectOk, type BenchClient } from '../client/kube-client.js';
 import { resumableWatch } from '../client/resumable-watch.js';
 import { STALL_MS } from './bound-watch.js';

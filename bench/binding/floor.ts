@@ -7,8 +7,8 @@
  * faster than this on the same server.
  */
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_VALUE_YES } from '../../src/kube/annotations.js';
-import type { PersistentVolume } from '../../src/kube/types.js';
+import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_VALUE_YES } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { connect, type BenchClient } from '../client/kube-client.js';
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, claimFor, pairSpec } from '../fixtures.js';

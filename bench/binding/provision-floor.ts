@@ -29,8 +29,8 @@ import {
   FINALIZER_PV_CONTROLLER,
   FINALIZER_PV_PROTECTION,
   FINALIZER_PVC_PROTECTION,
-} from '../../src/kube/annotations.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+} from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { connect, expectOk, type BenchClient } from '../client/kube-client.js';
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, namespaceObject, provisioningClaim, storageClass } from '../fixtures.js';

@@ -3,7 +3,7 @@
  * and N PersistentVolumes already Available (created, then their status set), so that neither
  * measurement pays for them and both start from the same state.
  */
-import type { PersistentVolume } from '../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { expectOk, type BenchClient } from '../client/kube-client.js';
 import { runPool } from '../client/pool.js';
 import { BENCH_NAMESPACE, classNames, namespaceObject, pairSpec, storageClass, volumeFor } from '../fixtures.js';

@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { CoreV1Api, KubeConfig, type V1PersistentVolume } from '@kubernetes/client-node';
 import { KubeApiClient } from '../../src/kube-client/kube-api-client.js';
 import { RestTransport } from '../../src/kube-client/transport.js';
-import type { PersistentVolume } from '../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { cliPath } from '../paths.js';
 import { startChild, waitFor, type RunningChild } from '../proc/child.js';
 import { median, medianOfRatios } from '../stats.js';

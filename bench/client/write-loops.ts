@@ -6,7 +6,7 @@
  * a client does).
  */
 import type { V1PersistentVolume } from '@kubernetes/client-node';
-import { encodeObject } from '../../src/apiserver/protobuf/envelope.js';
+import { encodeObject } from '@pv-controller/apiserver/protobuf/envelope.js';
 import { writeLoopVolume } from '../fixtures.js';
 import { startProgress } from '../progress.js';
 import { expectOk, type BenchClient } from './kube-client.js';

@@ -7,7 +7,7 @@
 import { closeSync, openSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PersistentVolume } from '../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import { buildChain, removeDeepTree } from '../../test/helpers/deep-tree.js';
 

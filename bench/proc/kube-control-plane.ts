@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { countAuditWindow, type AuditWindowCounts } from '../../tools/cluster/audit.js';
 import { startControlPlane, type ControlPlane } from '../../tools/cluster/control-plane.js';
-import type { PersistentVolume } from '../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { WallWindow } from '../binding/window.js';
 import { connect, expectOk } from '../client/kube-client.js';
 import { fileTimestamp } from '../report.js';

@@ -6,7 +6,7 @@
  * batches, and the table reports the median of the per-repetition ratios.
  */
 import { pathToFileURL } from 'node:url';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { claimFor, pairSpec, volumeFor } from '../fixtures.js';
 import { compiled } from '../paths.js';
 import { note } from '../progress.js';

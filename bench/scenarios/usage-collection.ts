@@ -13,7 +13,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { VolumeUsageCollector, DEFAULT_COLLECT_CONCURRENCY } from '../../src/metrics/collector.js';
 import { pluginUsageSource } from '../../src/metrics/observability.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';

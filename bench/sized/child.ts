@@ -7,7 +7,7 @@
  */
 import { promises as fs, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { VolumeUsageCollector } from '../../src/metrics/collector.js';
 import { pluginUsageSource } from '../../src/metrics/observability.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';

@@ -3,8 +3,8 @@
  * or SIGINT, then stops cleanly and exits 0.
  */
 import { Command } from 'commander';
-import { createLogger, type LogFormat } from '../apiserver/log.js';
-import { startApiServer } from '../apiserver/server.js';
+import { createLogger, type LogFormat } from '@pv-controller/apiserver/log.js';
+import { startApiServer } from '@pv-controller/apiserver/server.js';
 import { logLevelOf } from '../controller/index.js';
 import { addOptions, flags, usageError } from './flags.js';
 

@@ -27,7 +27,7 @@ import {
   type OrphanDeletion,
   removeStrayFiles,
 } from '../controller/index.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { VolumePlugin } from '../plugins/api/core.js';
 import { buildPluginRegistry, type PluginSettings } from '../plugins/from-options.js';
 import { addOptions, FlagError, flags, usageError } from './flags.js';

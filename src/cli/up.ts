@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { Command, type Option } from 'commander';
 import { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer } from '../apiserver/server.js';
+import { startApiServer } from '@pv-controller/apiserver/server.js';
 import { ensureDefaultStorageClass } from '../kube-client/bootstrap.js';
 import {
   createControllerLogger,

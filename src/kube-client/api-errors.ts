@@ -5,8 +5,8 @@
  * refused or reset, deadline, TLS, credentials plugin) becomes a `TransportError`.
  */
 import { ApiException } from '@kubernetes/client-node';
-import { ApiError, type StatusReason } from '../kube/errors.js';
-import type { Status } from '../kube/types.js';
+import { ApiError, type StatusReason } from '@pv-controller/kube/errors.js';
+import type { Status } from '@pv-controller/kube/types.js';
 
 /** The transport broke before any HTTP status arrived (connection refused, reset, timeout). */
 export class TransportError extends Error {

@@ -4,8 +4,8 @@
  * own changes to it are never overwritten.
  */
 import { StorageV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { ANN_DEFAULT_STORAGE_CLASS } from '../kube/annotations.js';
-import { isAlreadyExists, isNotFound } from '../kube/errors.js';
+import { ANN_DEFAULT_STORAGE_CLASS } from '@pv-controller/kube/annotations.js';
+import { isAlreadyExists, isNotFound } from '@pv-controller/kube/errors.js';
 
 export interface DefaultClassSpec {
   name: string;

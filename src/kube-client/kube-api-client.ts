@@ -15,8 +15,8 @@ import {
   setHeaderOptions,
   type V1DeleteOptions,
 } from '@kubernetes/client-node';
-import { isNotFound } from '../kube/errors.js';
-import type { CoreEvent, KubeObject, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../kube/types.js';
+import { isNotFound } from '@pv-controller/kube/errors.js';
+import type { CoreEvent, KubeObject, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '@pv-controller/kube/types.js';
 import { toPlain } from './model-json.js';
 import { paths } from './paths.js';
 import type { KubeVerb } from './request-counters.js';

@@ -3,7 +3,7 @@
  * the collection path the watch uses (client-node's `Watch` takes a path). A page comes back as
  * plain JSON items plus the list's resourceVersion and continue token.
  */
-import type { KubeObject } from '../kube/types.js';
+import type { KubeObject } from '@pv-controller/kube/types.js';
 import { toPlain } from './model-json.js';
 import { paths } from './paths.js';
 import type { RestTransport } from './transport.js';

@@ -13,8 +13,8 @@
  * - Only volumes bound both ways (pv.claimRef names a claim in the store, with the same uid when
  *   set) are measured and reported: their claim is what the `kubelet_volume_stats_*` labels name.
  */
-import { isVolumeBoundToClaim } from '../kube/volume-helpers.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
+import { isVolumeBoundToClaim } from '@pv-controller/kube/volume-helpers.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { DeadlineMeasurements, UsageFailure } from './deadline-measurement.js';
 import { MetricsNotSupportedError, type VolumeMetrics } from './provider.js';
 import {

@@ -7,7 +7,7 @@
  * metrics/ does not import controller/ or plugins/.
  */
 import type { Logger } from 'pino';
-import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { VolumeUsageCollector, type ObjectLister, type UsageSource } from './collector.js';
 import { ControllerMetrics, type QueueCounters } from './prometheus.js';
 import type { MetricsProvider } from './provider.js';

@@ -22,8 +22,8 @@
  *   failed, `pv_collector_volume_stats_failing` {namespace, persistentvolumeclaim, reason} = 1.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
-import { storageClassOfClaim, storageClassOfVolume, volumeModeOf } from '../kube/volume-helpers.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { storageClassOfClaim, storageClassOfVolume, volumeModeOf } from '@pv-controller/kube/volume-helpers.js';
 import type { PassSummary, UsageCollectionObserver, UsageErrorReason, VolumeUsage } from './collector.js';
 import type { VolumeMetrics } from './provider.js';
 import { SumCountHistogram } from './sum-count-histogram.js';

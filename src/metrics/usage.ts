@@ -4,7 +4,7 @@
  * summary observers get (prometheus.ts).
  */
 import type { Logger } from 'pino';
-import type { PersistentVolume, PersistentVolumeClaim } from '../kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { MetricsProvider, VolumeMetrics } from './provider.js';
 
 /** Why a volume has no fresh numbers (the `reason` label of the error metrics). */

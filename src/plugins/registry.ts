@@ -6,8 +6,8 @@
  * plugin of ours touches it; otherwise the first plugin whose `handles(pv)` recognises the
  * volume source.
  */
-import { ANN_PROVISIONED_BY } from '../kube/annotations.js';
-import type { PersistentVolume } from '../kube/types.js';
+import { ANN_PROVISIONED_BY } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { VolumePlugin } from './api/core.js';
 
 /** A capability's type guard (`canExpand`, `canRecycle`, ...: api/capabilities/). */

@@ -10,10 +10,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/cluster/binaries.js';
-import { decodeObject, encodeObject } from '../../src/apiserver/protobuf/envelope.js';
+import { decodeObject, encodeObject } from '@pv-controller/apiserver/protobuf/envelope.js';
 import { startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
 import { realControlPlaneSkip } from '../helpers/control-plane.js';
-import { api } from '../apiserver/http-client.js';
+import { api } from '../../packages/apiserver/test/http-client.js';
 
 const noGo = spawnSync('go', ['version']).status === 0 ? false : 'go is not on PATH';
 const skip = realControlPlaneSkip();

@@ -11,7 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { after, before } from 'node:test';
 import { pino } from 'pino';
 import { RestTransport } from '../../src/kube-client/transport.js';
-import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../../src/apiserver/server.js';
+import { startApiServer, type ApiServerOptions, type RunningApiServer } from '@pv-controller/apiserver/server.js';
 import { findKubectl } from '../../tools/cluster/binaries.js';
 import { onRealControlPlane, startRealTestApiServer } from './control-plane.js';
 

@@ -16,7 +16,7 @@ import { loadKubeConfig } from '../../src/kube-client/kubeconfig.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
 import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
-import type { ApiServerOptions } from '../../src/apiserver/server.js';
+import type { ApiServerOptions } from '@pv-controller/apiserver/server.js';
 import { controllerKubeConfig, startTestApiServer, type TestApiServer } from './apiserver.js';
 
 export interface TestClusterOptions {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PersistentVolume } from '../../src/kube/types.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../src/kube/errors.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
+import { isAlreadyExists, isConflict, isNotFound } from '@pv-controller/kube/errors.js';
 import { FakeCluster } from './fake-context.js';
 import type { EventReason } from '../../src/controller/runtime/event-reasons.js';
 

@@ -9,10 +9,10 @@
  * the next N writes matching a pattern, or hold a write in flight until the test releases it.
  * Objects handed out are deep-frozen copies, so code that mutates what it read fails loudly.
  */
-import type { KubeObject, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../src/kube/types.js';
-import { ConflictError, InternalError, NotFoundError } from '../../src/kube/errors.js';
+import type { KubeObject, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '@pv-controller/kube/types.js';
+import { ConflictError, InternalError, NotFoundError } from '@pv-controller/kube/errors.js';
 import { type ApiClient, type ControllerContext, type EventType, type ObjectStore } from '../../src/controller/runtime/context.js';
-import { keyOf } from '../../src/kube/object-key.js';
+import { keyOf } from '@pv-controller/kube/object-key.js';
 import { FAKE_KINDS, FakeServer, deepFreeze, type FakeKind, type WriteVerb } from './fake-server.js';
 
 export { deepFreeze, type FakeKind, type WriteVerb } from './fake-server.js';

@@ -6,9 +6,9 @@
  * that keep the resourceVersion, and deletion deferred by finalizers (deletionTimestamp).
  */
 import { randomUUID } from 'node:crypto';
-import type { KubeObject } from '../../src/kube/types.js';
-import { AlreadyExistsError, ConflictError, NotFoundError } from '../../src/kube/errors.js';
-import { keyOf } from '../../src/kube/object-key.js';
+import type { KubeObject } from '@pv-controller/kube/types.js';
+import { AlreadyExistsError, ConflictError, NotFoundError } from '@pv-controller/kube/errors.js';
+import { keyOf } from '@pv-controller/kube/object-key.js';
 
 export type FakeKind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Pod' | 'Node' | 'Lease';
 export type WriteVerb = 'create' | 'update' | 'updateStatus' | 'delete';

@@ -1,6 +1,6 @@
 /** Plain PV and claim objects, a silent logger and waitFor, for tests that talk to an API server. */
 import { pino } from 'pino';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 
 export const silentLog = pino({ level: process.env.PV_TEST_LOG ?? 'silent' });
 

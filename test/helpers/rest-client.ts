@@ -6,8 +6,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RestTransport } from '../../src/kube-client/transport.js';
 import { paths } from '../../src/kube-client/paths.js';
-import { isNotFound } from '../../src/kube/errors.js';
-import type { CoreEvent, KubeObject, ObjectList } from '../../src/kube/types.js';
+import { isNotFound } from '@pv-controller/kube/errors.js';
+import type { CoreEvent, KubeObject, ObjectList } from '@pv-controller/kube/types.js';
 
 export class TestRestClient {
   protected readonly transport: RestTransport;

@@ -8,8 +8,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { promises as fs, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANN_SELECTED_NODE } from '../../src/kube/annotations.js';
-import type { PersistentVolume } from '../../src/kube/types.js';
+import { ANN_SELECTED_NODE } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { IMAGE_DIR } from '../../src/plugins/host-path/image-volume.js';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 import { enterSandbox } from '../helpers/mount-sandbox.js';

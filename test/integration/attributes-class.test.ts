@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';
 import { Ec2Emulator } from '../emulators/ec2.js';
 import { awsPlugin, boundClaim, cloudClaim, volumeOf } from './cloud-helpers.js';

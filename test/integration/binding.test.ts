@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 import { waitFor } from '../helpers/wait.js';
-import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER } from '../../src/kube/annotations.js';
+import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER } from '@pv-controller/kube/annotations.js';
 
 function staticVolume(name: string, size: string, cls = 'manual', modes = ['ReadWriteOnce']) {
   return {

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import { ANN_BACKING_GENERATION, FINALIZER_PROVISIONING, LABEL_TOPOLOGY_ZONE, TAG_AWS_NAME } from '../../src/kube/annotations.js';
-import type { PersistentVolumeClaim } from '../../src/kube/types.js';
+import { ANN_BACKING_GENERATION, FINALIZER_PROVISIONING, LABEL_TOPOLOGY_ZONE, TAG_AWS_NAME } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';
 import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import { Ec2Emulator } from '../emulators/ec2.js';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import type { PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { CINDER_PLUGIN_NAME } from '../../src/plugins/cinder/parameters.js';
 import { OpenStackEmulator } from '../emulators/openstack.js';
 import {

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import { LABEL_TOPOLOGY_ZONE } from '../../src/kube/annotations.js';
-import type { PersistentVolumeClaim } from '../../src/kube/types.js';
+import { LABEL_TOPOLOGY_ZONE } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { GCE_PD_PLUGIN_NAME } from '../../src/plugins/gce-pd/parameters.js';
 import { GceEmulator } from '../emulators/gce.js';
 import {

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RestTransport } from '../../src/kube-client/transport.js';
-import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '../../src/kube/annotations.js';
-import type { Node } from '../../src/kube/types.js';
+import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '@pv-controller/kube/annotations.js';
+import type { Node } from '@pv-controller/kube/types.js';
 import { apiNodeSource, KubeTopologyResolver, type NodeSource, topologyFromKubeConfig } from '../../src/controller/topology/node-zones.js';
 import { PluginError } from '../../src/plugins/api/errors.js';
 import { startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FINALIZER_PV_CONTROLLER } from '../../src/kube/annotations.js';
+import { FINALIZER_PV_CONTROLLER } from '@pv-controller/kube/annotations.js';
 import { HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
 import { buildChain, chainDepth, removeDeepTree } from '../helpers/deep-tree.js';
 import { TestApi } from './provisioning-helpers.js';

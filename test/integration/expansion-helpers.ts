@@ -2,7 +2,7 @@
  * Shared by the expansion and VolumeAttributesClass tests: one embedded server and controller
  * per cloud plugin with its emulator, claims grown through the API, and waits on claim status.
  */
-import type { PersistentVolumeClaim, VolumeAttributesClass } from '../../src/kube/types.js';
+import type { PersistentVolumeClaim, VolumeAttributesClass } from '@pv-controller/kube/types.js';
 import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import type { TopologyResolver } from '../../src/plugins/cloud-common/zones.js';
 import { waitFor } from '../helpers/wait.js';

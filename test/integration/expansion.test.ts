@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import type { ApiError } from '../../src/kube/errors.js';
-import type { PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { ApiError } from '@pv-controller/kube/errors.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';
 import { CINDER_PLUGIN_NAME } from '../../src/plugins/cinder/parameters.js';
 import { GCE_PD_PLUGIN_NAME } from '../../src/plugins/gce-pd/parameters.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
-import { ANN_PROVISIONED_BY } from '../../src/kube/annotations.js';
+import { ANN_PROVISIONED_BY } from '@pv-controller/kube/annotations.js';
 import { DuMetricsProvider } from '../../src/metrics/du.js';
 import { parseExposition, type Sample } from '../../src/metrics/text-format.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION } from '../../src/kube/annotations.js';
+import { FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION } from '@pv-controller/kube/annotations.js';
 import type { TestCluster } from '../helpers/cluster.js';
 import { ReclaimApi, claimFor, claimSyncsPass, podUsing, staticVolume, volumeSyncsPass, waitFor, withReclaimCluster } from './reclaim-helpers.js';
 

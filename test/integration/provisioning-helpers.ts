@@ -5,8 +5,8 @@
  */
 import { access } from 'node:fs/promises';
 import { paths } from '../../src/kube-client/paths.js';
-import { FINALIZER_PVC_PROTECTION } from '../../src/kube/annotations.js';
-import type { CoreEvent, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
+import { FINALIZER_PVC_PROTECTION } from '@pv-controller/kube/annotations.js';
+import type { CoreEvent, PersistentVolume, PersistentVolumeClaim, StorageClass } from '@pv-controller/kube/types.js';
 import type { MetricsProvider } from '../../src/metrics/provider.js';
 import type { DeleteRequest, ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../src/plugins/api/core.js';
 import type { ParameterProblem } from '../../src/plugins/api/errors.js';

@@ -5,8 +5,8 @@
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ANN_SELECTED_NODE, FINALIZER_PROVISIONING, LABEL_HOSTNAME } from '../../src/kube/annotations.js';
-import type { PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
+import { ANN_SELECTED_NODE, FINALIZER_PROVISIONING, LABEL_HOSTNAME } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolumeClaim, StorageClass } from '@pv-controller/kube/types.js';
 import { pino } from 'pino';
 import { startController, type RunningController } from '../../src/controller/controller.js';
 import type { ControllerName } from '../../src/controller/options.js';

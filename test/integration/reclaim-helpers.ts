@@ -12,7 +12,7 @@ import type { ControllerModule } from '../../src/controller/runtime/module.js';
 import { defaultModules } from '../../src/controller/modules.js';
 import { protectionModules } from '../../src/controller/protection/index.js';
 import { reclaimerModule } from '../../src/controller/reclaimer/index.js';
-import type { CoreEvent, PersistentVolume, PersistentVolumeClaim, Pod } from '../../src/kube/types.js';
+import type { CoreEvent, PersistentVolume, PersistentVolumeClaim, Pod } from '@pv-controller/kube/types.js';
 import { NilMetricsProvider } from '../../src/metrics/nil.js';
 import type { DeleteRequest, VolumePlugin } from '../../src/plugins/api/core.js';
 import { PluginError } from '../../src/plugins/api/errors.js';

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANN_RECLAIM_FAILED_ATTEMPTS } from '../../src/kube/annotations.js';
+import { ANN_RECLAIM_FAILED_ATTEMPTS } from '@pv-controller/kube/annotations.js';
 import type { TestCluster } from '../helpers/cluster.js';
 import { ReclaimApi, ScriptedDeleter, staticVolume, volumeSyncsPass, waitFor, withReclaimCluster } from './reclaim-helpers.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { metaTime, toPlain } from '../../src/kube-client/model-json.js';
-import type { CoreEvent, Lease, PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { CoreEvent, Lease, PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 
 interface AttributeType {
   name: string;

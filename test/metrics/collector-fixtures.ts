@@ -1,5 +1,5 @@
 /** Objects, stores and providers shared by the collector and Prometheus tests. */
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { ObjectLister, UsageSource } from '../../src/metrics/collector.js';
 import { MetricsNotSupportedError, type MetricsProvider, type VolumeMetrics } from '../../src/metrics/provider.js';
 

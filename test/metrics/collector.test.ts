@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { VolumeUsageCollector, type UsageCollectorOptions, type UsageSource } from '../../src/metrics/collector.js';
 import type { MetricsProvider, VolumeMetrics } from '../../src/metrics/provider.js';
 import {

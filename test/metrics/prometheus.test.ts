@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { register as globalRegistry } from 'prom-client';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { VolumeUsageCollector } from '../../src/metrics/collector.js';
 import { ControllerMetrics } from '../../src/metrics/prometheus.js';
 import { parseExposition, type Sample } from '../../src/metrics/text-format.js';

@@ -8,8 +8,8 @@ import {
   TAG_CREATED_FOR_PV_NAME,
   TAG_CREATED_FOR_PVC_NAME,
   TAG_CREATED_FOR_PVC_NAMESPACE,
-} from '../../src/kube/annotations.js';
-import type { PersistentVolume } from '../../src/kube/types.js';
+} from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { MetricsError } from '../../src/metrics/provider.js';
 import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
 import { PluginError } from '../../src/plugins/api/errors.js';

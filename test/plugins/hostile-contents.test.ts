@@ -10,7 +10,7 @@ import { closeSync, openSync, promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { PersistentVolume } from '../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
 import type { ProvisionRequest } from '../../src/plugins/api/core.js';
 import { buildChain, chainDepth, HeapWatch, mib, removeDeepTree } from '../helpers/deep-tree.js';

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { PersistentVolume } from '../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { NfsSubdirPlugin, patternProblems, renderPattern } from '../../src/plugins/nfs-subdir/index.js';
 import type { ClaimInfo } from '../../src/plugins/api/core.js';
 import { conformanceRequest, conformanceVolume } from './conformance/subject.js';

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ANN_PROVISIONED_BY } from '../../src/kube/annotations.js';
-import type { PersistentVolume } from '../../src/kube/types.js';
+import { ANN_PROVISIONED_BY } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { NilMetricsProvider } from '../../src/metrics/nil.js';
 import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
 import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
-import { LABEL_HOSTNAME } from '../../src/kube/annotations.js';
+import { LABEL_HOSTNAME } from '@pv-controller/kube/annotations.js';
 import { canRecycle } from '../../src/plugins/api/capabilities/recycle.js';
 
 /** A plugin that recognises PVs it provisioned (the annotation names it) and those whose hostPath starts with `prefix`. */

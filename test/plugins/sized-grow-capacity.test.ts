@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { PersistentVolume } from '../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { HostPathPlugin } from '../../src/plugins/host-path/index.js';
 import { IMAGE_DIR, ImageVolumes, imagePathOf, imageSupportProblem } from '../../src/plugins/host-path/image-volume.js';
 import type { ProvisionRequest } from '../../src/plugins/api/core.js';

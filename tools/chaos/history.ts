@@ -5,7 +5,7 @@
  * the history is checked against what the server holds: an acknowledged write is never lost.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { statusOf } from '../../src/kube/errors.js';
+import { statusOf } from '@pv-controller/kube/errors.js';
 import { RestTransport, type HttpMethod } from '../../src/kube-client/transport.js';
 import type { KubeVerb } from '../../src/kube-client/request-counters.js';
 

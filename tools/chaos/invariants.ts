@@ -13,9 +13,9 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FINALIZER_PROVISIONING } from '../../src/kube/annotations.js';
+import { FINALIZER_PROVISIONING } from '@pv-controller/kube/annotations.js';
 import { paths } from '../../src/kube-client/paths.js';
-import type { CoreEvent, PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { CoreEvent, PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { Ec2Volume } from '../../test/emulators/ec2.js';
 import { type HeldObject, type HistoryEntry, KEPT_OPS, lostWrites, type RecordingClient } from './history.js';
 import { claimPath, type Decoy, digestOf, NAMESPACE } from './world.js';

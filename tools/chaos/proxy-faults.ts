@@ -4,7 +4,7 @@
  * with Retry-After, 500 InternalError, 503 ServiceUnavailable, and the 410 Expired ERROR event
  * a watch from a compacted resourceVersion receives).
  */
-import { ApiError, ConflictError, ExpiredError, InternalError } from '../../src/kube/errors.js';
+import { ApiError, ConflictError, ExpiredError, InternalError } from '@pv-controller/kube/errors.js';
 
 export const API_FAULT_KINDS = [
   /** 409 Conflict on an update (someone else wrote first). */

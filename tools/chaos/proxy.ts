@@ -13,8 +13,8 @@ import { Agent, createServer, request as httpsRequest, type RequestOptions, type
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { writeKubeconfig } from '../../src/apiserver/kubeconfig.js';
-import { loadOrCreateTls } from '../../src/apiserver/tls.js';
+import { writeKubeconfig } from '@pv-controller/apiserver/http/kubeconfig.js';
+import { loadOrCreateTls } from '@pv-controller/apiserver/http/tls.js';
 import { type ApiFaultKind, applicableFaults, faultAnswer, isWatch, type ProxiedRequest } from './proxy-faults.js';
 import type { Prng } from './prng.js';
 

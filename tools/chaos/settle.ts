@@ -5,9 +5,9 @@
  * volume waiting — and claims and volumes stayed unchanged for three polls in a row.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ANN_SELECTED_NODE, FINALIZER_PROVISIONING } from '../../src/kube/annotations.js';
+import { ANN_SELECTED_NODE, FINALIZER_PROVISIONING } from '@pv-controller/kube/annotations.js';
 import { paths } from '../../src/kube-client/paths.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { Ec2Emulator } from '../../test/emulators/ec2.js';
 import type { RecordingClient } from './history.js';
 import type { ControllerFleet, EmbeddedApiServer } from './processes.js';

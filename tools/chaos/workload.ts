@@ -9,9 +9,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ANN_SELECTED_NODE } from '../../src/kube/annotations.js';
+import { ANN_SELECTED_NODE } from '@pv-controller/kube/annotations.js';
 import { paths } from '../../src/kube-client/paths.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { Answer, RecordingClient } from './history.js';
 import type { Prng } from './prng.js';
 import {

@@ -8,9 +8,9 @@
 import { createHash } from 'node:crypto';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ANN_SELECTED_NODE, LABEL_TOPOLOGY_ZONE } from '../../src/kube/annotations.js';
+import { ANN_SELECTED_NODE, LABEL_TOPOLOGY_ZONE } from '@pv-controller/kube/annotations.js';
 import { paths } from '../../src/kube-client/paths.js';
-import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '@pv-controller/kube/types.js';
 import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';
 import { HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
 import { newVolume } from '../../test/helpers/objects.js';

@@ -15,8 +15,8 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { writeKubeconfig } from '../../src/apiserver/kubeconfig.js';
-import { loadOrCreateTls } from '../../src/apiserver/tls.js';
+import { writeKubeconfig } from '@pv-controller/apiserver/http/kubeconfig.js';
+import { loadOrCreateTls } from '@pv-controller/apiserver/http/tls.js';
 import { binaryPath, REPO_ROOT, versions } from './binaries.js';
 import { freePort, startProcess, waitUntil, type ManagedProcess } from './processes.js';
 

@@ -10,15 +10,15 @@ import type {
   PersistentVolume,
   PersistentVolumeClaim,
   VolumePhase,
-} from '../../kube/types.js';
+} from '@pv-controller/kube/types.js';
 import {
   ANN_BIND_COMPLETED,
   ANN_BOUND_BY_CONTROLLER,
   ANN_PRE_RESIZE_CAPACITY,
   ANN_VALUE_YES,
-} from '../../kube/annotations.js';
-import { compareQuantityStrings, isValidQuantity } from '../../kube/quantity.js';
-import { claimRefFor, hasAnnotation, isVolumeBoundToClaim, volumeWithoutBinding } from '../../kube/volume-helpers.js';
+} from '@pv-controller/kube/annotations.js';
+import { compareQuantityStrings, isValidQuantity } from '@pv-controller/kube/quantity.js';
+import { claimRefFor, hasAnnotation, isVolumeBoundToClaim, volumeWithoutBinding } from '@pv-controller/kube/volume-helpers.js';
 import type { EventType } from '../runtime/context.js';
 import type { EventReason } from '../runtime/event-reasons.js';
 import type { BinderDeps } from './hooks.js';

@@ -3,15 +3,15 @@
  * `syncUnboundClaim` and `provisionClaim`): retroactive default class, WaitForFirstConsumer, and
  * where provisioning goes.
  */
-import type { PersistentVolumeClaim } from '../../kube/types.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import {
   ANN_BETA_STORAGE_CLASS,
   ANN_BETA_STORAGE_PROVISIONER,
   ANN_STORAGE_PROVISIONER,
-} from '../../kube/annotations.js';
-import { NO_PROVISIONER } from '../../kube/annotations.js';
-import { isConflict } from '../../kube/errors.js';
-import { defaultStorageClass, hasAnnotation } from '../../kube/volume-helpers.js';
+} from '@pv-controller/kube/annotations.js';
+import { NO_PROVISIONER } from '@pv-controller/kube/annotations.js';
+import { isConflict } from '@pv-controller/kube/errors.js';
+import { defaultStorageClass, hasAnnotation } from '@pv-controller/kube/volume-helpers.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import { BindingError, claimKeyOf } from './bind.js';
 import {

@@ -3,8 +3,8 @@
  * or its index; kube-client/cache/resource-version.ts decides which copy is newer), and what a sync threw
  * turned into a queue outcome (409 ⇒ silent retry on fresh data).
  */
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import { isConflict, isNotFound } from '../../kube/errors.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { isConflict, isNotFound } from '@pv-controller/kube/errors.js';
 import { newestOf } from '../../kube-client/cache/resource-version.js';
 import type { SyncResult } from '../runtime/sync-result.js';
 import { BindingError, claimKeyOf } from './bind.js';

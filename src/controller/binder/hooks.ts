@@ -3,7 +3,7 @@
  * through `BinderHooks`; everything else comes through the ControllerContext.
  */
 import { pino, type Logger } from 'pino';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { ControllerContext } from '../runtime/context.js';
 import type { SyncResult } from '../runtime/sync-result.js';
 import type { VolumeIndex } from './volume-index.js';

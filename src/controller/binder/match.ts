@@ -3,7 +3,7 @@
  * (persistentvolume/util) and `checkVolumeSatisfyClaim` (pv_controller.go) apply one volume at a
  * time.
  */
-import type { NodeSelectorRequirement, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import type { NodeSelectorRequirement, PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import {
   accessModesContain,
   claimRequestBytes,
@@ -11,7 +11,7 @@ import {
   storageClassOfVolume,
   volumeCapacityBytes,
   volumeModeOf,
-} from '../../kube/volume-helpers.js';
+} from '@pv-controller/kube/volume-helpers.js';
 
 /** The matching class of a claim: nil and "" are the same for matching (upstream `GetPersistentVolumeClaimClass`). */
 export function matchingClassOfClaim(claim: PersistentVolumeClaim): string {

@@ -4,9 +4,9 @@
  * its volume waits for the next resync, which with a 10-minute `--pvclaimbinder-sync-period` is
  * ten minutes.
  */
-import { ANN_BIND_COMPLETED } from '../../kube/annotations.js';
-import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
-import { hasAnnotation, isDefaultStorageClass, storageClassOfVolume } from '../../kube/volume-helpers.js';
+import { ANN_BIND_COMPLETED } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '@pv-controller/kube/types.js';
+import { hasAnnotation, isDefaultStorageClass, storageClassOfVolume } from '@pv-controller/kube/volume-helpers.js';
 import { matchingClassOfClaim } from './match.js';
 
 export class PendingClaims {

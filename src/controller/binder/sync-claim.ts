@@ -4,9 +4,9 @@
  * by the `bind-completed` annotation, never by the phase. Events follow the write they explain,
  * so a sync that loses a 409 race leaves no event behind.
  */
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE } from '../../kube/annotations.js';
-import { hasAnnotation, isVolumeBoundToClaim } from '../../kube/volume-helpers.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE } from '@pv-controller/kube/annotations.js';
+import { hasAnnotation, isVolumeBoundToClaim } from '@pv-controller/kube/volume-helpers.js';
 import type { ControllerContext } from '../runtime/context.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { VolumeIndex } from './volume-index.js';

@@ -3,9 +3,9 @@
  * Before a volume is released its claim is looked up live, so a cache that has not seen the
  * claim yet (or holds an older incarnation) never releases a volume that is in use.
  */
-import type { ObjectReference, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import { ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY } from '../../kube/annotations.js';
-import { hasAnnotation } from '../../kube/volume-helpers.js';
+import type { ObjectReference, PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY } from '@pv-controller/kube/annotations.js';
+import { hasAnnotation } from '@pv-controller/kube/volume-helpers.js';
 import type { ControllerContext } from '../runtime/context.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import type { VolumeIndex } from './volume-index.js';

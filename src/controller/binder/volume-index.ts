@@ -12,8 +12,8 @@
  * The index holds the newest copy of each PV: an `upsert` of a copy older than the one held is
  * ignored (older by integer resourceVersion: kube-client/cache/resource-version.ts).
  */
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import { labelSelectorMatches } from '../../kube/selectors.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { labelSelectorMatches } from '@pv-controller/kube/selectors.js';
 import {
   accessModesContain,
   accessModesFromKey,
@@ -21,8 +21,8 @@ import {
   isVolumeBoundToClaim,
   storageClassOfVolume,
   volumeModeOf,
-} from '../../kube/volume-helpers.js';
-import { ANN_SELECTED_NODE } from '../../kube/annotations.js';
+} from '@pv-controller/kube/volume-helpers.js';
+import { ANN_SELECTED_NODE } from '@pv-controller/kube/annotations.js';
 import { isNewerCopy, rvNumber } from '../../kube-client/cache/resource-version.js';
 import { CapacityBucket, type LookupCounters } from './capacity-bucket.js';
 import {

@@ -8,10 +8,10 @@
  * deleted. Each object is owned by the Node, so the garbage collector removes them with it.
  */
 import { createHash } from 'node:crypto';
-import type { ApiError } from '../../kube/errors.js';
-import { formatBytes } from '../../kube/quantity.js';
-import type { KubeObject, StorageClass } from '../../kube/types.js';
-import { LABEL_HOSTNAME } from '../../kube/annotations.js';
+import type { ApiError } from '@pv-controller/kube/errors.js';
+import { formatBytes } from '@pv-controller/kube/quantity.js';
+import type { KubeObject, StorageClass } from '@pv-controller/kube/types.js';
+import { LABEL_HOSTNAME } from '@pv-controller/kube/annotations.js';
 import type { VolumePlugin } from '../../plugins/api/core.js';
 import { canReportCapacity, type CapacityReporter } from '../../plugins/api/capabilities/capacity.js';
 import type { ControllerContext } from '../runtime/context.js';

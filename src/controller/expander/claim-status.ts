@@ -4,8 +4,8 @@
  * controller, external-resizer's resize_status.go and modify_status.go). Each returns a new
  * claim; the caller writes it to /status with the resourceVersion it read.
  */
-import { ANN_STORAGE_RESIZER } from '../../kube/annotations.js';
-import type { ClaimResourceStatus, PersistentVolumeClaim, PersistentVolumeClaimCondition } from '../../kube/types.js';
+import { ANN_STORAGE_RESIZER } from '@pv-controller/kube/annotations.js';
+import type { ClaimResourceStatus, PersistentVolumeClaim, PersistentVolumeClaimCondition } from '@pv-controller/kube/types.js';
 
 export const CONDITION_RESIZING = 'Resizing';
 export const CONDITION_FS_RESIZE_PENDING = 'FileSystemResizePending';

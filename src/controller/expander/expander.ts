@@ -10,10 +10,10 @@
  * pre-resize annotation is removed, as the in-tree expand controller does.
  */
 import type { Logger } from 'pino';
-import { ANN_PRE_RESIZE_CAPACITY } from '../../kube/annotations.js';
-import { keyOf } from '../../kube/object-key.js';
-import { compareQuantityStrings, isValidQuantity } from '../../kube/quantity.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import { ANN_PRE_RESIZE_CAPACITY } from '@pv-controller/kube/annotations.js';
+import { keyOf } from '@pv-controller/kube/object-key.js';
+import { compareQuantityStrings, isValidQuantity } from '@pv-controller/kube/quantity.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { PluginRegistry } from '../../plugins/registry.js';

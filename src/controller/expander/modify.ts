@@ -9,7 +9,7 @@
  * 4. the PV names the class, then the claim does (status.currentVolumeAttributesClassName).
  * A failure the plugin calls final marks the target Infeasible until the claim names another class.
  */
-import type { PersistentVolume, PersistentVolumeClaim, VolumeAttributesClass } from '../../kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim, VolumeAttributesClass } from '@pv-controller/kube/types.js';
 import type { VolumePlugin } from '../../plugins/api/core.js';
 import { PluginError } from '../../plugins/api/errors.js';
 import { canModify } from '../../plugins/api/capabilities/modify.js';

@@ -4,7 +4,7 @@
  * claim after the binder and changes the volumes of bound claims that ask for more storage or
  * another VolumeAttributesClass.
  */
-import type { PersistentVolumeClaim } from '../../kube/types.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { ControllerContext } from '../runtime/context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import { Expander, type ExpanderOptions } from './expander.js';

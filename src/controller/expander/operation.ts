@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { newestOf } from '../../kube-client/cache/resource-version.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { ControllerContext, EventType } from '../runtime/context.js';
 import type { EventReason } from '../runtime/event-reasons.js';

@@ -6,8 +6,8 @@
  * stands, since the backend may already have it; after a final failure (ControllerResizeInfeasible)
  * the claim's request stands, which is how a user recovers by asking for less.
  */
-import { compareQuantityStrings, isValidQuantity } from '../../kube/quantity.js';
-import type { PersistentVolumeClaim } from '../../kube/types.js';
+import { compareQuantityStrings, isValidQuantity } from '@pv-controller/kube/quantity.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { storageResizeStatus } from './claim-status.js';
 
 export type ResizeStep =

@@ -10,9 +10,9 @@
  * A failure the plugin calls final marks the size ControllerResizeInfeasible: the claim's
  * request may then come down to any size above its capacity and is tried again (KEP-1790).
  */
-import { ANN_PRE_RESIZE_CAPACITY } from '../../kube/annotations.js';
-import { compareQuantityStrings, quantityToBytes } from '../../kube/quantity.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import { ANN_PRE_RESIZE_CAPACITY } from '@pv-controller/kube/annotations.js';
+import { compareQuantityStrings, quantityToBytes } from '@pv-controller/kube/quantity.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { VolumePlugin } from '../../plugins/api/core.js';
 import { PluginError } from '../../plugins/api/errors.js';
 import { canExpand, type ExpandedVolume } from '../../plugins/api/capabilities/expand.js';

@@ -13,8 +13,8 @@
  * - a node agent (`node`) neither writes nor says anything about a volume not its own: it is
  *   another agent's or the central controller's.
  */
-import { ANN_PROVISIONED_BY } from '../../kube/annotations.js';
-import type { PersistentVolume } from '../../kube/types.js';
+import { ANN_PROVISIONED_BY } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { NODE_HOST_PATH_PROVISIONER } from '../../plugins/host-path/index.js';
 import type { VolumePlugin } from '../../plugins/api/core.js';
 import type { PluginRegistry } from '../../plugins/registry.js';

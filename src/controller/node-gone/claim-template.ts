@@ -12,8 +12,8 @@ import {
   ANN_BOUND_BY_CONTROLLER,
   ANN_SELECTED_NODE,
   ANN_STORAGE_PROVISIONER,
-} from '../../kube/annotations.js';
-import type { ObjectMeta, PersistentVolume, PersistentVolumeClaim, PersistentVolumeClaimSpec } from '../../kube/types.js';
+} from '@pv-controller/kube/annotations.js';
+import type { ObjectMeta, PersistentVolume, PersistentVolumeClaim, PersistentVolumeClaimSpec } from '@pv-controller/kube/types.js';
 
 const BINDING_ANNOTATIONS = [ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, ANN_STORAGE_PROVISIONER, ANN_BETA_STORAGE_PROVISIONER];
 

@@ -1,6 +1,6 @@
 /** What every node-gone decision is given. */
 import type { Logger } from 'pino';
-import type { Node } from '../../kube/types.js';
+import type { Node } from '@pv-controller/kube/types.js';
 import type { ControllerContext, ObjectStore } from '../runtime/context.js';
 import type { NodeGoneRecords } from './record.js';
 

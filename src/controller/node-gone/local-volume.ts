@@ -12,8 +12,8 @@
  * `node-gone-claim` while its claim is being replaced: the reclaimer's reason to leave the volume
  * alone, which can only ever keep data, never delete it.
  */
-import { ANN_NODE_GONE_CLAIM, ANN_PROVISIONED_BY, LABEL_HOSTNAME } from '../../kube/annotations.js';
-import type { PersistentVolume } from '../../kube/types.js';
+import { ANN_NODE_GONE_CLAIM, ANN_PROVISIONED_BY, LABEL_HOSTNAME } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { HOST_PATH_PROVISIONER, NODE_HOST_PATH_PROVISIONER } from '../../plugins/host-path/host-path-plugin.js';
 
 const LOCAL_PROVISIONERS: readonly string[] = [NODE_HOST_PATH_PROVISIONER, HOST_PATH_PROVISIONER];

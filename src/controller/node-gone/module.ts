@@ -11,7 +11,7 @@
  * It keeps an index of node-local PVs by node from the volume feed, so a Node deleted (or back)
  * enqueues exactly its volumes, and remembers which nodes this process saw deleted.
  */
-import type { PersistentVolume } from '../../kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { ControllerContext } from '../runtime/context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import { localNodeOf } from './local-volume.js';

@@ -26,9 +26,9 @@ import {
   ANN_NODE_GONE_VOLUME,
   ANN_NODE_GONE_VOLUME_UID,
   LABEL_NODE_GONE_RECORD,
-} from '../../kube/annotations.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.js';
-import type { Lease, PersistentVolume } from '../../kube/types.js';
+} from '@pv-controller/kube/annotations.js';
+import { isAlreadyExists, isConflict, isNotFound } from '@pv-controller/kube/errors.js';
+import type { Lease, PersistentVolume } from '@pv-controller/kube/types.js';
 import type { ApiClient } from '../runtime/context.js';
 import { parseClaimTemplate, type ClaimTemplate } from './claim-template.js';
 

@@ -9,9 +9,9 @@
  *   is deleted (uid precondition). No plugin is called: the backing data is on the gone node's
  *   disk, which no process here can reach, and it stays there.
  */
-import { FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '../../kube/annotations.js';
-import { isAlreadyExists, isNotFound } from '../../kube/errors.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import { FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '@pv-controller/kube/annotations.js';
+import { isAlreadyExists, isNotFound } from '@pv-controller/kube/errors.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { EventReason } from '../runtime/event-reasons.js';
 import { podsUsingClaim } from '../protection/protection.js';
 import { claimFromTemplate, type ClaimTemplate } from './claim-template.js';

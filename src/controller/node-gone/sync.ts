@@ -17,8 +17,8 @@
  * the new one is created even if the node comes back, or the user's claim would be lost; the PV is
  * then left to its own reclaimer, which can reach the node again.
  */
-import { isConflict, isNotFound } from '../../kube/errors.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import { isConflict, isNotFound } from '@pv-controller/kube/errors.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import { EventReason } from '../runtime/event-reasons.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';

@@ -16,8 +16,8 @@
  */
 import { basename } from 'node:path/posix';
 import type { Logger } from 'pino';
-import { FINALIZER_PROVISIONING } from '../../kube/annotations.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import { FINALIZER_PROVISIONING } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { backingName } from '../../plugins/naming.js';
 import type { VolumePlugin } from '../../plugins/api/core.js';
 import { canListBackingVolumes, type BackingVolume } from '../../plugins/api/capabilities/backing-volumes.js';

@@ -3,7 +3,7 @@
  * kube-controller-manager's `--controllers`: `pvc-protection` syncs every claim key after the
  * binder (pod changes enqueue the claims they use), `pv-protection` every volume key.
  */
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import type { ControllerContext } from '../runtime/context.js';
 import { PV_PROTECTION_CONTROLLER, PVC_PROTECTION_CONTROLLER, syncClaimProtection, syncVolumeProtection } from './protection.js';

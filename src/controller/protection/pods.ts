@@ -4,7 +4,7 @@
  * claim is being deleted) and until it has terminated. Generic ephemeral volumes name their
  * claim `<pod>-<volume>`; such a claim counts only when that pod owns it.
  */
-import type { Pod, PersistentVolumeClaim } from '../../kube/types.js';
+import type { Pod, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 
 function isTerminated(pod: Pod): boolean {
   return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';

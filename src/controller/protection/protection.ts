@@ -12,11 +12,11 @@
  * kube-controller-manager's own protection controllers is harmless (409 ⇒ decide again).
  */
 import { pino, type Logger } from 'pino';
-import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import { FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION } from '../../kube/annotations.js';
-import { isConflict, isNotFound } from '../../kube/errors.js';
+import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION } from '@pv-controller/kube/annotations.js';
+import { isConflict, isNotFound } from '@pv-controller/kube/errors.js';
 import { type ControllerContext } from '../runtime/context.js';
-import { keyOf } from '../../kube/object-key.js';
+import { keyOf } from '@pv-controller/kube/object-key.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import { podUsesClaim } from './pods.js';

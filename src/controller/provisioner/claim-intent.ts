@@ -13,9 +13,9 @@ import {
   ANN_STORAGE_PROVISIONER,
   ANN_VALUE_YES,
   FINALIZER_PROVISIONING,
-} from '../../kube/annotations.js';
-import { isConflict } from '../../kube/errors.js';
-import type { PersistentVolumeClaim } from '../../kube/types.js';
+} from '@pv-controller/kube/annotations.js';
+import { isConflict } from '@pv-controller/kube/errors.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { ApiClient } from '../runtime/context.js';
 
 const RELEASE_ATTEMPTS = 5;

@@ -4,10 +4,10 @@
  * and only then drop the intent finalizer. If the delete fails the finalizer stays, so the next
  * sync (or the next controller, after a crash) tries again: nothing is ever forgotten.
  */
-import type { PersistentVolumeClaim } from '../../kube/types.js';
-import { storageClassOfClaim } from '../../kube/volume-helpers.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { storageClassOfClaim } from '@pv-controller/kube/volume-helpers.js';
 import type { VolumePlugin } from '../../plugins/api/core.js';
-import { keyOf } from '../../kube/object-key.js';
+import { keyOf } from '@pv-controller/kube/object-key.js';
 import { annotatedProvisioner, hasProvisioningFinalizer, releaseIntent } from './claim-intent.js';
 import { errorText, msgCleanedUp, msgCleanupFailed } from './events.js';
 import { measured } from '../runtime/operation-metrics.js';

@@ -7,7 +7,7 @@
  * starts (leading, before any claim is synced) the plugins remove the stray files a provisioner
  * killed mid-write left behind (temporary volume records; orphans.ts).
  */
-import type { PersistentVolumeClaim } from '../../kube/types.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import type { ControllerContext } from '../runtime/context.js';

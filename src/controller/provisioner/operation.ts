@@ -15,12 +15,12 @@
  * controller stops, the operation makes no further API writes: a stop is a crash, and the next
  * controller resumes from the finalizer.
  */
-import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '../../kube/annotations.js';
-import { isConflict } from '../../kube/errors.js';
-import type { PersistentVolume, PersistentVolumeClaim, StorageClass, VolumeAttributesClass } from '../../kube/types.js';
-import { hasAnnotation, storageClassOfClaim } from '../../kube/volume-helpers.js';
+import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '@pv-controller/kube/annotations.js';
+import { isConflict } from '@pv-controller/kube/errors.js';
+import type { PersistentVolume, PersistentVolumeClaim, StorageClass, VolumeAttributesClass } from '@pv-controller/kube/types.js';
+import { hasAnnotation, storageClassOfClaim } from '@pv-controller/kube/volume-helpers.js';
 import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../plugins/api/core.js';
-import { keyOf } from '../../kube/object-key.js';
+import { keyOf } from '@pv-controller/kube/object-key.js';
 import { hasProvisioningFinalizer, recordIntent, releaseIntent } from './claim-intent.js';
 import { cleanUpClaimVolume } from './cleanup.js';
 import type { ProvisionerDeps } from './deps.js';

@@ -13,12 +13,12 @@
  * at most `concurrency` at once, never two for one claim, failures backed off per claim.
  */
 import { pino, type Logger } from 'pino';
-import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '../../kube/annotations.js';
-import type { PersistentVolumeClaim } from '../../kube/types.js';
-import { hasAnnotation } from '../../kube/volume-helpers.js';
+import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { hasAnnotation } from '@pv-controller/kube/volume-helpers.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import { type ControllerContext } from '../runtime/context.js';
-import { keyOf } from '../../kube/object-key.js';
+import { keyOf } from '@pv-controller/kube/object-key.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import { annotatedProvisioner, hasProvisioningFinalizer } from './claim-intent.js';

@@ -3,9 +3,9 @@
  * made. Everything checked here is checked before the intent finalizer is written and before the
  * plugin creates anything, so a bad class costs one event and no cleanup.
  */
-import { ANN_SELECTED_NODE } from '../../kube/annotations.js';
-import type { PersistentVolumeClaim, StorageClass, VolumeAttributesClass } from '../../kube/types.js';
-import { claimRequestBytes } from '../../kube/volume-helpers.js';
+import { ANN_SELECTED_NODE } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolumeClaim, StorageClass, VolumeAttributesClass } from '@pv-controller/kube/types.js';
+import { claimRequestBytes } from '@pv-controller/kube/volume-helpers.js';
 import { backingName } from '../../plugins/naming.js';
 import type { ProvisionRequest, VolumePlugin } from '../../plugins/api/core.js';
 import { canModify } from '../../plugins/api/capabilities/modify.js';

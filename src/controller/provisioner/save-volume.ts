@@ -5,9 +5,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelay } from '../../backoff.js';
-import { isAlreadyExists } from '../../kube/errors.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
-import { keyOf } from '../../kube/object-key.js';
+import { isAlreadyExists } from '@pv-controller/kube/errors.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { keyOf } from '@pv-controller/kube/object-key.js';
 import type { ProvisionerDeps } from './deps.js';
 import { errorText, msgSavePvFailed } from './events.js';
 import { EventReason } from '../runtime/event-reasons.js';

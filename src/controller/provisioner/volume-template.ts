@@ -7,9 +7,9 @@ import {
   ANN_PROVISIONED_BY,
   ANN_VALUE_YES,
   FINALIZER_PV_CONTROLLER,
-} from '../../kube/annotations.js';
-import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
-import { claimRefFor, storageClassOfClaim } from '../../kube/volume-helpers.js';
+} from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '@pv-controller/kube/types.js';
+import { claimRefFor, storageClassOfClaim } from '@pv-controller/kube/volume-helpers.js';
 import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../plugins/api/core.js';
 
 export const DEFAULT_RECLAIM_POLICY = 'Delete';

@@ -9,8 +9,8 @@
  * can never give a volume more than the configured number of attempts: the count on the server
  * is always at least the number of plugin calls ever started.
  */
-import type { PersistentVolume } from '../../kube/types.js';
-import { ANN_BACKING_DELETED, ANN_RECLAIM_FAILED_ATTEMPTS, ANN_RECLAIM_LAST_ATTEMPT } from '../../kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
+import { ANN_BACKING_DELETED, ANN_RECLAIM_FAILED_ATTEMPTS, ANN_RECLAIM_LAST_ATTEMPT } from '@pv-controller/kube/annotations.js';
 
 export interface RetryPolicy {
   /** `--pv-recycler-maximum-retry`: failed attempts in total before the PV goes Failed. */

@@ -4,10 +4,10 @@
  * PV's location against its *current* roots at this moment (safe-path.ts); a PV pointing
  * anywhere else is refused before anything is touched, and that refusal is a failed attempt.
  */
-import type { PersistentVolume } from '../../kube/types.js';
-import { ANN_PROVISIONED_BY, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '../../kube/annotations.js';
-import { isNotFound } from '../../kube/errors.js';
-import { storageClassOfVolume } from '../../kube/volume-helpers.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
+import { ANN_PROVISIONED_BY, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '@pv-controller/kube/annotations.js';
+import { isNotFound } from '@pv-controller/kube/errors.js';
+import { storageClassOfVolume } from '@pv-controller/kube/volume-helpers.js';
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import { backingName } from '../../plugins/naming.js';
 import { runCountedAttempt, type ReclaimOperation } from './outcome.js';

@@ -5,8 +5,8 @@
  * the fresh copy, as long as it is still the same object (same uid).
  */
 import type { Logger } from 'pino';
-import type { PersistentVolume, VolumePhase } from '../../kube/types.js';
-import { isConflict, isNotFound } from '../../kube/errors.js';
+import type { PersistentVolume, VolumePhase } from '@pv-controller/kube/types.js';
+import { isConflict, isNotFound } from '@pv-controller/kube/errors.js';
 import type { ControllerContext } from '../runtime/context.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { RetryPolicy } from './attempts.js';

@@ -4,8 +4,8 @@
  * reclaim policy is Delete, so deleting the PV object before its claim still deletes the backing
  * volume. Static PVs and PVs of provisioners we do not serve are never touched.
  */
-import type { PersistentVolume } from '../../kube/types.js';
-import { ANN_PROVISIONED_BY, FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER } from '../../kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
+import { ANN_PROVISIONED_BY, FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER } from '@pv-controller/kube/annotations.js';
 
 export function hasFinalizer(pv: PersistentVolume, finalizer: string): boolean {
   return (pv.metadata.finalizers ?? []).includes(finalizer);

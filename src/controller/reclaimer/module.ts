@@ -6,7 +6,7 @@
  * Attempts are `--pv-recycler-maximum-retry`, spaced `--pvclaimbinder-sync-period` apart (by
  * default three, ten minutes apart).
  */
-import type { PersistentVolume } from '../../kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import type { ControllerContext } from '../runtime/context.js';
 import { DONE } from '../runtime/sync-result.js';

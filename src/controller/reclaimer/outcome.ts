@@ -8,8 +8,8 @@
  *   the error in `status.message` and a Warning event. A Failed PV waits for an operator
  *   (docs/operations.md, "Reclaim").
  */
-import type { PersistentVolume } from '../../kube/types.js';
-import { ANN_RECLAIM_FAILED_ATTEMPTS, ANN_RECLAIM_LAST_ATTEMPT } from '../../kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
+import { ANN_RECLAIM_FAILED_ATTEMPTS, ANN_RECLAIM_LAST_ATTEMPT } from '@pv-controller/kube/annotations.js';
 import type { VolumePlugin } from '../../plugins/api/core.js';
 import { PluginError } from '../../plugins/api/errors.js';
 import { readAttempts, withAttempts } from './attempts.js';

@@ -10,10 +10,10 @@
  * Plugin calls run in the background (runtime/operations.ts); their end enqueues the PV again.
  */
 import { pino, type Logger } from 'pino';
-import type { PersistentVolume } from '../../kube/types.js';
-import { ANN_MIGRATED_TO, FINALIZER_PV_CONTROLLER } from '../../kube/annotations.js';
-import { isConflict, isNotFound } from '../../kube/errors.js';
-import { hasAnnotation } from '../../kube/volume-helpers.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
+import { ANN_MIGRATED_TO, FINALIZER_PV_CONTROLLER } from '@pv-controller/kube/annotations.js';
+import { isConflict, isNotFound } from '@pv-controller/kube/errors.js';
+import { hasAnnotation } from '@pv-controller/kube/volume-helpers.js';
 import type { VolumePlugin } from '../../plugins/api/core.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';

@@ -4,8 +4,8 @@
  * bound loses its whole claimRef; one a user pre-bound keeps the claim's name (uid cleared), so
  * it stays reserved for that claim name.
  */
-import type { PersistentVolume, Pod } from '../../kube/types.js';
-import { volumeWithoutBinding } from '../../kube/volume-helpers.js';
+import type { PersistentVolume, Pod } from '@pv-controller/kube/types.js';
+import { volumeWithoutBinding } from '@pv-controller/kube/volume-helpers.js';
 import { withoutAttempts } from './attempts.js';
 import { MSG_RECYCLED } from './events.js';
 import { runCountedAttempt, type ReclaimOperation } from './outcome.js';

@@ -4,8 +4,8 @@
  * protection/). Decision code depends only on these interfaces, so it is unit-tested with
  * in-memory fakes and runs unchanged against a real cluster.
  */
-import type { KubeObject, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '../../kube/types.js';
-import type { ObjectKeyString } from '../../kube/object-key.js';
+import type { KubeObject, Lease, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, VolumeAttributesClass } from '@pv-controller/kube/types.js';
+import type { ObjectKeyString } from '@pv-controller/kube/object-key.js';
 import type { EventReason } from './event-reasons.js';
 
 /**

@@ -7,9 +7,9 @@
  */
 import type { Logger } from 'pino';
 import type { EventRecorder, EventType } from './context.js';
-import { EVENT_COMPONENT } from '../../kube/annotations.js';
-import { isNotFound } from '../../kube/errors.js';
-import type { CoreEvent, KubeObject, ObjectReference } from '../../kube/types.js';
+import { EVENT_COMPONENT } from '@pv-controller/kube/annotations.js';
+import { isNotFound } from '@pv-controller/kube/errors.js';
+import type { CoreEvent, KubeObject, ObjectReference } from '@pv-controller/kube/types.js';
 import type { KubeApiClient } from '../../kube-client/kube-api-client.js';
 import { TokenBucket } from '../../kube-client/rate-limiter.js';
 

@@ -5,7 +5,7 @@
  * which their changes enqueue keys, and the claims fence read when workers start.
  */
 import type { Logger } from 'pino';
-import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../kube/types.js';
+import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '@pv-controller/kube/types.js';
 import type { Backoff } from '../../backoff.js';
 import { MergedStore } from '../../kube-client/cache/merged-store.js';
 import { Reflector } from '../../kube-client/cache/reflector.js';
@@ -13,7 +13,7 @@ import { rvNumber } from '../../kube-client/cache/resource-version.js';
 import { listCallFor } from '../../kube-client/list-calls.js';
 import { paths } from '../../kube-client/paths.js';
 import type { RestTransport } from '../../kube-client/transport.js';
-import type { ObjectKeyString } from '../../kube/object-key.js';
+import type { ObjectKeyString } from '@pv-controller/kube/object-key.js';
 
 export interface Stores {
   volumes: MergedStore<PersistentVolume>;

@@ -3,7 +3,7 @@
  * credentials redacted, string values with white space quoted in text lines.
  */
 import type { Logger } from 'pino';
-import { createLogger, formatTextLine } from '../../log.js';
+import { createLogger, formatTextLine } from '@pv-controller/kube/log.js';
 import type { LogFormat } from '../options.js';
 
 /** Renders one pino JSON record as a text line; anything unparsable passes through. */

@@ -14,9 +14,9 @@
  */
 import type { Logger } from 'pino';
 import { KeyedBackoff, type BackoffPolicy } from '../../backoff.js';
-import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '../../kube/types.js';
+import type { KubeObject, PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { ControllerContext, ObjectStore } from './context.js';
-import type { ObjectKeyString } from '../../kube/object-key.js';
+import type { ObjectKeyString } from '@pv-controller/kube/object-key.js';
 import { isEnabled, type ControllerModule, type ModuleEnv, type ModuleInstance } from './module.js';
 import { stopGuardedContext } from './stop-guarded-api.js';
 import { DONE, mostUrgent, type SyncResult } from './sync-result.js';

@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { RestTransport } from '../../kube-client/transport.js';
-import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../kube/types.js';
+import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '@pv-controller/kube/types.js';
 import type { OperationObserver, OrphanObserver } from '../../metrics/prometheus.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { ChangeListener } from '../../kube-client/cache/merged-store.js';

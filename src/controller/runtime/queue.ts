@@ -5,7 +5,7 @@
  * (5 ms doubling to 1000 s, like client-go's default controller rate limiter) until `forget`.
  */
 import type { Logger } from 'pino';
-import type { ObjectKeyString } from '../../kube/object-key.js';
+import type { ObjectKeyString } from '@pv-controller/kube/object-key.js';
 import { KeyedBackoff } from '../../backoff.js';
 import type { SyncResult } from './sync-result.js';
 

@@ -11,9 +11,9 @@
  * request counters, one error mapping), converted to plain JSON at the edge.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '../../kube/annotations.js';
-import { isNotFound } from '../../kube/errors.js';
-import type { Node } from '../../kube/types.js';
+import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '@pv-controller/kube/annotations.js';
+import { isNotFound } from '@pv-controller/kube/errors.js';
+import type { Node } from '@pv-controller/kube/types.js';
 import type { TopologyResolver } from '../../plugins/cloud-common/zones.js';
 import { PluginError } from '../../plugins/api/errors.js';
 import { toPlain } from '../../kube-client/model-json.js';

@@ -7,7 +7,7 @@
  * (kube-apiserver's fieldmanager, `decodeLiveOrNew`; only an explicit `[]` clears it), and the
  * embedded server does the same (test/integration/kube-client/cache/cache-transform.test.ts).
  */
-import type { KubeObject } from '../../kube/types.js';
+import type { KubeObject } from '@pv-controller/kube/types.js';
 
 /** Shapes each copy before a store keeps it. */
 export type CacheTransform<T extends KubeObject> = (obj: T) => T;

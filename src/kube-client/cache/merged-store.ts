@@ -4,8 +4,8 @@
  * passes, so a resync still syncs), and deletions leave a tombstone so a stale event for a
  * deleted object never brings it back. Copies are kept without managedFields (cache-transform.ts).
  */
-import { keyOf, type ObjectKeyString } from '../../kube/object-key.js';
-import type { KubeObject } from '../../kube/types.js';
+import { keyOf, type ObjectKeyString } from '@pv-controller/kube/object-key.js';
+import type { KubeObject } from '@pv-controller/kube/types.js';
 import type { WriteRecorder } from '../kube-api-client.js';
 import { withoutManagedFields, type CacheTransform } from './cache-transform.js';
 import { rvNumber } from './resource-version.js';

@@ -8,8 +8,8 @@
  */
 import { Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { KubeObject, Status } from '../../kube/types.js';
-import { statusOf } from '../../kube/errors.js';
+import type { KubeObject, Status } from '@pv-controller/kube/types.js';
+import { statusOf } from '@pv-controller/kube/errors.js';
 import { listAllPages, listCallFor, type ListCall } from '../list-calls.js';
 import type { RestTransport } from '../transport.js';
 import { Backoff, delay } from '../../backoff.js';

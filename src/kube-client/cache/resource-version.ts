@@ -3,7 +3,7 @@
  * "10" is newer than "2". Every sync and index choosing between two copies of an object asks
  * `isNewerCopy` (or the two pickers built on it), so "the newest copy" means one thing.
  */
-import type { KubeObject } from '../../kube/types.js';
+import type { KubeObject } from '@pv-controller/kube/types.js';
 
 /** The integer resourceVersion; anything unparsable is -1, so a real version always sorts above it. */
 export function rvNumber(rv: string | undefined): number {

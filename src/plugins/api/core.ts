@@ -21,7 +21,7 @@ import type {
   PersistentVolumeSpec,
   TopologySelectorTerm,
   VolumeNodeAffinity,
-} from '../../kube/types.js';
+} from '@pv-controller/kube/types.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
 import type { ParameterProblem } from './errors.js';
 

@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
-import { TAG_AWS_NAME, TAG_CLUSTER_OWNED } from '../../kube/annotations.js';
-import type { PersistentVolume } from '../../kube/types.js';
+import { TAG_AWS_NAME, TAG_CLUSTER_OWNED } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { NilMetricsProvider } from '../../metrics/nil.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
 import { type CloudPluginIdentity, CloudVolumePlugin, provisionedDisk, withFsType } from '../cloud-common/cloud-volume-plugin.js';

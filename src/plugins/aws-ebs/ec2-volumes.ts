@@ -17,7 +17,7 @@ import {
   type Volume,
   type VolumeType,
 } from '@aws-sdk/client-ec2';
-import { TAG_AWS_NAME } from '../../kube/annotations.js';
+import { TAG_AWS_NAME } from '@pv-controller/kube/annotations.js';
 import type { ErrorVerdict } from '../cloud-common/retry.js';
 import type { Tags } from '../cloud-common/tags.js';
 import { PluginError } from '../api/errors.js';

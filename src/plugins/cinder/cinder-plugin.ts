@@ -4,8 +4,8 @@
  * token, so every create attempt first looks the volume up by its name and this cluster's
  * metadata: a retry after a lost answer finds the volume instead of making a second one.
  */
-import { TAG_AWS_NAME, TAG_CLUSTER_OWNED } from '../../kube/annotations.js';
-import type { PersistentVolume } from '../../kube/types.js';
+import { TAG_AWS_NAME, TAG_CLUSTER_OWNED } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { NilMetricsProvider } from '../../metrics/nil.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
 import { type CloudPluginIdentity, CloudVolumePlugin, provisionedDisk, withFsType } from '../cloud-common/cloud-volume-plugin.js';

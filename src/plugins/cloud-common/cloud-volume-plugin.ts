@@ -15,7 +15,7 @@
  * classification, so every failure reaches the caller as a PluginError saying whether trying
  * again may help.
  */
-import type { PersistentVolume, PersistentVolumeSpec } from '../../kube/types.js';
+import type { PersistentVolume, PersistentVolumeSpec } from '@pv-controller/kube/types.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
 import type { DeleteRequest, ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../api/core.js';
 import { type ParameterProblem, PluginError } from '../api/errors.js';

@@ -1,5 +1,5 @@
 /** Disk sizes: every backend here allocates whole GiB. */
-import { formatBytes } from '../../kube/quantity.js';
+import { formatBytes } from '@pv-controller/kube/quantity.js';
 import { PluginError } from '../api/errors.js';
 
 export const GIB = 1024n ** 3n;

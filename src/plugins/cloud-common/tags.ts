@@ -10,7 +10,7 @@ import {
   TAG_CREATED_FOR_PVC_NAME,
   TAG_CREATED_FOR_PVC_NAMESPACE,
   TAG_CREATED_FOR_PV_NAME,
-} from '../../kube/annotations.js';
+} from '@pv-controller/kube/annotations.js';
 import { isBackingNameOfCluster } from '../naming.js';
 import type { ProvisionRequest } from '../api/core.js';
 import type { BackingVolume } from '../api/capabilities/backing-volumes.js';

@@ -4,8 +4,8 @@ import {
   LABEL_TOPOLOGY_REGION,
   LABEL_TOPOLOGY_ZONE,
   ZONE_LABEL_MULTI_ZONE_DELIMITER,
-} from '../../kube/annotations.js';
-import type { NodeSelectorRequirement, PersistentVolume, VolumeNodeAffinity } from '../../kube/types.js';
+} from '@pv-controller/kube/annotations.js';
+import type { NodeSelectorRequirement, PersistentVolume, VolumeNodeAffinity } from '@pv-controller/kube/types.js';
 
 export interface DiskTopology {
   labels: Record<string, string>;

@@ -4,8 +4,8 @@
  * that have nodes. Among several candidates the claim name picks one deterministically (FNV-1
  * hash), and StatefulSet-style names `<claim>-<set>-<n>` are spread round-robin by their ordinal.
  */
-import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '../../kube/annotations.js';
-import type { TopologySelectorTerm } from '../../kube/types.js';
+import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '@pv-controller/kube/annotations.js';
+import type { TopologySelectorTerm } from '@pv-controller/kube/types.js';
 import { PluginError } from '../api/errors.js';
 
 /** Where a plugin learns the topology it cannot see itself (from the controller's node cache). */

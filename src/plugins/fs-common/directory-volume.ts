@@ -4,9 +4,9 @@
  */
 import { promises as fs } from 'node:fs';
 import { posix } from 'node:path';
-import { TAG_CREATED_FOR_PV_NAME, TAG_CREATED_FOR_PVC_NAME, TAG_CREATED_FOR_PVC_NAMESPACE } from '../../kube/annotations.js';
-import { quantityToBytes } from '../../kube/quantity.js';
-import type { PersistentVolume } from '../../kube/types.js';
+import { TAG_CREATED_FOR_PV_NAME, TAG_CREATED_FOR_PVC_NAME, TAG_CREATED_FOR_PVC_NAMESPACE } from '@pv-controller/kube/annotations.js';
+import { quantityToBytes } from '@pv-controller/kube/quantity.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { DuMetricsProvider } from '../../metrics/du.js';
 import { MetricsError, type MetricsProvider, type VolumeMetrics } from '../../metrics/provider.js';
 import {

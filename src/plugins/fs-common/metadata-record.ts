@@ -21,7 +21,7 @@ import {
   TAG_CREATED_FOR_PV_NAME,
   TAG_CREATED_FOR_PVC_NAME,
   TAG_CREATED_FOR_PVC_NAMESPACE,
-} from '../../kube/annotations.js';
+} from '@pv-controller/kube/annotations.js';
 import { PluginError } from '../api/errors.js';
 import { isErrno, isSafeComponent } from './safe-path.js';
 import { isRecordSubPath, markedBelow, namesAtOrAbove, properPrefixes, removePrefixMarkers, syncDirectory, writePrefixMarkers } from './record-lookup.js';

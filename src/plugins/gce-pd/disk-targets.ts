@@ -2,7 +2,7 @@
  * The GCE plugin's long-running parts: waiting for zone/region operations, deleting a disk
  * (with "attached" reported as InUse), and finding which disks a delete request means.
  */
-import type { PersistentVolume } from '../../kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { WaitPolicy } from '../cloud-common/options.js';
 import { isOwnedForBackingName } from '../cloud-common/tags.js';
 import { zonesOfVolume } from '../cloud-common/topology.js';

@@ -6,8 +6,8 @@
  * same way.
  */
 import { randomUUID } from 'node:crypto';
-import { TAG_CLUSTER_OWNED } from '../../kube/annotations.js';
-import type { PersistentVolume } from '../../kube/types.js';
+import { TAG_CLUSTER_OWNED } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { NilMetricsProvider } from '../../metrics/nil.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
 import { type CloudPluginIdentity, CloudVolumePlugin, provisionedDisk, withFsType } from '../cloud-common/cloud-volume-plugin.js';

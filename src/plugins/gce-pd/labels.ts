@@ -3,7 +3,7 @@
  * (keys sanitised from the tag keys), and the full tags as JSON in the description, which is
  * what the plugin trusts when it asks "is this disk ours?".
  */
-import { TAG_AWS_NAME } from '../../kube/annotations.js';
+import { TAG_AWS_NAME } from '@pv-controller/kube/annotations.js';
 import { asRecord, asString } from '../cloud-common/http.js';
 import type { Tags } from '../cloud-common/tags.js';
 

@@ -8,7 +8,7 @@
  * over-commits silently. Plain directories (`sizing: none`) promise no space and are not counted.
  */
 import { promises as fs } from 'node:fs';
-import { formatBytes } from '../../kube/quantity.js';
+import { formatBytes } from '@pv-controller/kube/quantity.js';
 import { listRecords } from '../fs-common/metadata-record.js';
 import { isErrno } from '../fs-common/safe-path.js';
 import { imagePathOf } from './image-volume.js';

@@ -1,8 +1,8 @@
 /** Small pure helpers of the host-path plugin: root normalisation, a class's sizing, a PV's node pin. */
 import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';
-import { LABEL_HOSTNAME } from '../../kube/annotations.js';
-import type { PersistentVolume } from '../../kube/types.js';
+import { LABEL_HOSTNAME } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { PluginError } from '../api/errors.js';
 import { SIZING_PARAMETER, type Sizing } from './image-volume.js';
 

@@ -14,9 +14,9 @@
 import { promises as fs } from 'node:fs';
 import { posix } from 'node:path';
 import type { Logger } from 'pino';
-import { ANN_PROVISIONED_BY } from '../../kube/annotations.js';
-import { formatBytes } from '../../kube/quantity.js';
-import type { PersistentVolume } from '../../kube/types.js';
+import { ANN_PROVISIONED_BY } from '@pv-controller/kube/annotations.js';
+import { formatBytes } from '@pv-controller/kube/quantity.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { MetricsError, type MetricsProvider } from '../../metrics/provider.js';
 import {
   assertBackingName,

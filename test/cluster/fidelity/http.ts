@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Agent, request } from 'node:https';
-import { decodeObject, encodeObject, PROTOBUF_MEDIA_TYPE } from '../../../src/apiserver/protobuf/envelope.js';
+import { decodeObject, encodeObject, PROTOBUF_MEDIA_TYPE } from '@pv-controller/apiserver/protobuf/envelope.js';
 import type { HttpMethod } from './case.js';
 
 export interface Target {

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ControllerContext } from '../../../src/controller/runtime/context.js';
-import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER } from '../../../src/kube/annotations.js';
-import { claimRefFor } from '../../../src/kube/volume-helpers.js';
+import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER } from '@pv-controller/kube/annotations.js';
+import { claimRefFor } from '@pv-controller/kube/volume-helpers.js';
 import { syncClaim } from '../../../src/controller/binder/index.js';
 import { harness, pv, pvc, RWO } from './fixtures.js';
 

@@ -8,9 +8,9 @@ import type {
   PersistentVolumeClaim,
   StorageClass,
   VolumeNodeAffinity,
-} from '../../../src/kube/types.js';
-import { ANN_DEFAULT_STORAGE_CLASS } from '../../../src/kube/annotations.js';
-import { claimRefFor } from '../../../src/kube/volume-helpers.js';
+} from '@pv-controller/kube/types.js';
+import { ANN_DEFAULT_STORAGE_CLASS } from '@pv-controller/kube/annotations.js';
+import { claimRefFor } from '@pv-controller/kube/volume-helpers.js';
 import { VolumeIndex, type BinderHooks, type VolumeIndexOptions } from '../../../src/controller/binder/index.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
 

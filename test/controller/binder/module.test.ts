@@ -5,7 +5,7 @@ import { BinderHookBoard, type BinderHooks } from '../../../src/controller/binde
 import { parseControllerOptions } from '../../../src/controller/options.js';
 import type { ModuleInstance } from '../../../src/controller/runtime/module.js';
 import { DONE } from '../../../src/controller/runtime/sync-result.js';
-import type { PersistentVolumeClaim } from '../../../src/kube/types.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
 import { fakeChanges, testModuleEnv } from '../../helpers/module-env.js';
 import { pv, pvc, storageClass } from './fixtures.js';

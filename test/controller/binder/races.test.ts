@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PersistentVolume, PersistentVolumeAccessMode, PersistentVolumeClaim } from '../../../src/kube/types.js';
-import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER } from '../../../src/kube/annotations.js';
-import { claimRefFor, volumeCapacityBytes, claimRequestBytes, storageClassOfVolume, accessModesContain, volumeModeOf } from '../../../src/kube/volume-helpers.js';
-import { labelSelectorMatches } from '../../../src/kube/selectors.js';
+import type { PersistentVolume, PersistentVolumeAccessMode, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER } from '@pv-controller/kube/annotations.js';
+import { claimRefFor, volumeCapacityBytes, claimRequestBytes, storageClassOfVolume, accessModesContain, volumeModeOf } from '@pv-controller/kube/volume-helpers.js';
+import { labelSelectorMatches } from '@pv-controller/kube/selectors.js';
 import { syncClaim, syncVolume } from '../../../src/controller/binder/index.js';
 import { capturingLogger, harness, pv, pvc, ROX, RWO, RWX } from './fixtures.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER } from '../../../src/kube/annotations.js';
+import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER } from '@pv-controller/kube/annotations.js';
 import { syncClaim } from '../../../src/controller/binder/index.js';
 import type { WriteMatcher } from '../../helpers/fake-context.js';
 import { harness, pv, pvc, RWO } from './fixtures.js';

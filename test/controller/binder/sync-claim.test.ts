@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PersistentVolumeClaim } from '../../../src/kube/types.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import {
   ANN_BETA_STORAGE_CLASS,
   ANN_BETA_STORAGE_PROVISIONER,
@@ -8,7 +8,7 @@ import {
   ANN_BOUND_BY_CONTROLLER,
   ANN_SELECTED_NODE,
   ANN_STORAGE_PROVISIONER,
-} from '../../../src/kube/annotations.js';
+} from '@pv-controller/kube/annotations.js';
 import { syncClaim } from '../../../src/controller/binder/index.js';
 import { harness, pv, pvc, storageClass, ROX, RWO } from './fixtures.js';
 

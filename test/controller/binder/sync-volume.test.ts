@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PersistentVolume } from '../../../src/kube/types.js';
-import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY } from '../../../src/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
+import { ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY } from '@pv-controller/kube/annotations.js';
 import { syncVolume } from '../../../src/controller/binder/index.js';
 import type { ReclaimFacts } from '../../../src/controller/binder/hooks.js';
 import { harness, pv, pvc } from './fixtures.js';

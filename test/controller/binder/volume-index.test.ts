@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
-import { ANN_BETA_STORAGE_CLASS, ANN_SELECTED_NODE } from '../../../src/kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { ANN_BETA_STORAGE_CLASS, ANN_SELECTED_NODE } from '@pv-controller/kube/annotations.js';
 import { VolumeIndex } from '../../../src/controller/binder/index.js';
 import { pv, pvc, ROX, RWO, RWX } from './fixtures.js';
 

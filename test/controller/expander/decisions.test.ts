@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { Expander } from '../../../src/controller/expander/expander.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
-import type { PersistentVolumeClaim } from '../../../src/kube/types.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { markModifyFinished, markNodeExpansionPending, markResizeFailed, markResizeFinished, markResizeInProgress } from '../../../src/controller/expander/claim-status.js';
 import { nextModifyStep } from '../../../src/controller/expander/modify.js';
 import { nextResizeStep } from '../../../src/controller/expander/resize-target.js';

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { pino } from 'pino';
 import { Expander } from '../../../src/controller/expander/expander.js';
 import type { ExpanderScope } from '../../../src/controller/expander/resizer.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER } from '../../../src/plugins/host-path/index.js';
 import type { VolumePlugin } from '../../../src/plugins/api/core.js';
 import type { ExpandRequest } from '../../../src/plugins/api/capabilities/expand.js';

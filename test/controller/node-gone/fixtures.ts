@@ -8,11 +8,11 @@ import {
   FINALIZER_PV_PROTECTION,
   FINALIZER_PVC_PROTECTION,
   LABEL_HOSTNAME,
-} from '../../../src/kube/annotations.js';
+} from '@pv-controller/kube/annotations.js';
 import { nodeGoneModule } from '../../../src/controller/node-gone/module.js';
 import { parseControllerOptions } from '../../../src/controller/options.js';
 import type { SyncResult } from '../../../src/controller/runtime/sync-result.js';
-import type { Lease, PersistentVolume, PersistentVolumeClaim, Pod } from '../../../src/kube/types.js';
+import type { Lease, PersistentVolume, PersistentVolumeClaim, Pod } from '@pv-controller/kube/types.js';
 import { NODE_HOST_PATH_PROVISIONER } from '../../../src/plugins/host-path/host-path-plugin.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
 import { fakeChanges, testModuleEnv } from '../../helpers/module-env.js';

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { ANN_NODE_GONE_CLAIM, ANN_NODE_GONE_SINCE, ANN_PROVISIONED_BY, LABEL_HOSTNAME } from '../../../src/kube/annotations.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
+import { ANN_NODE_GONE_CLAIM, ANN_NODE_GONE_SINCE, ANN_PROVISIONED_BY, LABEL_HOSTNAME } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { NODE_HOST_PATH_PROVISIONER } from '../../../src/plugins/host-path/host-path-plugin.js';
 import { nodeGoneModule } from '../../../src/controller/node-gone/module.js';
 import { parseControllerOptions } from '../../../src/controller/options.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { ANN_NODE_GONE_CLAIM, ANN_NODE_GONE_CLAIM_TEMPLATE, ANN_NODE_GONE_KEPT } from '../../../src/kube/annotations.js';
+import { ANN_NODE_GONE_CLAIM, ANN_NODE_GONE_CLAIM_TEMPLATE, ANN_NODE_GONE_KEPT } from '@pv-controller/kube/annotations.js';
 import { CLAIM, DELAY_MS, NODE, PV, finishClaimDeletion, localVolume, nodeGoneRig, podUsing, recordOf } from './fixtures.js';
 
 const MINUTE = 60_000;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FINALIZER_PROVISIONING } from '../../../src/kube/annotations.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
+import { FINALIZER_PROVISIONING } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { NilMetricsProvider } from '../../../src/metrics/nil.js';
 import type { MetricsProvider } from '../../../src/metrics/provider.js';
 import {

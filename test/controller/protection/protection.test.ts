@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import type { PersistentVolume, PersistentVolumeClaim, Pod } from '../../../src/kube/types.js';
-import { FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION } from '../../../src/kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim, Pod } from '@pv-controller/kube/types.js';
+import { FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION } from '@pv-controller/kube/annotations.js';
 import { claimKeysOfPod, syncClaimProtection, syncVolumeProtection, type ProtectionDeps } from '../../../src/controller/protection/index.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
 

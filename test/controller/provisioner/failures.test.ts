@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANN_SELECTED_NODE, FINALIZER_PROVISIONING } from '../../../src/kube/annotations.js';
+import { ANN_SELECTED_NODE, FINALIZER_PROVISIONING } from '@pv-controller/kube/annotations.js';
 import { claim, FakePlugin, harness, storageClass, waitFor } from './fixtures.js';
 
 test('bad class parameters: ProvisioningFailed naming the parameter, nothing written or created, claim stays Pending', async () => {

@@ -1,7 +1,7 @@
 /** Builders for provisioner tests: a scriptable in-memory volume plugin, claims, classes, a harness. */
 import { pino } from 'pino';
-import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../../src/kube/types.js';
-import { formatBytes } from '../../../src/kube/quantity.js';
+import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '@pv-controller/kube/types.js';
+import { formatBytes } from '@pv-controller/kube/quantity.js';
 import { MetricsNotSupportedError, type MetricsProvider } from '../../../src/metrics/provider.js';
 import type { DeleteRequest, ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../../src/plugins/api/core.js';
 import { PluginError, type ParameterProblem } from '../../../src/plugins/api/errors.js';

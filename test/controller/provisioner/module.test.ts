@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANN_BETA_STORAGE_PROVISIONER, ANN_STORAGE_PROVISIONER } from '../../../src/kube/annotations.js';
+import { ANN_BETA_STORAGE_PROVISIONER, ANN_STORAGE_PROVISIONER } from '@pv-controller/kube/annotations.js';
 import { parseControllerOptions } from '../../../src/controller/options.js';
 import { provisionerModule } from '../../../src/controller/provisioner/module.js';
 import { BinderHookBoard } from '../../../src/controller/binder/hooks.js';

@@ -8,9 +8,9 @@ import {
   ANN_STORAGE_PROVISIONER,
   FINALIZER_PROVISIONING,
   FINALIZER_PV_CONTROLLER,
-} from '../../../src/kube/annotations.js';
-import { AlreadyExistsError, ConflictError } from '../../../src/kube/errors.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
+} from '@pv-controller/kube/annotations.js';
+import { AlreadyExistsError, ConflictError } from '@pv-controller/kube/errors.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { claim, FAKE_PROVISIONER, harness, storageClass, waitFor } from './fixtures.js';
 
 test('a claim is provisioned as PV pvc-<uid>, pre-bound by uid, carrying the class policy, plugin capacity and source', async () => {

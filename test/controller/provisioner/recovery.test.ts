@@ -4,8 +4,8 @@ import {
   ANN_BETA_STORAGE_PROVISIONER,
   ANN_STORAGE_PROVISIONER,
   FINALIZER_PROVISIONING,
-} from '../../../src/kube/annotations.js';
-import type { PersistentVolumeClaim } from '../../../src/kube/types.js';
+} from '@pv-controller/kube/annotations.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { FakeCluster } from '../../helpers/fake-context.js';
 import { claim, FAKE_PROVISIONER, FakePlugin, harness, storageClass, waitFor } from './fixtures.js';
 

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { ANN_BETA_STORAGE_PROVISIONER, ANN_STORAGE_PROVISIONER } from '../../../src/kube/annotations.js';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+import { ANN_BETA_STORAGE_PROVISIONER, ANN_STORAGE_PROVISIONER } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { syncClaim, syncVolume, VolumeIndex } from '../../../src/controller/binder/index.js';
 import { claim, FAKE_PROVISIONER, harness, storageClass } from './fixtures.js';
 

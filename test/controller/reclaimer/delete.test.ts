@@ -6,7 +6,7 @@ import {
   FINALIZER_PV_CONTROLLER,
   FINALIZER_PV_PROTECTION,
   ANN_NODE_GONE_CLAIM,
-} from '../../../src/kube/annotations.js';
+} from '@pv-controller/kube/annotations.js';
 import { pino } from 'pino';
 import { finishDeletion } from '../../../src/controller/reclaimer/delete.js';
 import { OperationRunner } from '../../../src/controller/runtime/operations.js';

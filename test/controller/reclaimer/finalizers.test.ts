@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import type { PersistentVolume } from '../../../src/kube/types.js';
-import { FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '../../../src/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
+import { FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '@pv-controller/kube/annotations.js';
 import { syncVolume, VolumeIndex } from '../../../src/controller/binder/index.js';
 import { FAKE_PROVISIONER, claim, rig, volume } from './fixtures.js';
 

@@ -1,8 +1,8 @@
 /** Builders for reclaimer tests: a scripted volume plugin and a fake cluster wired to a Reclaimer. */
 import { pino } from 'pino';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
-import { ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY } from '../../../src/kube/annotations.js';
-import { claimRefFor } from '../../../src/kube/volume-helpers.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { ANN_BOUND_BY_CONTROLLER, ANN_PROVISIONED_BY } from '@pv-controller/kube/annotations.js';
+import { claimRefFor } from '@pv-controller/kube/volume-helpers.js';
 import type { SyncResult } from '../../../src/controller/runtime/sync-result.js';
 import { Reclaimer, type ReclaimerOptions } from '../../../src/controller/reclaimer/index.js';
 import { NilMetricsProvider } from '../../../src/metrics/nil.js';

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile, access } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { ANN_PROVISIONED_BY } from '../../../src/kube/annotations.js';
+import { ANN_PROVISIONED_BY } from '@pv-controller/kube/annotations.js';
 import { Reclaimer } from '../../../src/controller/reclaimer/index.js';
 import { HOST_PATH_PROVISIONER, HostPathPlugin } from '../../../src/plugins/host-path/index.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from '../../../src/kube/types.js';
-import { ANN_BOUND_BY_CONTROLLER, ANN_RECLAIM_FAILED_ATTEMPTS, ANN_RECLAIM_LAST_ATTEMPT } from '../../../src/kube/annotations.js';
+import type { Pod } from '@pv-controller/kube/types.js';
+import { ANN_BOUND_BY_CONTROLLER, ANN_RECLAIM_FAILED_ATTEMPTS, ANN_RECLAIM_LAST_ATTEMPT } from '@pv-controller/kube/annotations.js';
 import { PluginError } from '../../../src/plugins/api/errors.js';
 import { claim, INTERVAL, rig, volume } from './fixtures.js';
 

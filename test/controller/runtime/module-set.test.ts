@@ -8,7 +8,7 @@ import type { ControllerContext } from '../../../src/controller/runtime/context.
 import { EventReason } from '../../../src/controller/runtime/event-reasons.js';
 import { StoppedWriteError } from '../../../src/controller/runtime/stop-guarded-api.js';
 import { DONE } from '../../../src/controller/runtime/sync-result.js';
-import type { PersistentVolumeClaim } from '../../../src/kube/types.js';
+import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
 import { FakeCluster } from '../../helpers/fake-context.js';
 import { newClaim, newVolume, silentLog } from '../../helpers/objects.js';

@@ -5,17 +5,17 @@
  * object (a refusal is a 4xx; the current object is never mutated; the result is bounded and
  * decodes, or is refused with a 4xx; merge patch is idempotent and `{}` changes nothing).
  */
-import { ApiError } from '../../../src/kube/errors.js';
-import type { KubeObject } from '../../../src/kube/types.js';
-import { parseRequestBody } from '../../../src/apiserver/decode/request-body.js';
-import { DecodeError } from '../../../src/apiserver/decode/typed-decoder.js';
-import { decodeKindObject } from '../../../src/apiserver/field-validation.js';
-import { applyMergePatch, applyPatch, JSON_PATCH, MAX_PATCHED_OBJECT_BYTES, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../../src/apiserver/patch/index.js';
-import { decodePatchResult } from '../../../src/apiserver/patch/patch-result.js';
-import { Registry } from '../../../src/apiserver/registry.js';
-import { strategies } from '../../../src/apiserver/resources/index.js';
-import { MemoryStorage } from '../../../src/apiserver/storage/index.js';
-import type { ResourceStrategy } from '../../../src/apiserver/resources/strategy.js';
+import { ApiError } from '@pv-controller/kube/errors.js';
+import type { KubeObject } from '@pv-controller/kube/types.js';
+import { parseRequestBody } from '@pv-controller/apiserver/decode/request-body.js';
+import { DecodeError } from '@pv-controller/apiserver/decode/typed-decoder.js';
+import { decodeKindObject } from '@pv-controller/apiserver/endpoints/field-validation.js';
+import { applyMergePatch, applyPatch, JSON_PATCH, MAX_PATCHED_OBJECT_BYTES, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '@pv-controller/apiserver/endpoints/patch/index.js';
+import { decodePatchResult } from '@pv-controller/apiserver/endpoints/patch/patch-result.js';
+import { Registry } from '@pv-controller/apiserver/registry/registry.js';
+import { strategies } from '@pv-controller/apiserver/resources/index.js';
+import { MemoryStorage } from '@pv-controller/apiserver/storage/index.js';
+import type { ResourceStrategy } from '@pv-controller/apiserver/resources/strategy.js';
 import { acceptedOrRefused, canonicalJson, holds, jsonEqual } from './law.js';
 
 export const PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH] as const;

@@ -5,17 +5,17 @@
  * answer without throwing, and the 422 they make encodes to a Status no larger than its budget
  * allows (the causes' 1 MiB, the message about as much, plus the element printed once more).
  */
-import { InvalidError, INVALID_CAUSES_TEXT_BUDGET } from '../../../src/kube/errors.js';
-import { parseRequestBody } from '../../../src/apiserver/decode/request-body.js';
-import { DecodeError } from '../../../src/apiserver/decode/typed-decoder.js';
-import { decodeKindObject } from '../../../src/apiserver/field-validation.js';
-import { MAX_BODY_BYTES } from '../../../src/apiserver/http-io.js';
-import { dedupOwnerReferences } from '../../../src/apiserver/owner-reference-dedup.js';
-import { Registry } from '../../../src/apiserver/registry.js';
-import { strategies } from '../../../src/apiserver/resources/index.js';
-import { MemoryStorage } from '../../../src/apiserver/storage/index.js';
-import type { ResourceStrategy } from '../../../src/apiserver/resources/strategy.js';
-import { podWith, pvWith, storageClassWith } from '../../hostile/large-shapes.js';
+import { InvalidError, INVALID_CAUSES_TEXT_BUDGET } from '@pv-controller/kube/errors.js';
+import { parseRequestBody } from '@pv-controller/apiserver/decode/request-body.js';
+import { DecodeError } from '@pv-controller/apiserver/decode/typed-decoder.js';
+import { decodeKindObject } from '@pv-controller/apiserver/endpoints/field-validation.js';
+import { MAX_BODY_BYTES } from '@pv-controller/apiserver/http/http-io.js';
+import { dedupOwnerReferences } from '@pv-controller/apiserver/registry/owner-reference-dedup.js';
+import { Registry } from '@pv-controller/apiserver/registry/registry.js';
+import { strategies } from '@pv-controller/apiserver/resources/index.js';
+import { MemoryStorage } from '@pv-controller/apiserver/storage/index.js';
+import type { ResourceStrategy } from '@pv-controller/apiserver/resources/strategy.js';
+import { podWith, pvWith, storageClassWith } from '../../../packages/apiserver/test/hostile/large-shapes.js';
 import { acceptedOrRefused, holds } from './law.js';
 
 type Json = Record<string, unknown>;

@@ -3,15 +3,15 @@
  * request target (path and query) with the router and storage-key checks, and the query
  * parameters of lists, writes and deletes.
  */
-import { ApiError, BadRequestError } from '../../../src/kube/errors.js';
-import { Quantity, QuantityParseError } from '../../../src/kube/quantity.js';
-import { matchesLabelRequirements } from '../../../src/kube/selectors.js';
-import { matchesFieldRequirements, parseFieldSelector } from '../../../src/apiserver/field-selectors.js';
-import { labelRequirementsToString, parseLabelSelector } from '../../../src/apiserver/label-selector-parser.js';
-import { parseDeleteQuery, parseListQuery, parseWriteQuery, requireStorageResourceVersion, validateDeleteOptions } from '../../../src/apiserver/query-params.js';
-import { MalformedRequestTargetError, parseQuery, parseRequestTarget } from '../../../src/apiserver/request-target.js';
-import { parseResourcePath, pathTokens } from '../../../src/apiserver/router.js';
-import { requireCollectionKey, requireObjectKey } from '../../../src/apiserver/storage-key.js';
+import { ApiError, BadRequestError } from '@pv-controller/kube/errors.js';
+import { Quantity, QuantityParseError } from '@pv-controller/kube/quantity.js';
+import { matchesLabelRequirements } from '@pv-controller/kube/selectors.js';
+import { matchesFieldRequirements, parseFieldSelector } from '@pv-controller/apiserver/registry/field-selectors.js';
+import { labelRequirementsToString, parseLabelSelector } from '@pv-controller/apiserver/registry/label-selector-parser.js';
+import { parseDeleteQuery, parseListQuery, parseWriteQuery, requireStorageResourceVersion, validateDeleteOptions } from '@pv-controller/apiserver/http/query-params.js';
+import { MalformedRequestTargetError, parseQuery, parseRequestTarget } from '@pv-controller/apiserver/http/request-target.js';
+import { parseResourcePath, pathTokens } from '@pv-controller/apiserver/http/router.js';
+import { requireCollectionKey, requireObjectKey } from '@pv-controller/apiserver/registry/storage-key.js';
 import { acceptedOrRefused, canonicalJson, holds, jsonEqual } from './law.js';
 
 /** Accepted quantities print canonically, and the canonical form parses to the same value and prints itself. */

@@ -1,5 +1,5 @@
 /** Fuzz targets of request bodies: object bodies of a volume and a claim, each patch type on a volume, and long lists. */
-import { JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../../src/apiserver/patch/index.js';
+import { JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '@pv-controller/apiserver/endpoints/patch/index.js';
 import { objectBodyLaws, patchLaws, PVC_STRATEGY } from '../laws/bodies.js';
 import { longListLaws } from '../laws/long-lists.js';
 

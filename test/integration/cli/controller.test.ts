@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startTestApiServer } from '../../helpers/apiserver.js';
 import { RestTransport } from '../../../src/kube-client/transport.js';
-import type { Lease, PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
+import type { Lease, PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { newClaim, newVolume, waitFor } from '../../helpers/objects.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));

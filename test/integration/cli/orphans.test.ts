@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import { TAG_AWS_NAME } from '../../../src/kube/annotations.js';
+import { TAG_AWS_NAME } from '@pv-controller/kube/annotations.js';
 import { AWS_EBS_PLUGIN_NAME } from '../../../src/plugins/aws-ebs/parameters.js';
 import { CINDER_PLUGIN_NAME } from '../../../src/plugins/cinder/parameters.js';
 import { Ec2Emulator } from '../../emulators/ec2.js';

@@ -8,7 +8,7 @@ import { RestTransport } from '../../../src/kube-client/transport.js';
 import { WriteRefusedError } from '../../../src/kube-client/kube-api-client.js';
 import { DONE } from '../../../src/controller/runtime/sync-result.js';
 import { parseControllerOptions } from '../../../src/controller/options.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { newClaim, newVolume, silentLog, waitFor } from '../../helpers/objects.js';
 
 const FAST_ELECTION = {

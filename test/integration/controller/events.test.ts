@@ -4,7 +4,7 @@ import { controllerKubeConfig, startTestApiServer, type TestApiServer } from '..
 import { KubeApiClient } from '../../../src/kube-client/kube-api-client.js';
 import { RestTransport } from '../../../src/kube-client/transport.js';
 import { KubeEventRecorder } from '../../../src/controller/runtime/events.js';
-import type { CoreEvent, ObjectList, PersistentVolume } from '../../../src/kube/types.js';
+import type { CoreEvent, ObjectList, PersistentVolume } from '@pv-controller/kube/types.js';
 import { newClaim, newVolume, silentLog } from '../../helpers/objects.js';
 
 let srv: TestApiServer;

@@ -4,7 +4,7 @@ import { controllerKubeConfig, startTestApiServer } from '../../helpers/apiserve
 import { KubeApiClient, WriteRefusedError } from '../../../src/kube-client/kube-api-client.js';
 import { RestTransport } from '../../../src/kube-client/transport.js';
 import { LeaderElector, microTime } from '../../../src/controller/runtime/leader-election.js';
-import type { Lease } from '../../../src/kube/types.js';
+import type { Lease } from '@pv-controller/kube/types.js';
 import { newVolume, silentLog, waitFor } from '../../helpers/objects.js';
 
 const TIMING = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { useServerAndTransport } from '../../helpers/apiserver.js';
 import { KubeApiClient, WriteRefusedError } from '../../../src/kube-client/kube-api-client.js';
 import { MergedStore } from '../../../src/kube-client/cache/merged-store.js';
-import { isConflict } from '../../../src/kube/errors.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '../../../src/kube/types.js';
+import { isConflict } from '@pv-controller/kube/errors.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { newClaim, newVolume } from '../../helpers/objects.js';
 
 const fixture = useServerAndTransport();

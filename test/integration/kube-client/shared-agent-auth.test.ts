@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { CoreV1Api, HttpMethod, KubeConfig, RequestContext } from '@kubernetes/client-node';
-import { loadOrCreateTls } from '../../../src/apiserver/tls.js';
+import { loadOrCreateTls } from '@pv-controller/apiserver/http/tls.js';
 import { KubeApiClient } from '../../../src/kube-client/kube-api-client.js';
 import { SharedAgentAuthentication, identityKey } from '../../../src/kube-client/shared-agent-auth.js';
 import { RestTransport, TransportError } from '../../../src/kube-client/transport.js';
-import { ApiError } from '../../../src/kube/errors.js';
+import { ApiError } from '@pv-controller/kube/errors.js';
 
 const TOKEN = 'right-token';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MergedStore } from '../../../src/kube-client/cache/merged-store.js';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 
 function pv(name: string, rv: string, phase = 'Available'): PersistentVolume {
   return { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name, resourceVersion: rv }, spec: {}, status: { phase } };

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isNewerCopy, newerCopyOf, newestOf, rvNumber } from '../../../src/kube-client/cache/resource-version.js';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 
 function copy(rv: string | undefined, uid = 'u1'): PersistentVolume {
   return { metadata: { name: 'pv', uid, ...(rv === undefined ? {} : { resourceVersion: rv }) }, spec: {} };

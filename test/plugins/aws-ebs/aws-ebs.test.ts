@@ -5,8 +5,8 @@ import {
   TAG_CREATED_FOR_PVC_NAME,
   TAG_CREATED_FOR_PVC_NAMESPACE,
   TAG_CREATED_FOR_PV_NAME,
-} from '../../../src/kube/annotations.js';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+} from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { MetricsNotSupportedError } from '../../../src/metrics/provider.js';
 import { AwsEbsPlugin, clientTokenFor, type AwsEbsPluginOptions } from '../../../src/plugins/aws-ebs/aws-ebs-plugin.js';
 import { PluginError } from '../../../src/plugins/api/errors.js';

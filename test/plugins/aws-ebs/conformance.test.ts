@@ -1,5 +1,5 @@
 import { AwsEbsPlugin } from '../../../src/plugins/aws-ebs/aws-ebs-plugin.js';
-import { TAG_AWS_NAME } from '../../../src/kube/annotations.js';
+import { TAG_AWS_NAME } from '@pv-controller/kube/annotations.js';
 import { runPluginConformance } from '../conformance/run.js';
 import { Ec2Emulator } from '../../emulators/ec2.js';
 import { fastCloudOptions } from '../../emulators/fixtures.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { MetricsNotSupportedError } from '../../../src/metrics/provider.js';
 import { CinderPlugin, type CinderPluginOptions } from '../../../src/plugins/cinder/cinder-plugin.js';
 import { PluginError } from '../../../src/plugins/api/errors.js';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { VolumePlugin } from '../../../src/plugins/api/core.js';
 import { PluginError } from '../../../src/plugins/api/errors.js';
 import { canExpand, type Expander } from '../../../src/plugins/api/capabilities/expand.js';

@@ -4,8 +4,8 @@
  * PluginError that is not retryable), never retried forever.
  */
 import assert from 'node:assert/strict';
-import { quantityToBytes } from '../../../src/kube/quantity.js';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+import { quantityToBytes } from '@pv-controller/kube/quantity.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { canExpand } from '../../../src/plugins/api/capabilities/expand.js';
 import { PluginError } from '../../../src/plugins/api/errors.js';
 import { claimed, type ConformanceCheck, provisionedVolume, withSubject } from './subject.js';

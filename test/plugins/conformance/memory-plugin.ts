@@ -3,8 +3,8 @@
  * default and broken on request, so the suite is shown to pass a plugin that keeps the contracts
  * and to fail one that claims a capability but breaks it.
  */
-import { formatBytes } from '../../../src/kube/quantity.js';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+import { formatBytes } from '@pv-controller/kube/quantity.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { NilMetricsProvider } from '../../../src/metrics/nil.js';
 import type { MetricsProvider } from '../../../src/metrics/provider.js';
 import type { BackingVolume, BackingVolumeLister } from '../../../src/plugins/api/capabilities/backing-volumes.js';

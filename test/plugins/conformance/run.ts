@@ -5,7 +5,7 @@
  * capability is checked against its contract without anyone listing it. A plugin's test file
  * calls it with a factory that builds a fresh, isolated plugin:
  *
- *   import { runPluginConformance } from '../conformance/run.js';
+ *   import { runPluginConformance } from './run.js';
  *   runPluginConformance('aws-ebs', async () => ({ plugin, cleanup, backingExists, attributes }));
  */
 import { describe, it } from 'node:test';

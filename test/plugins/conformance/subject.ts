@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ANN_PROVISIONED_BY } from '../../../src/kube/annotations.js';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+import { ANN_PROVISIONED_BY } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { backingName as makeBackingName } from '../../../src/plugins/naming.js';
 import type { ProvisionRequest, ProvisionedVolume, VolumePlugin } from '../../../src/plugins/api/core.js';
 import type { CapabilityGuard } from '../../../src/plugins/registry.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { ProvisionedVolume, ProvisionRequest } from '../../../src/plugins/api/core.js';
 import { CORE_SUITE } from './core.js';
 import { MemoryPlugin, memorySubject } from './memory-plugin.js';

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, mock, test } from 'node:test';
-import { TAG_CREATED_FOR_PV_NAME, TAG_CREATED_FOR_PVC_NAME, TAG_CREATED_FOR_PVC_NAMESPACE } from '../../../src/kube/annotations.js';
+import { TAG_CREATED_FOR_PV_NAME, TAG_CREATED_FOR_PVC_NAME, TAG_CREATED_FOR_PVC_NAMESPACE } from '@pv-controller/kube/annotations.js';
 import { containedVolumePath } from '../../../src/plugins/fs-common/directory-volume.js';
 import { readRecord, RECORD_DIR, removeRecord, writeRecord, type VolumeRecord } from '../../../src/plugins/fs-common/metadata-record.js';
 import { PREFIX_DIR } from '../../../src/plugins/fs-common/record-lookup.js';

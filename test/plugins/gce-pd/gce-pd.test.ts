@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { OAuth2Client } from 'google-auth-library';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { MetricsNotSupportedError } from '../../../src/metrics/provider.js';
 import { GcePdPlugin, type GcePdPluginOptions } from '../../../src/plugins/gce-pd/gce-pd-plugin.js';
 import { PluginError } from '../../../src/plugins/api/errors.js';

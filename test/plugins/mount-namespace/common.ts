@@ -4,7 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 
 export interface Attempt {
   outcome: 'ok' | 'failed';

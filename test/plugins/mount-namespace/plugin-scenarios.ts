@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import type { PersistentVolume } from '../../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { ProvisionRequest } from '../../../src/plugins/api/core.js';
 import { HostPathPlugin } from '../../../src/plugins/host-path/index.js';
 import { NfsSubdirPlugin } from '../../../src/plugins/nfs-subdir/index.js';

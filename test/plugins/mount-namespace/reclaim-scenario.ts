@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
-import { ANN_RECLAIM_FAILED_ATTEMPTS } from '../../../src/kube/annotations.js';
+import { ANN_RECLAIM_FAILED_ATTEMPTS } from '@pv-controller/kube/annotations.js';
 import { HOST_PATH_PROVISIONER } from '../../../src/plugins/host-path/index.js';
 import { startTestCluster } from '../../helpers/cluster.js';
 import { bindMount, unmount } from '../../helpers/mount-sandbox.js';

@@ -1,5 +1,5 @@
 /** The expand capability: grow a volume after birth (KEP-1790). Without it claims cannot grow (ControllerResizeInfeasible). */
-import type { PersistentVolume } from '../../../kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { VolumePlugin } from '../core.js';
 import { defineCapability } from './capability.js';
 

@@ -3,7 +3,7 @@
  * naming the class is provisioned (they are passed to provision as `attributes`) and applied to
  * a live volume when a bound claim changes class. Without it a plugin takes no such class.
  */
-import type { PersistentVolume } from '../../../kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { VolumePlugin } from '../core.js';
 import type { ParameterProblem } from '../errors.js';
 import { defineCapability } from './capability.js';

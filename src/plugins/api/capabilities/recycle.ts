@@ -1,5 +1,5 @@
 /** The recycle capability: a Recycle reclaim policy. Without it such a volume fails with "no recycler". */
-import type { PersistentVolume } from '../../../kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { VolumePlugin } from '../core.js';
 import { defineCapability } from './capability.js';
 

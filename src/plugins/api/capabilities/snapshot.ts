@@ -5,7 +5,7 @@
  * so a CSI driver whose ControllerGetCapabilities lists CREATE_DELETE_SNAPSHOT (and CLONE_VOLUME)
  * maps onto it one to one.
  */
-import type { PersistentVolume } from '../../../kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../core.js';
 import { defineCapability } from './capability.js';
 

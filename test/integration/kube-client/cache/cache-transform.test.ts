@@ -10,7 +10,7 @@ import { useServerAndTransport } from '../../../helpers/apiserver.js';
 import { MergedStore } from '../../../../src/kube-client/cache/merged-store.js';
 import { Reflector } from '../../../../src/kube-client/cache/reflector.js';
 import { KubeApiClient } from '../../../../src/kube-client/kube-api-client.js';
-import type { PersistentVolume } from '../../../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { newVolume, silentLog, waitFor } from '../../../helpers/objects.js';
 
 interface ManagedEntry {

@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startTestApiServer } from '../../../helpers/apiserver.js';
-import { startApiServer, type RunningApiServer } from '../../../../src/apiserver/server.js';
+import { startApiServer, type RunningApiServer } from '@pv-controller/apiserver/server.js';
 import { Backoff } from '../../../../src/backoff.js';
 import { MergedStore } from '../../../../src/kube-client/cache/merged-store.js';
 import { Reflector } from '../../../../src/kube-client/cache/reflector.js';
 import { KubeApiClient } from '../../../../src/kube-client/kube-api-client.js';
 import { RestTransport } from '../../../../src/kube-client/transport.js';
-import type { PersistentVolume } from '../../../../src/kube/types.js';
+import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { newVolume, silentLog, waitFor } from '../../../helpers/objects.js';
 
 test('the reflector lists, then follows creates, updates and deletes through the watch', async (t) => {

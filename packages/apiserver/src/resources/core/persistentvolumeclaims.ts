@@ -1,0 +1,138 @@
+/**
+ * PersistentVolumeClaim (core/v1): defaulting, validation, create/update/status strategies,
+ * the DefaultStorageClass and StorageObjectInUseProtection admission, `kubectl get pvc` columns.
+ */
+import { FINALIZER_PVC_PROTECTION } from '@pv-controller/kube/annotations.js';
+import type { KubeObject, PersistentVolumeClaim, StatusCause, StorageClass } from '@pv-controller/kube/types.js';
+import { accessModesKey, defaultStorageClass, storageClassOfClaim } from '@pv-controller/kube/volume-helpers.js';
+import { admitClaimResize, validateAllocatedResources } from './claim-resize.js';
+import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
+import { ensureFinalizer, keepStored, nullUnsetConditionTimes, resourceInfo, roundResourceListToMilli } from '../common.js';
+import { appendCauses, required } from '../field-errors.js';
+import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
+import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column, field } from '../printing.js';
+import type { AdmissionContext, ResourceStrategy } from '../strategy.js';
+import { validateNonNegativeQuantity } from './volume-validation.js';
+
+const asPVC = (obj: KubeObject): PersistentVolumeClaim => {
+  const pvc = obj as PersistentVolumeClaim;
+  if (typeof pvc.spec !== 'object' || pvc.spec === null) pvc.spec = {};
+  return pvc;
+};
+
+/** NormalizeDataSources: when only one of dataSource/dataSourceRef is set, mirror it. */
+function normalizeDataSources(pvc: PersistentVolumeClaim): void {
+  const { dataSource, dataSourceRef } = pvc.spec;
+  if (dataSource && !dataSourceRef) {
+    pvc.spec.dataSourceRef = { ...structuredClone(dataSource) };
+  } else if (dataSourceRef && !dataSource && !dataSourceRef.namespace) {
+    const copy: PersistentVolumeClaim['spec']['dataSource'] = { kind: dataSourceRef.kind, name: dataSourceRef.name };
+    if (dataSourceRef.apiGroup !== undefined) copy.apiGroup = dataSourceRef.apiGroup;
+    pvc.spec.dataSource = copy;
+  }
+}
+
+/** DefaultStorageClass admission: a claim with no class at all gets the (newest) default class. */
+function admitDefaultStorageClass(pvc: PersistentVolumeClaim, ctx: AdmissionContext): void {
+  if (storageClassOfClaim(pvc) !== undefined) return;
+  const classes = ctx.list('storage.k8s.io', 'storageclasses') as StorageClass[];
+  const chosen = defaultStorageClass(classes);
+  if (chosen?.metadata.name) pvc.spec.storageClassName = chosen.metadata.name;
+}
+
+function validatePVC(obj: KubeObject): StatusCause[] {
+  const pvc = asPVC(obj);
+  return [...validateObjectMeta(pvc.metadata, true, nameIsDNSSubdomain), ...validateClaimSpec(pvc.spec)];
+}
+
+function validatePVCStatus(next: PersistentVolumeClaim, prev: PersistentVolumeClaim): StatusCause[] {
+  const causes = validateObjectMetaUpdate(next.metadata, prev.metadata);
+  if (!Array.isArray(next.spec.accessModes) || next.spec.accessModes.length === 0) causes.push(required('Spec.accessModes'));
+  for (const [name, value] of Object.entries(next.status?.capacity ?? {})) {
+    appendCauses(causes, validateNonNegativeQuantity(value, `status.capacity[${name}]`));
+  }
+  appendCauses(causes, validateAllocatedResources(next));
+  return causes;
+}
+
+export const persistentVolumeClaimStrategy: ResourceStrategy = {
+  info: resourceInfo({ group: '', version: 'v1', plural: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim',
+    namespaced: true, shortNames: ['pvc'], hasStatus: true }),
+
+  defaults(obj) {
+    const pvc = asPVC(obj);
+    if (pvc.spec.volumeMode === undefined || pvc.spec.volumeMode === null) pvc.spec.volumeMode = 'Filesystem';
+    roundResourceListToMilli(pvc.spec.resources?.requests);
+    roundResourceListToMilli(pvc.spec.resources?.limits);
+    if (typeof pvc.status !== 'object' || pvc.status === null) pvc.status = {};
+    roundResourceListToMilli(pvc.status.capacity);
+    roundResourceListToMilli(pvc.status.allocatedResources);
+    if (!pvc.status.phase) pvc.status.phase = 'Pending';
+    nullUnsetConditionTimes(pvc.status, ['lastProbeTime', 'lastTransitionTime']);
+  },
+
+  prepareForCreate(obj, ctx) {
+    const pvc = asPVC(obj);
+    pvc.status = { phase: 'Pending' };
+    normalizeDataSources(pvc);
+    admitDefaultStorageClass(pvc, ctx);
+    ensureFinalizer(pvc, FINALIZER_PVC_PROTECTION);
+  },
+
+  validateCreate: validatePVC,
+
+  prepareForUpdate(next, prev) {
+    keepStored(next, prev, 'status');
+  },
+
+  validateUpdate(next, prev) {
+    const pvc = asPVC(next);
+    const old = asPVC(prev);
+    return [...validateObjectMetaUpdate(pvc.metadata, old.metadata), ...validatePVC(pvc), ...validateClaimUpdate(pvc, old)];
+  },
+
+  admitUpdate(next, prev, ctx) {
+    admitClaimResize(asPVC(next), asPVC(prev), ctx);
+  },
+
+  prepareForStatusUpdate(next, prev) {
+    keepStored(next, prev, 'spec');
+  },
+
+  validateStatusUpdate(next, prev) {
+    return validatePVCStatus(asPVC(next), asPVC(prev));
+  },
+
+  fields() {
+    return {};
+  },
+
+  tableColumns: [
+    NAME_COLUMN,
+    column('Status', field('PersistentVolumeClaimStatus', 'phase')),
+    column('Volume', field('PersistentVolumeClaimSpec', 'volumeName')),
+    column('Capacity', field('PersistentVolumeClaimStatus', 'capacity')),
+    column('Access Modes', field('PersistentVolumeClaimStatus', 'accessModes')),
+    column('StorageClass', 'StorageClass of the pvc'),
+    column('VolumeAttributesClass', 'VolumeAttributesClass of the pvc'),
+    AGE_COLUMN,
+    column('VolumeMode', field('PersistentVolumeClaimSpec', 'volumeMode'), { priority: 1 }),
+  ],
+
+  tableRow(obj, now) {
+    const pvc = asPVC(obj);
+    const phase = pvc.metadata.deletionTimestamp ? 'Terminating' : (pvc.status?.phase ?? '');
+    const bound = Boolean(pvc.spec.volumeName);
+    return [
+      pvc.metadata.name ?? '',
+      phase,
+      pvc.spec.volumeName ?? '',
+      bound ? canonicalQuantity(pvc.status?.capacity?.storage) : '',
+      bound ? accessModesKey(pvc.status?.accessModes) : '',
+      storageClassOfClaim(pvc) ?? '',
+      pvc.spec.volumeAttributesClassName || '<unset>',
+      age(pvc.metadata.creationTimestamp, now),
+      pvc.spec.volumeMode ?? '<unset>',
+    ];
+  },
+};

@@ -1,0 +1,57 @@
+/** Every resource the embedded API server serves (the registry indexes them by group/version/plural). */
+import { daemonSetStrategy, deploymentStrategy, replicaSetStrategy } from './apps/apps-workloads.js';
+import { csiDriverStrategy } from './storage.k8s.io/csi-drivers.js';
+import { csiStorageCapacityStrategy } from './storage.k8s.io/csi-storage-capacities.js';
+import { coreEventStrategy } from './core/events.js';
+import { eventsV1Strategy } from './events.k8s.io/events-v1.js';
+import { leaseStrategy } from './coordination.k8s.io/leases.js';
+import { namespaceStrategy } from './core/namespaces.js';
+import { nodeStrategy } from './core/nodes.js';
+import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaims.js';
+import { persistentVolumeStrategy } from './core/persistentvolumes.js';
+import { podStrategy } from './core/pods.js';
+import { replicationControllerStrategy } from './core/replicationcontrollers.js';
+import { serviceStrategy } from './core/services.js';
+import { storageClassStrategy } from './storage.k8s.io/storageclasses.js';
+import type { ResourceStrategy } from './strategy.js';
+import { volumeAttributesClassStrategy } from './storage.k8s.io/volumeattributesclasses.js';
+
+export const strategies: ResourceStrategy[] = [
+  namespaceStrategy,
+  persistentVolumeStrategy,
+  persistentVolumeClaimStrategy,
+  podStrategy,
+  nodeStrategy,
+  serviceStrategy,
+  coreEventStrategy,
+  storageClassStrategy,
+  eventsV1Strategy,
+  leaseStrategy,
+  volumeAttributesClassStrategy,
+  csiDriverStrategy,
+  csiStorageCapacityStrategy,
+  replicationControllerStrategy,
+  daemonSetStrategy,
+  deploymentStrategy,
+  replicaSetStrategy,
+];
+
+export {
+  csiDriverStrategy,
+  csiStorageCapacityStrategy,
+  coreEventStrategy,
+  daemonSetStrategy,
+  deploymentStrategy,
+  eventsV1Strategy,
+  leaseStrategy,
+  namespaceStrategy,
+  nodeStrategy,
+  persistentVolumeClaimStrategy,
+  persistentVolumeStrategy,
+  podStrategy,
+  replicaSetStrategy,
+  replicationControllerStrategy,
+  serviceStrategy,
+  storageClassStrategy,
+  volumeAttributesClassStrategy,
+};
