@@ -7,23 +7,22 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), 'src');
 
 /**
  * The arrows between src/'s parts (docs/architecture.md draws them): a part may import only the
- * parts listed for it. kube/ is pure and imports nothing; src/log.ts (pino, I/O) is the leaf the
- * others may log through; src/backoff.ts, the one retry delay, is another such leaf. `cli` reaches
- * the controller only through its public entry, src/controller/index.ts.
+ * parts listed for it. The shared vocabulary is a package of its own (`@pv-controller/kube`,
+ * packages/kube), which every part may import and which imports none of them; the embedded API
+ * server (`@pv-controller/apiserver`) is reached only through src/cli/embedded-apiserver.ts.
+ * src/backoff.ts, the one retry delay, is a leaf every part may import. `cli` reaches the
+ * controller only through its public entry, src/controller/index.ts.
  */
 const ALLOWED_ARROWS = {
-  kube: [],
-  log: [],
   backoff: [],
-  'kube-client': ['kube', 'log', 'backoff'],
-  metrics: ['kube', 'log', 'backoff'],
-  plugins: ['kube', 'metrics', 'log', 'backoff'],
-  apiserver: ['kube', 'log', 'backoff'],
-  controller: ['kube', 'kube-client', 'metrics', 'plugins', 'log', 'backoff'],
-  cli: ['kube', 'kube-client', 'metrics', 'plugins', 'apiserver', 'controller', 'log', 'backoff'],
+  'kube-client': ['backoff'],
+  metrics: ['backoff'],
+  plugins: ['metrics', 'backoff'],
+  controller: ['kube-client', 'metrics', 'plugins', 'backoff'],
+  cli: ['kube-client', 'metrics', 'plugins', 'controller', 'backoff'],
 };
 
-/** `controller` for src/controller/binder/x.ts, `log` for src/log.ts; undefined outside src/. */
+/** `controller` for src/controller/binder/x.ts; undefined outside src/. */
 function partOf(file) {
   const rel = relative(SRC, file);
   if (rel.startsWith('..') || rel === '') return undefined;
@@ -67,8 +66,67 @@ const arrows = {
   },
 };
 
+const APISERVER_SRC = resolve(dirname(fileURLToPath(import.meta.url)), 'packages', 'apiserver', 'src');
+
+/**
+ * The embedded API server's layers (packages/apiserver/README.md draws them), from the edge down:
+ * a layer may import only those listed for it. The codecs and schema (decode, protobuf, openapi)
+ * and the per-kind strategies (resources) serve every layer above storage.
+ */
+const APISERVER_LAYERS = {
+  server: ['http', 'endpoints', 'registry', 'storage', 'controllers', 'resources', 'decode', 'protobuf', 'openapi'],
+  http: ['endpoints', 'registry', 'resources', 'decode', 'protobuf', 'openapi'],
+  endpoints: ['registry', 'storage', 'resources', 'decode', 'protobuf', 'openapi'],
+  controllers: ['registry', 'storage', 'resources'],
+  registry: ['storage', 'resources', 'decode', 'protobuf', 'openapi'],
+  resources: ['decode', 'openapi'],
+  decode: ['openapi', 'protobuf'],
+  protobuf: [],
+  openapi: [],
+  storage: [],
+};
+
+function layerOf(file) {
+  const rel = relative(APISERVER_SRC, file);
+  if (rel.startsWith('..') || rel === '') return undefined;
+  const parts = rel.split(sep);
+  return parts.length === 1 ? 'server' : parts[0];
+}
+
+const layers = {
+  meta: {
+    type: 'problem',
+    docs: { description: "the embedded API server's layers import downwards only" },
+    messages: {
+      forbidden: '{{from}}/ must not import {{to}}/ ("{{spec}}"): see the layers in packages/apiserver/README.md',
+      unknown: '{{from}}/ is not a layer of the API server: add it to APISERVER_LAYERS in eslint.config.js',
+    },
+    schema: [],
+  },
+  create(context) {
+    const file = context.filename;
+    const from = layerOf(file);
+    if (from === undefined) return {};
+    const check = (source) => {
+      const spec = source?.value;
+      if (typeof spec !== 'string' || !spec.startsWith('.')) return;
+      const to = layerOf(resolve(dirname(file), spec));
+      if (to === undefined || to === from) return;
+      const allowed = APISERVER_LAYERS[from];
+      if (!allowed) context.report({ node: source, messageId: 'unknown', data: { from } });
+      else if (!allowed.includes(to)) context.report({ node: source, messageId: 'forbidden', data: { from, to, spec } });
+    };
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+    };
+  },
+};
+
 export default tseslint.config(
-  { ignores: ['dist/**', '.build/**', 'node_modules/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'packages/*/dist/**', '.build/**', 'node_modules/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -85,8 +143,24 @@ export default tseslint.config(
     rules: { 'local/arrows': 'error' },
   },
   {
+    files: ['packages/apiserver/src/**/*.ts'],
+    plugins: { apiserver: { rules: { layers } } },
+    rules: { 'apiserver/layers': 'error' },
+  },
+  {
+    // The embedded API server is a development dependency: one loader imports it, so that every
+    // other command runs where it is not installed (the controller's image).
+    files: ['src/**/*.ts'],
+    ignores: ['src/cli/embedded-apiserver.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ['@pv-controller/apiserver', '@pv-controller/apiserver/*'], allowTypeImports: true, message: 'load the embedded API server through src/cli/embedded-apiserver.ts' }],
+      }],
+    },
+  },
+  {
     // What a request decides the length of may not be spread into a call.
-    files: ['src/apiserver/**/*.ts', 'src/kube/**/*.ts'],
+    files: ['packages/apiserver/src/**/*.ts', 'packages/kube/src/**/*.ts'],
     rules: {
       'no-restricted-syntax': ['error', {
         selector: "CallExpression[callee.property.name='push'] > SpreadElement",
@@ -95,7 +169,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'packages/*/test/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   {

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// Fails (exit 1) when the modules under src/ import each other in a circle, type-only imports
-// included: a circle makes two parts one, whatever the arrows between the folders say.
-// `npm run lint` runs it after eslint. Usage: node scripts/check-import-cycles.mjs [dir]
+// Fails (exit 1) when the modules under src/ (and each workspace package's src/) import each other
+// in a circle, type-only imports included: a circle makes two parts one, whatever the arrows
+// between the folders say. `npm run lint` runs it after eslint.
+// Usage: node scripts/check-import-cycles.mjs [dir...]
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const src = resolve(root, process.argv[2] ?? 'src');
+const roots = (process.argv.length > 2 ? process.argv.slice(2) : ['src', 'packages/kube/src', 'packages/apiserver/src']).map((d) => resolve(root, d));
 
 function walk(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -24,12 +25,12 @@ function importsOf(file) {
   const out = new Set();
   for (const m of text.matchAll(SPECIFIER)) {
     const target = resolve(dirname(file), (m[1] ?? m[2]).replace(/\.js$/, '.ts'));
-    if (target.startsWith(src)) out.add(target);
+    if (roots.some((src) => target.startsWith(src))) out.add(target);
   }
   return [...out];
 }
 
-const files = walk(src);
+const files = roots.flatMap((src) => walk(src));
 const graph = new Map(files.map((f) => [f, importsOf(f).filter((t) => t !== f)]));
 
 // Tarjan's strongly connected components: every component with more than one module is a circle.
@@ -65,5 +66,5 @@ for (const f of files) if (!state.has(f)) connect(f);
 const fresh = circles.map((c) => c.map((f) => relative(root, f)).sort());
 if (fresh.length === 0) process.exit(0);
 for (const names of fresh) console.error(`import circle: ${names.join(' <-> ')}`);
-console.error(`${fresh.length} import circle(s) under ${relative(root, src)}/: break each by moving what both sides need into a module of its own.`);
+console.error(`${fresh.length} import circle(s) under ${roots.map((src) => relative(root, src)).join(', ')}: break each by moving what both sides need into a module of its own.`);
 process.exit(1);

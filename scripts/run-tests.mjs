@@ -1,12 +1,25 @@
 #!/usr/bin/env node
 // Runs the compiled tests with node:test. Node 20's --test does not expand globs, so the files
-// are found here. `node scripts/run-tests.mjs [unit|integration|e2e|<path-substring>...]`.
+// are found here: the product's (dist/test) and the workspace packages' (dist/packages/<name>/test,
+// named `<name>/...` below). `node scripts/run-tests.mjs [unit|integration|e2e|<path-substring>...]`.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const testDir = join(root, 'dist', 'test');
+const distDir = join(root, 'dist');
+const testDirs = [join(distDir, 'test')];
+const packagesDir = join(distDir, 'packages');
+try {
+  for (const name of readdirSync(packagesDir)) if (existsSync(join(packagesDir, name, 'test'))) testDirs.push(join(packagesDir, name, 'test'));
+} catch {
+  // no package has tests built
+}
+
+/** `cli/flags.test.js` for the product's tests, `apiserver/registry.test.js` for a package's. */
+function shortName(file) {
+  return relative(distDir, file).replace(/^test\//, '').replace(/^packages\/([^/]+)\/test\//, '$1/');
+}
 
 function walk(dir) {
   let out = [];
@@ -20,14 +33,15 @@ function walk(dir) {
 
 const filters = process.argv.slice(2);
 // test/cluster/ needs the real control plane: `npm run test:cluster` runs it.
-let files = walk(testDir)
-  .filter((f) => !relative(testDir, f).startsWith('cluster/'))
+let files = testDirs
+  .flatMap((d) => walk(d))
+  .filter((f) => !shortName(f).startsWith('cluster/'))
   .sort();
 if (filters.length > 0) {
   files = files.filter((f) => {
-    const rel = relative(testDir, f);
+    const rel = shortName(f);
     return filters.some((flt) => {
-      if (flt === 'unit') return !rel.startsWith('integration/') && !rel.startsWith('e2e/');
+      if (flt === 'unit') return !/(^|\/)(integration|e2e)\//.test(rel);
       return rel.includes(flt);
     });
   });

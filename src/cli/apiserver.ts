@@ -3,8 +3,8 @@
  * or SIGINT, then stops cleanly and exits 0.
  */
 import { Command } from 'commander';
-import { createLogger, type LogFormat } from '@pv-controller/apiserver/log.js';
-import { startApiServer } from '@pv-controller/apiserver/server.js';
+import type { LogFormat } from '@pv-controller/kube/log.js';
+import { loadEmbeddedApiServer } from './embedded-apiserver.js';
 import { logLevelOf } from '../controller/index.js';
 import { addOptions, flags, usageError } from './flags.js';
 
@@ -17,6 +17,7 @@ interface ApiServerFlags {
 }
 
 async function run(opts: ApiServerFlags, logLevel: string | undefined): Promise<void> {
+  const { startApiServer, createLogger } = await loadEmbeddedApiServer();
   const log = createLogger(opts.logFormat, logLevel);
   const server = await startApiServer({ dataDir: opts.dataDir, listen: opts.listen, storage: opts.storage, logger: log });
   process.stdout.write(`API server listening on ${server.url}\nkubeconfig: ${server.kubeconfigPath}\n`);

@@ -8,7 +8,6 @@ import { mkdir } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { Command, type Option } from 'commander';
 import { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer } from '@pv-controller/apiserver/server.js';
 import { ensureDefaultStorageClass } from '../kube-client/bootstrap.js';
 import {
   createControllerLogger,
@@ -20,6 +19,7 @@ import { parseFlags } from './controller.js';
 import { addOptions, controllerFlags, flags } from './flags.js';
 import { pluginFlags, startPlugins } from './plugin-flags.js';
 import { previousFreePort, upVolumesRoot } from './up-data-dir.js';
+import { loadEmbeddedApiServer } from './embedded-apiserver.js';
 
 interface UpFlags {
   dataDir: string;
@@ -59,6 +59,7 @@ export function register(program: Command): void {
     const logger = createControllerLogger(opts.logFormat, opts.logLevel);
     await mkdir(volumes, { recursive: true });
     const listen = cmd.getOptionValueSource('listen') === 'default' ? await reusedListen(dataDir, upFlags.listen) : upFlags.listen;
+    const { startApiServer } = await loadEmbeddedApiServer();
     const server = await startApiServer({ dataDir, storage: upFlags.storage, listen, logger: logger.child({ component: 'apiserver' }) });
     const kc = new KubeConfig();
     kc.loadFromFile(server.kubeconfigPath);

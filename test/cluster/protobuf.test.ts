@@ -30,10 +30,10 @@ function run(cmd: string, args: string[]): Promise<{ code: number | null; stdout
   });
 }
 
-test('src/apiserver/protobuf/schema.json is what tools/k8s/cmd/protobuf-schema generates', { skip: noGo }, async () => {
+test('packages/apiserver/src/protobuf/schema.json is what tools/k8s/cmd/protobuf-schema generates', { skip: noGo }, async () => {
   const generated = await run('go', ['run', './cmd/protobuf-schema']);
   assert.equal(generated.code, 0, generated.stderr);
-  const committed = await readFile(join(REPO_ROOT, 'src', 'apiserver', 'protobuf', 'schema.json'), 'utf8');
+  const committed = await readFile(join(REPO_ROOT, 'packages', 'apiserver', 'src', 'protobuf', 'schema.json'), 'utf8');
   assert.ok(generated.stdout === committed, 'schema.json is stale: regenerate it (see its comment)');
 });
 

@@ -1,17 +1,19 @@
 /**
  * The image `npm run image:build` made, run with podman: `--help` answers, the final stage holds
- * Node.js but no build tools and runs as a non-root user, and `pv-controller up` serves its API
- * and /readyz from inside the container until `podman stop`. Skips with a message where podman
+ * Node.js but no build tools and runs as a non-root user, holds no embedded API server (`up`
+ * says so), and `pv-controller controller` binds a claim on a server outside the container and
+ * serves /readyz until `podman stop`. Skips with a message where podman
  * is missing, this is not root, or the image has not been built (the build takes minutes and
  * belongs to set-up, not to a timed test).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
+import { startEmbeddedTestApiServer } from '../helpers/apiserver.js';
 import { freePort, startProcess, waitUntil } from '../../tools/cluster/processes.js';
 import { imageRef } from '../../tools/image/build.js';
 import { imageNodeVersion } from '../../tools/image/node-image.js';
@@ -49,25 +51,42 @@ test('the final stage has the Containerfile\'s Node.js, no compiler, make, pytho
   assert.deepEqual(found, ['/usr/bin/apt-get']);
 });
 
-test('pv-controller up in the image serves the API and /readyz, prints its banner, and stops on podman stop', { skip, timeout: 120_000 }, async () => {
-  const [apiPort, metricsPort] = [await freePort(), await freePort()];
+test('the image holds no embedded API server: `up` says so and exits 1, and none of its dependencies is inside', { skip, timeout: 60_000 }, async () => {
+  const up = await podman(['run', '--rm', '--network', 'none', IMAGE, 'up']);
+  assert.equal(up.code, 1, up.stderr);
+  assert.match(up.stderr, /the embedded API server \(@pv-controller\/apiserver\) is not installed here/);
+  const probe = 'cd /app/node_modules && for p in better-sqlite3 protobufjs selfsigned fast-json-patch @pv-controller/apiserver @pv-controller/kube; do [ -e "$p" ] && echo "$p"; done; true';
+  const res = await podman(['run', '--rm', '--network', 'none', '--entrypoint', 'sh', IMAGE, '-c', probe]);
+  assert.equal(res.code, 0, res.stderr);
+  assert.deepEqual(res.stdout.trim().split('\n'), ['@pv-controller/kube']);
+});
+
+test('pv-controller controller in the image binds a claim on an API server outside it, serves /readyz, and stops on podman stop', { skip, timeout: 120_000 }, async () => {
+  const api = await startEmbeddedTestApiServer();
+  const metricsPort = await freePort();
   const name = `pv-controller-test-${randomBytes(4).toString('hex')}`;
   const dir = await mkdtemp(join(tmpdir(), 'pv-image-'));
   const logPath = join(dir, 'podman.log');
-  const args = podmanArgs(settings, ['run', '--rm', '--name', name, '--network', 'host', IMAGE, 'up', '--data-dir', '/var/lib/pv-controller/data']);
-  args.push('--listen', `127.0.0.1:${apiPort}`, '--metrics-bind-address', `127.0.0.1:${metricsPort}`);
+  // The container's user is not root: it reads a copy of the admin kubeconfig.
+  await copyFile(api.server.kubeconfigPath, join(dir, 'kubeconfig'));
+  await chmod(join(dir, 'kubeconfig'), 0o644);
+  await chmod(dir, 0o755);
+  const args = podmanArgs(settings, ['run', '--rm', '--name', name, '--network', 'host', '-v', `${dir}:/config:ro`, IMAGE, 'controller']);
+  args.push('--kubeconfig', '/config/kubeconfig', '--metrics-bind-address', `127.0.0.1:${metricsPort}`);
   const container = startProcess('podman run', 'podman', args, logPath, dir);
-  const log = async (): Promise<string> => readFile(logPath, 'utf8').catch(() => '');
   try {
     await waitUntil('the container answers /readyz', async () => (await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).ok, container, () => '', 90_000);
-    assert.match(await log(), /pv-controller is up: API server https:\/\/127\.0\.0\.1:\d+/);
-    assert.match(await log(), /StorageClass "standard" \(host-path, default\) is ready/);
+    const core = api.kc.makeApiClient(CoreV1Api);
+    await core.createPersistentVolume({ body: { metadata: { name: `${name}-pv` }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/pv-image-test' }, storageClassName: '' } } });
+    await core.createNamespacedPersistentVolumeClaim({ namespace: 'default', body: { metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: '' } } });
+    await waitUntil('the claim is Bound', async () => (await core.readNamespacedPersistentVolumeClaim({ namespace: 'default', name })).status?.phase === 'Bound', container, () => '', 60_000);
     const stopped = await runCommand('podman', podmanArgs(settings, ['stop', '--time', '20', name]));
     assert.equal(stopped.code, 0, stopped.stderr);
     await container.exited;
   } finally {
     await runCommand('podman', podmanArgs(settings, ['rm', '--force', '--ignore', name]));
     await container.stop();
+    await api.stop();
     await rm(dir, { recursive: true, force: true });
   }
 });

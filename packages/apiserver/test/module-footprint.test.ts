@@ -16,8 +16,8 @@ test('the API server modules load client-node\'s models only, not the package in
   const script = `
     import { register } from 'node:module';
     register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}));
-    const server = await import(${JSON.stringify(new URL('../../src/apiserver/server.js', import.meta.url).href)});
-    const schema = await import(${JSON.stringify(new URL('../../src/apiserver/decode/schema.js', import.meta.url).href)});
+    const server = await import(${JSON.stringify(import.meta.resolve('@pv-controller/apiserver/server.js'))});
+    const schema = await import(${JSON.stringify(import.meta.resolve('@pv-controller/apiserver/decode/schema.js'))});
     if (typeof server.startApiServer !== 'function') throw new Error('no startApiServer');
     // A kind of a group this server does not serve is still known to the scheme.
     if (!schema.isRegisteredKind('rbac.authorization.k8s.io', 'v1', 'Role')) throw new Error('Role not registered');

@@ -1,6 +1,6 @@
 /**
  * Records kube-apiserver's answer to every corpus request into expected.json:
- * `node dist/test/hostile/record.js` with REAL_SERVER, REAL_TOKEN and REAL_CA set (a real
+ * `node dist/packages/apiserver/test/hostile/record.js` with REAL_SERVER, REAL_TOKEN and REAL_CA set (a real
  * control plane, e.g. `npm run cluster:up`). The fixtures are created first and deleted after;
  * every corpus request is refused or a dry run, so nothing else is written there.
  */
@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { FIXTURES, HOSTILE_REQUESTS } from './corpus.js';
 import { send, summarize, type AnswerSummary, type ServerAddress } from './send.js';
 
-const EXPECTED = new URL('../../../test/hostile/expected.json', import.meta.url).pathname;
+const EXPECTED = new URL('../../../../../packages/apiserver/test/hostile/expected.json', import.meta.url).pathname;
 
 async function main(): Promise<void> {
   const { REAL_SERVER, REAL_TOKEN, REAL_CA } = process.env;

@@ -1,6 +1,6 @@
 /**
- * The hostile-request corpus (test/hostile/corpus.ts) against a running server with the
- * controller: every answer is the one kube-apiserver v1.37.2 gave (test/hostile/expected.json),
+ * The hostile-request corpus (packages/apiserver/test/hostile/corpus.ts) against a running server with the
+ * controller: every answer is the one kube-apiserver v1.37.2 gave (packages/apiserver/test/hostile/expected.json),
  * but for the few deliberate differences named below; no stored object changes; afterwards the
  * server still serves and the controller still binds. Under `npm run test:cluster` it runs
  * against the real control plane, which checks the recorded answers themselves.
@@ -15,7 +15,7 @@ import { onRealControlPlane } from '../../../../test/helpers/control-plane.js';
 import { waitFor } from '../../../../test/helpers/wait.js';
 import { assertControllerStillBinds } from './hostile-helpers.js';
 
-const EXPECTED = JSON.parse(readFileSync(new URL('../../../test/hostile/expected.json', import.meta.url), 'utf8')) as Record<string, AnswerSummary>;
+const EXPECTED = JSON.parse(readFileSync(new URL('../../../../../packages/apiserver/test/hostile/expected.json', import.meta.url), 'utf8')) as Record<string, AnswerSummary>;
 
 /** A quantity refused as too large gets the 400 kube-apiserver gives any quantity it cannot parse. */
 const TOO_LARGE: AnswerSummary = {
