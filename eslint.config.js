@@ -70,18 +70,21 @@ const APISERVER_SRC = resolve(dirname(fileURLToPath(import.meta.url)), 'packages
 
 /**
  * The embedded API server's layers (packages/apiserver/README.md draws them), from the edge down:
- * a layer may import only those listed for it. The codecs and schema (decode, protobuf, openapi)
- * and the per-kind strategies (resources) serve every layer above storage.
+ * a layer may import only those listed for it. The two codecs (decode, protobuf) are one layer
+ * and may use each other; api/ (errors, request options, selectors, route shapes, media types)
+ * is the vocabulary every layer above it speaks; openapi/ and storage/ import no other layer.
  */
+const CODECS = ['decode', 'protobuf'];
 const APISERVER_LAYERS = {
-  server: ['http', 'endpoints', 'registry', 'storage', 'controllers', 'resources', 'decode', 'protobuf', 'openapi'],
-  http: ['endpoints', 'registry', 'resources', 'decode', 'protobuf', 'openapi'],
-  endpoints: ['registry', 'storage', 'resources', 'decode', 'protobuf', 'openapi'],
-  controllers: ['registry', 'storage', 'resources'],
-  registry: ['storage', 'resources', 'decode', 'protobuf', 'openapi'],
-  resources: ['decode', 'openapi'],
-  decode: ['openapi', 'protobuf'],
-  protobuf: [],
+  server: ['http', 'endpoints', 'controllers', 'registry', ...CODECS, 'resources', 'api', 'openapi', 'storage'],
+  http: ['endpoints', 'registry', ...CODECS, 'resources', 'api', 'openapi', 'storage'],
+  endpoints: ['registry', ...CODECS, 'resources', 'api', 'openapi', 'storage'],
+  controllers: ['registry', ...CODECS, 'resources', 'api', 'storage'],
+  registry: [...CODECS, 'resources', 'api', 'openapi', 'storage'],
+  decode: ['protobuf', 'resources', 'api', 'openapi', 'storage'],
+  protobuf: ['decode', 'resources', 'api', 'openapi', 'storage'],
+  resources: ['api', 'openapi'],
+  api: [],
   openapi: [],
   storage: [],
 };

@@ -12,7 +12,7 @@ import {
   queryInt64,
   queryOptionalBool,
   requireStorageResourceVersion,
-} from '@pv-controller/apiserver/http/query-params.js';
+} from '@pv-controller/apiserver/api/query-params.js';
 import { ApiError } from '@pv-controller/kube/errors.js';
 import type { Status } from '@pv-controller/kube/types.js';
 

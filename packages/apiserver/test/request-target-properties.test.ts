@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { parseQuery, parseRequestTarget } from '@pv-controller/apiserver/http/request-target.js';
-import { parseResourcePath } from '@pv-controller/apiserver/http/router.js';
+import { parseQuery, parseRequestTarget } from '@pv-controller/apiserver/api/request-target.js';
+import { parseResourcePath } from '@pv-controller/apiserver/api/router.js';
 import { queryLaws, requestTargetLaws } from '../../../test/fuzz/laws/text-parsers.js';
 
 const HOSTILE_SEGMENTS = ['.', '..', '%2e', '%2E%2e', '', '%2F', '%2f..', 'a%00b', '%25', '~', 'é', '%C3%A9', '%ff', '+', ' ', ';x', 'pv-1'];

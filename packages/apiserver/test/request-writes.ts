@@ -2,8 +2,8 @@
  * The registry's writes as the endpoint layer makes them of request bodies (write-request.ts):
  * a create or update body decoded into the resource's kind, a patch body against the stored object.
  */
-import type { FieldValidation } from '@pv-controller/apiserver/endpoints/field-validation.js';
-import { decodeObject } from '@pv-controller/apiserver/endpoints/object-decode.js';
+import type { FieldValidation } from '@pv-controller/apiserver/api/query-params.js';
+import { decodeObject } from '@pv-controller/apiserver/decode/object-decode.js';
 import type { Registry, WriteOptions, WriteOutcome } from '@pv-controller/apiserver/registry/registry.js';
 import type { ResourceStrategy } from '@pv-controller/apiserver/resources/strategy.js';
 import { patcherFor } from '@pv-controller/apiserver/endpoints/write-request.js';

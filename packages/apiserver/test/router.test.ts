@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiError } from '@pv-controller/kube/errors.js';
-import { MalformedRequestTargetError, parseRequestTarget } from '@pv-controller/apiserver/http/request-target.js';
-import { parseResourcePath, pathTokens } from '@pv-controller/apiserver/http/router.js';
+import { MalformedRequestTargetError, parseRequestTarget } from '@pv-controller/apiserver/api/request-target.js';
+import { parseResourcePath, pathTokens } from '@pv-controller/apiserver/api/router.js';
 import { requireCollectionKey, requireObjectKey } from '@pv-controller/apiserver/registry/storage-key.js';
-import { negotiateForm } from '@pv-controller/apiserver/http/accept.js';
+import { negotiateForm } from '@pv-controller/apiserver/api/accept.js';
 
 test('the four path shapes, with name, subresource and the legacy watch prefix', () => {
   const cases: Array<[string, ReturnType<typeof parseResourcePath>]> = [

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BadRequestError } from '@pv-controller/kube/errors.js';
 import { matchesLabelRequirements } from '@pv-controller/kube/selectors.js';
-import { fieldNames, matchesFieldRequirements, parseFieldSelector } from '@pv-controller/apiserver/registry/field-selectors.js';
-import { labelRequirementsToString, parseLabelSelector } from '@pv-controller/apiserver/registry/label-selector-parser.js';
+import { fieldNames, matchesFieldRequirements, parseFieldSelector } from '@pv-controller/apiserver/api/field-selectors.js';
+import { labelRequirementsToString, parseLabelSelector } from '@pv-controller/apiserver/api/label-selector-parser.js';
 
 test('parses every label selector form apimachinery accepts', () => {
   const valid = [

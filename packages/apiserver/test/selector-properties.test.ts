@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { matchesLabelRequirements } from '@pv-controller/kube/selectors.js';
-import { matchesFieldRequirements, parseFieldSelector } from '@pv-controller/apiserver/registry/field-selectors.js';
-import { parseLabelSelector } from '@pv-controller/apiserver/registry/label-selector-parser.js';
+import { matchesFieldRequirements, parseFieldSelector } from '@pv-controller/apiserver/api/field-selectors.js';
+import { parseLabelSelector } from '@pv-controller/apiserver/api/label-selector-parser.js';
 import { fieldSelectorLaws, labelSelectorLaws } from '../../../test/fuzz/laws/text-parsers.js';
 
 const KEYS = ['a', 'b', 'app.kubernetes.io/name', 'x-y_z.1'];

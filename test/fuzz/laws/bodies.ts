@@ -9,7 +9,7 @@ import { ApiError } from '@pv-controller/kube/errors.js';
 import type { KubeObject } from '@pv-controller/kube/types.js';
 import { parseRequestBody } from '@pv-controller/apiserver/decode/request-body.js';
 import { DecodeError } from '@pv-controller/apiserver/decode/typed-decoder.js';
-import { decodeKindObject } from '@pv-controller/apiserver/endpoints/field-validation.js';
+import { decodeKindObject } from '@pv-controller/apiserver/decode/field-validation.js';
 import { applyMergePatch, applyPatch, JSON_PATCH, MAX_PATCHED_OBJECT_BYTES, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '@pv-controller/apiserver/endpoints/patch/index.js';
 import { decodePatchResult } from '@pv-controller/apiserver/endpoints/patch/patch-result.js';
 import { Registry } from '@pv-controller/apiserver/registry/registry.js';

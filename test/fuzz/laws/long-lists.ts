@@ -8,8 +8,8 @@
 import { InvalidError, INVALID_CAUSES_TEXT_BUDGET } from '@pv-controller/kube/errors.js';
 import { parseRequestBody } from '@pv-controller/apiserver/decode/request-body.js';
 import { DecodeError } from '@pv-controller/apiserver/decode/typed-decoder.js';
-import { decodeKindObject } from '@pv-controller/apiserver/endpoints/field-validation.js';
-import { MAX_BODY_BYTES } from '@pv-controller/apiserver/http/http-io.js';
+import { decodeKindObject } from '@pv-controller/apiserver/decode/field-validation.js';
+import { MAX_BODY_BYTES } from '@pv-controller/apiserver/api/http-io.js';
 import { dedupOwnerReferences } from '@pv-controller/apiserver/registry/owner-reference-dedup.js';
 import { Registry } from '@pv-controller/apiserver/registry/registry.js';
 import { strategies } from '@pv-controller/apiserver/resources/index.js';

@@ -6,11 +6,11 @@
 import { ApiError, BadRequestError } from '@pv-controller/kube/errors.js';
 import { Quantity, QuantityParseError } from '@pv-controller/kube/quantity.js';
 import { matchesLabelRequirements } from '@pv-controller/kube/selectors.js';
-import { matchesFieldRequirements, parseFieldSelector } from '@pv-controller/apiserver/registry/field-selectors.js';
-import { labelRequirementsToString, parseLabelSelector } from '@pv-controller/apiserver/registry/label-selector-parser.js';
-import { parseDeleteQuery, parseListQuery, parseWriteQuery, requireStorageResourceVersion, validateDeleteOptions } from '@pv-controller/apiserver/http/query-params.js';
-import { MalformedRequestTargetError, parseQuery, parseRequestTarget } from '@pv-controller/apiserver/http/request-target.js';
-import { parseResourcePath, pathTokens } from '@pv-controller/apiserver/http/router.js';
+import { matchesFieldRequirements, parseFieldSelector } from '@pv-controller/apiserver/api/field-selectors.js';
+import { labelRequirementsToString, parseLabelSelector } from '@pv-controller/apiserver/api/label-selector-parser.js';
+import { parseDeleteQuery, parseListQuery, parseWriteQuery, requireStorageResourceVersion, validateDeleteOptions } from '@pv-controller/apiserver/api/query-params.js';
+import { MalformedRequestTargetError, parseQuery, parseRequestTarget } from '@pv-controller/apiserver/api/request-target.js';
+import { parseResourcePath, pathTokens } from '@pv-controller/apiserver/api/router.js';
 import { requireCollectionKey, requireObjectKey } from '@pv-controller/apiserver/registry/storage-key.js';
 import { acceptedOrRefused, canonicalJson, holds, jsonEqual } from './law.js';
 

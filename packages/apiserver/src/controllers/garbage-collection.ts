@@ -23,8 +23,8 @@ import { DependentsIndex } from './dependents-index.js';
 import { classifyOwners, isDeletingDependents, OwnerLookup, unblockedReferences, type OwnerStore } from './owner-references.js';
 import { isGarbageCollectorFinalizer } from '../registry/propagation-finalizers.js';
 import type { DeleteOptions } from '../registry/deletion.js';
-import type { DecodedObject } from '../endpoints/field-validation.js';
-import { decodeOwnWrite } from '../endpoints/object-decode.js';
+import type { DecodedObject } from '../decode/field-validation.js';
+import { decodeOwnWrite } from '../decode/object-decode.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
 import type { Change, ObjectKey, Storage } from '../storage/storage.js';
 

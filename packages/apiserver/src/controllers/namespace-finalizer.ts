@@ -13,8 +13,8 @@ import { FINALIZER_NAMESPACE_KUBERNETES } from '@pv-controller/kube/annotations.
 import type { KubeObject, Namespace } from '@pv-controller/kube/types.js';
 import { isGarbageCollectorFinalizer } from '../registry/propagation-finalizers.js';
 import type { DeleteOptions } from '../registry/deletion.js';
-import type { DecodedObject } from '../endpoints/field-validation.js';
-import { decodeOwnWrite } from '../endpoints/object-decode.js';
+import type { DecodedObject } from '../decode/field-validation.js';
+import { decodeOwnWrite } from '../decode/object-decode.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
 import type { Change, ObjectKey, Storage } from '../storage/storage.js';
 

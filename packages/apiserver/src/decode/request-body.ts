@@ -9,7 +9,7 @@
  * recursive patch code and YAML to a recursive composer, so they are held to MAX_NESTING_DEPTH.
  */
 import { ApiError, BadRequestError } from '@pv-controller/kube/errors.js';
-import { MAX_BODY_BYTES } from '../http/http-io.js';
+import { MAX_BODY_BYTES } from '../api/http-io.js';
 import { decodeObject, PROTOBUF_MEDIA_TYPE, ProtobufDecodeError } from '../protobuf/envelope.js';
 import { countKeySeparators, parseWithDuplicates, type DuplicateFields } from './duplicate-fields.js';
 import { goJsonSyntaxError } from './go-json-syntax.js';

@@ -10,7 +10,7 @@
 import type { Logger } from 'pino';
 import type { KubeObject } from '@pv-controller/kube/types.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
-import { storageResource } from '../http/router.js';
+import { storageResource } from '../api/router.js';
 import type { ObjectKey } from '../storage/storage.js';
 import { schemaForKind } from './schema.js';
 import { decodeTyped } from './typed-decoder.js';

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NotAcceptableError, parseAccept } from '../http/accept.js';
+import { NotAcceptableError, parseAccept } from '../api/accept.js';
 import type { ServedResource } from './discovery.js';
 
 const AGGREGATED_MEDIA_TYPE = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';

@@ -7,9 +7,9 @@ import { parseRequestBody } from '../decode/request-body.js';
 import { schemaForKind } from '../decode/schema.js';
 import { decodeTyped, DecodeError } from '../decode/typed-decoder.js';
 import type { DeleteOptions } from '../registry/deletion.js';
-import { isPlainObject } from '../registry/object-utils.js';
+import { isPlainObject } from '../resources/object-utils.js';
 import { decodeProtobufDeleteOptions, isProtobufBody } from '../protobuf/request-body.js';
-import { parseDeleteQuery, validateDeleteOptions, type DeleteOptionValues } from '../http/query-params.js';
+import { parseDeleteQuery, validateDeleteOptions, type DeleteOptionValues } from '../api/query-params.js';
 
 type JsonKind = 'string' | 'number' | 'bool' | 'array' | 'object';
 

@@ -4,8 +4,8 @@
  * `Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`.
  */
 import type { KubeObject, ObjectList } from '@pv-controller/kube/types.js';
-import { NotAcceptableError } from '../http/accept.js';
-import { internalPackage } from './object-decode.js';
+import { NotAcceptableError } from '../api/accept.js';
+import { internalPackage } from '../decode/object-decode.js';
 import type { ResourceInfo } from '../resources/strategy.js';
 
 export function partialObjectOf(obj: KubeObject, version: string): Record<string, unknown> {

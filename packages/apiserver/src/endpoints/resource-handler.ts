@@ -5,19 +5,19 @@
  */
 import type { ServerResponse } from 'node:http';
 import { BadRequestError, MethodNotAllowedError } from '@pv-controller/kube/errors.js';
-import type { FieldRequirement } from '../registry/field-selectors.js';
+import type { FieldRequirement } from '../api/field-selectors.js';
 import type { KubeObject, ObjectList } from '@pv-controller/kube/types.js';
-import { negotiateForm, type ResponseForm } from '../http/accept.js';
-import { pathNotFound } from '../http/errors.js';
-import { warningHeaders } from './field-validation.js';
-import { sendJson, sendRawJson, type ResponseHeaders } from '../http/http-io.js';
+import { negotiateForm, type ResponseForm } from '../api/accept.js';
+import { pathNotFound } from '../api/errors.js';
+import { warningHeaders } from '../decode/field-validation.js';
+import { sendJson, sendRawJson, type ResponseHeaders } from '../api/http-io.js';
 import { memoizedJson } from './json-memo.js';
 import { listOptionsFrom, withoutItemTypeMeta } from '../registry/list.js';
 import { sendProtobuf } from '../protobuf/respond.js';
-import { parseListQuery, queryBool } from '../http/query-params.js';
+import { parseListQuery, queryBool } from '../api/query-params.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
-import { storageResource, type ResourcePath } from '../http/router.js';
+import { storageResource, type ResourcePath } from '../api/router.js';
 import { selectionFor } from '../registry/selection.js';
 import { requireCollectionKey } from '../registry/storage-key.js';
 import { buildTable, parseIncludeObject } from './table.js';

@@ -8,15 +8,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, BadRequestError, MethodNotAllowedError } from '@pv-controller/kube/errors.js';
 import type { KubeObject, StatusCause } from '@pv-controller/kube/types.js';
-import { managedFieldsAfterWrite } from './apply/ownership.js';
+import { managedFieldsAfterWrite } from '../registry/apply/ownership.js';
 import { objectBodyFormat, parseRequestBody } from '../decode/request-body.js';
-import { pathNotFound } from '../http/errors.js';
-import { readBody, sendJson } from '../http/http-io.js';
-import { isPlainObject, rfc3339Seconds } from '../registry/object-utils.js';
+import { pathNotFound } from '../api/errors.js';
+import { readBody, sendJson } from '../api/http-io.js';
+import { isPlainObject, rfc3339Seconds } from '../resources/object-utils.js';
 import { managerFromUserAgent } from './write-request.js';
 import { resourceInfo } from '../resources/common.js';
 import type { ResourceInfo } from '../resources/strategy.js';
-import type { ResourcePath } from '../http/router.js';
+import type { ResourcePath } from '../api/router.js';
 
 /** Who the token authenticates: the kubeconfig's user, in the group kube-apiserver never restricts. */
 const TOKEN_USER = {

@@ -2,7 +2,7 @@
  * Server-side printing: `Accept: application/json;as=Table;v=v1;g=meta.k8s.io` gets a
  * meta.k8s.io Table built from the strategy's columns, as `kubectl get` expects.
  */
-import { NotAcceptableError } from '../http/accept.js';
+import { NotAcceptableError } from '../api/accept.js';
 import type { KubeObject } from '@pv-controller/kube/types.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
 

@@ -4,10 +4,10 @@
  * change and output form and shared by every watcher.
  */
 import type { KubeObject, Status } from '@pv-controller/kube/types.js';
-import { emptyObjectOf } from './apply/empty-object.js';
+import { emptyObjectOf } from '../registry/apply/empty-object.js';
 import { memoizedJson } from './json-memo.js';
 import { encodeObject, PROTOBUF_WATCH_MEDIA_TYPE, watchFrame } from '../protobuf/envelope.js';
-import { apiVersionOf } from './object-decode.js';
+import { apiVersionOf } from '../decode/object-decode.js';
 import { partialObjectOf } from './partial-metadata.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
 import { selectionMatches, type Selection } from '../registry/selection.js';

@@ -19,7 +19,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ApiError, ExpiredError } from '@pv-controller/kube/errors.js';
-import { requireStorageResourceVersion } from '../http/query-params.js';
+import { requireStorageResourceVersion } from '../api/query-params.js';
 import type { KubeObject } from '@pv-controller/kube/types.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
 import type { Selection } from '../registry/selection.js';

@@ -7,21 +7,22 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { KubeObject } from '@pv-controller/kube/types.js';
-import { parseApplyConfig } from './apply/apply-request.js';
-import { applyToObject } from './apply/ownership.js';
+import { parseApplyConfig } from '../registry/apply/apply-request.js';
+import { applyToObject } from '../registry/apply/ownership.js';
 import { objectBodyFormat, parseRequestBody } from '../decode/request-body.js';
 import { decodeDeleteOptions, parseDeleteOptions } from './delete-options.js';
 import type { DeleteOptions } from '../registry/deletion.js';
-import type { DecodedObject, FieldValidation } from './field-validation.js';
-import { readBody } from '../http/http-io.js';
+import type { DecodedObject } from '../decode/field-validation.js';
+import type { FieldValidation } from '../api/query-params.js';
+import { readBody } from '../api/http-io.js';
 import { requireNameMatchesUrl } from '../registry/meta-rules.js';
-import { apiVersionOf, decodeObject, setScope } from './object-decode.js';
+import { apiVersionOf, decodeObject, setScope } from '../decode/object-decode.js';
 import { APPLY_PATCH_YAML, applyPatch, isApplyPatch, parsePatchBody, requirePatchContentType } from './patch/index.js';
 import { decodePatchResult } from './patch/patch-result.js';
-import { parseWriteQuery, type WriteOptionsKind } from '../http/query-params.js';
+import { parseWriteQuery, type WriteOptionsKind } from '../api/query-params.js';
 import type { Applier, Patcher, WriteOptions } from '../registry/registry.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
-import type { ResourcePath } from '../http/router.js';
+import type { ResourcePath } from '../api/router.js';
 
 /** What a write request is: the HTTP request, its query, its route and the resource's strategy. */
 export interface WriteRequest {

@@ -7,7 +7,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Verb } from '../endpoints/resource-handler.js';
-import type { ResourcePath } from './router.js';
+import type { ResourcePath } from '../api/router.js';
 
 /** The labels kube-apiserver's request metrics share. */
 export interface RequestMetricLabels {

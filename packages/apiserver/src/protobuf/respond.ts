@@ -3,8 +3,8 @@
  * that asked for protobuf (kube-apiserver answers errors in the negotiated form).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorForm } from '../http/accept.js';
-import { sendJson, type ResponseHeaders } from '../http/http-io.js';
+import { errorForm } from '../api/accept.js';
+import { sendJson, type ResponseHeaders } from '../api/http-io.js';
 import { encodeObject, PROTOBUF_MEDIA_TYPE } from './envelope.js';
 
 export function sendProtobuf(res: ServerResponse, code: number, obj: object, headers: ResponseHeaders = {}): void {

@@ -5,7 +5,7 @@
 import { ConflictError } from '@pv-controller/kube/errors.js';
 import type { KubeObject, ObjectList, Status } from '@pv-controller/kube/types.js';
 import { preconditionFailed } from './meta-rules.js';
-import { apiVersionOf } from '../endpoints/object-decode.js';
+import { apiVersionOf } from '../decode/object-decode.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
 import type { ObjectKey, Storage } from '../storage/storage.js';
 import { finalizersForPropagation } from './propagation-finalizers.js';

@@ -6,8 +6,8 @@ import { ApiError, BadRequestError, ExpiredError } from '@pv-controller/kube/err
 import type { KubeObject, ObjectList } from '@pv-controller/kube/types.js';
 import { goJsonSyntaxError } from '../decode/go-json-syntax.js';
 import { jsonTypeOf } from '../decode/typed-decoder.js';
-import { apiVersionOf } from '../endpoints/object-decode.js';
-import { resourceVersionProblem, type ListQuery } from '../http/query-params.js';
+import { apiVersionOf } from '../decode/object-decode.js';
+import { resourceVersionProblem, type ListQuery } from '../api/query-params.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
 import { selectionMatches, isSelectAll, type Selection } from './selection.js';
 import type { Storage } from '../storage/storage.js';

@@ -6,7 +6,7 @@
  * copies of one reference cost 3,700 lookups.
  */
 import type { ObjectMeta } from '@pv-controller/kube/types.js';
-import { canonicalJson } from './object-utils.js';
+import { canonicalJson } from '../resources/object-utils.js';
 
 const WARNING_HEAD = '.metadata.ownerReferences contains duplicate entries';
 const WARNING_TAIL = 'API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed:';

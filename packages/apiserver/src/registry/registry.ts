@@ -8,10 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { AlreadyExistsError, ApiError, ConflictError, NotFoundError } from '@pv-controller/kube/errors.js';
 import type { KubeObject, ObjectList, Status, StatusCause } from '@pv-controller/kube/types.js';
-import type { EncodedEntry } from '../endpoints/apply/managed-fields.js';
-import { managedFieldsAfterWrite, type OwnershipRequest } from '../endpoints/apply/ownership.js';
-import { QualifiedInvalidError } from '../http/errors.js';
-import type { DecodedObject } from '../endpoints/field-validation.js';
+import type { EncodedEntry } from './apply/managed-fields.js';
+import { managedFieldsAfterWrite, type OwnershipRequest } from './apply/ownership.js';
+import { QualifiedInvalidError } from '../api/errors.js';
+import type { DecodedObject } from '../decode/field-validation.js';
 import { dedupOwnerReferences } from './owner-reference-dedup.js';
 import { listObjects, type ListOptions } from './list.js';
 import {
@@ -22,11 +22,11 @@ import {
   requireNameMatchesUrl,
   resetMetaForCreate,
 } from './meta-rules.js';
-import { generatedName, jsonEqual, rfc3339Seconds, specPart } from './object-utils.js';
+import { generatedName, jsonEqual, rfc3339Seconds, specPart } from '../resources/object-utils.js';
 import { deleteCollection, deleteObject, type DeleteOptions, type DeletionStore } from './deletion.js';
 import type { AdmissionContext, ResourceStrategy } from '../resources/strategy.js';
-import { storageResource } from '../http/router.js';
-import { requireBodyResourceVersion, requireStorageResourceVersion } from '../http/query-params.js';
+import { storageResource } from '../api/router.js';
+import { requireBodyResourceVersion, requireStorageResourceVersion } from '../api/query-params.js';
 import type { Selection } from './selection.js';
 import { requireCollectionKey, requireLookupableNamespace, requireNamespaceForCollectionWrite, requireObjectKey } from './storage-key.js';
 import type { ObjectKey, Storage } from '../storage/storage.js';

@@ -4,8 +4,8 @@
  */
 import { BadRequestError } from '@pv-controller/kube/errors.js';
 import { matchesLabelRequirements, type LabelRequirement } from '@pv-controller/kube/selectors.js';
-import { fieldNames, matchesFieldRequirements, parseFieldSelector, type FieldRequirement } from './field-selectors.js';
-import { parseLabelSelector } from './label-selector-parser.js';
+import { fieldNames, matchesFieldRequirements, parseFieldSelector, type FieldRequirement } from '../api/field-selectors.js';
+import { parseLabelSelector } from '../api/label-selector-parser.js';
 import { goQuote } from '@pv-controller/kube/name-validation.js';
 import type { KubeObject } from '@pv-controller/kube/types.js';
 import type { ResourceStrategy } from '../resources/strategy.js';

@@ -5,7 +5,7 @@
  */
 import { isValidQuantity, Quantity } from '@pv-controller/kube/quantity.js';
 import type { KubeObject } from '@pv-controller/kube/types.js';
-import { jsonEqual, rfc3339Seconds } from '../registry/object-utils.js';
+import { jsonEqual, rfc3339Seconds } from './object-utils.js';
 import type { ResourceInfo } from './strategy.js';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

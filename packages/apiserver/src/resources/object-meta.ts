@@ -5,7 +5,7 @@
  */
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '@pv-controller/kube/name-validation.js';
 import type { ObjectMeta, OwnerReference, StatusCause } from '@pv-controller/kube/types.js';
-import { appendCauses, forbidden, immutable, invalid, invalidEach, invalidRendered, required, tooLong } from './field-errors.js';
+import { appendCauses, forbidden, immutable, invalid, invalidEach, invalidRendered, required, tooLong } from '../api/field-errors.js';
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 

@@ -7,10 +7,10 @@
  * kube-controller-manager.
  */
 import { labelSelectorAsRequirements, matchesLabelRequirements } from '@pv-controller/kube/selectors.js';
-import { labelRequirementsToString } from '../registry/label-selector-parser.js';
+import { labelRequirementsToString } from '../api/label-selector-parser.js';
 import type { KubeObject, LabelSelector, Pod, StatusCause } from '@pv-controller/kube/types.js';
 import { keepStored, resourceInfo } from './common.js';
-import { invalid, notSupported, required } from './field-errors.js';
+import { invalid, notSupported, required } from '../api/field-errors.js';
 import { nameIsDNSSubdomain, validateAnnotations, validateLabels, validateObjectMeta, validateObjectMetaUpdate } from './object-meta.js';
 import { defaultPod } from './core/pod-defaults.js';
 import { validatePodSpec } from './core/pod-validation.js';

@@ -2,13 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { KubeObject } from '@pv-controller/kube/types.js';
-import { FREE, LEAF, type ApplyType } from '@pv-controller/apiserver/endpoints/apply/apply-type.js';
-import { applyConfiguration, recordUpdate, type OwnershipContext } from '@pv-controller/apiserver/endpoints/apply/field-manager.js';
-import { decodeFieldsV1, encodeFieldsV1 } from '@pv-controller/apiserver/endpoints/apply/fields-v1.js';
-import { FieldSet, pathString } from '@pv-controller/apiserver/endpoints/apply/fieldset.js';
-import { decodeManagers, encodeManagers, type Managers } from '@pv-controller/apiserver/endpoints/apply/managed-fields.js';
-import { mergeConfig } from '@pv-controller/apiserver/endpoints/apply/merge.js';
-import { allFields, compareValues, configFieldSet } from '@pv-controller/apiserver/endpoints/apply/walk.js';
+import { FREE, LEAF, type ApplyType } from '@pv-controller/apiserver/registry/apply/apply-type.js';
+import { applyConfiguration, recordUpdate, type OwnershipContext } from '@pv-controller/apiserver/registry/apply/field-manager.js';
+import { decodeFieldsV1, encodeFieldsV1 } from '@pv-controller/apiserver/registry/apply/fields-v1.js';
+import { FieldSet, pathString } from '@pv-controller/apiserver/registry/apply/fieldset.js';
+import { decodeManagers, encodeManagers, type Managers } from '@pv-controller/apiserver/registry/apply/managed-fields.js';
+import { mergeConfig } from '@pv-controller/apiserver/registry/apply/merge.js';
+import { allFields, compareValues, configFieldSet } from '@pv-controller/apiserver/registry/apply/walk.js';
 import { ApiError } from '@pv-controller/kube/errors.js';
 
 /** A hand-written type: a struct with a set, a keyed list, a granular map and an atomic list. */

@@ -9,10 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { KubeObject } from '@pv-controller/kube/types.js';
-import { FieldSet } from '@pv-controller/apiserver/endpoints/apply/fieldset.js';
-import { decodeFieldsV1, encodeFieldsV1 } from '@pv-controller/apiserver/endpoints/apply/fields-v1.js';
-import { managedFieldsAfterWrite } from '@pv-controller/apiserver/endpoints/apply/ownership.js';
-import { jsonEqual } from '@pv-controller/apiserver/registry/object-utils.js';
+import { FieldSet } from '@pv-controller/apiserver/registry/apply/fieldset.js';
+import { decodeFieldsV1, encodeFieldsV1 } from '@pv-controller/apiserver/registry/apply/fields-v1.js';
+import { managedFieldsAfterWrite } from '@pv-controller/apiserver/registry/apply/ownership.js';
+import { jsonEqual } from '@pv-controller/apiserver/resources/object-utils.js';
 import { persistentVolumeStrategy } from '@pv-controller/apiserver/resources/core/persistentvolumes.js';
 import { deepFreeze } from '@pv-controller/apiserver/storage/freeze.js';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GO_JSON_MAX_DEPTH, inspectValue, objectBodyFormat, parseRequestBody, type BodyRole } from '@pv-controller/apiserver/decode/request-body.js';
 import { MAX_NESTING_DEPTH } from '@pv-controller/apiserver/decode/typed-decoder.js';
-import { warningHeaders } from '@pv-controller/apiserver/endpoints/field-validation.js';
+import { warningHeaders } from '@pv-controller/apiserver/decode/field-validation.js';
 import { ApiError } from '@pv-controller/kube/errors.js';
 
 const PV_ROLE: BodyRole = { role: 'object', kind: 'PersistentVolume' };

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { strategies } from '@pv-controller/apiserver/resources/index.js';
-import { allPaths, openApiV3Document, v3DocumentKey, type DocumentInput } from '@pv-controller/apiserver/openapi/documents.js';
-import { openApiV2Document, parameterHash } from '@pv-controller/apiserver/openapi/v2.js';
+import { allPaths, openApiV3Document, v3DocumentKey, type DocumentInput } from '@pv-controller/apiserver/endpoints/openapi/documents.js';
+import { openApiV2Document, parameterHash } from '@pv-controller/apiserver/endpoints/openapi/v2.js';
 
 const input: DocumentInput = { resources: strategies.map((s) => s.info), version: '1.32' };
 const paths = allPaths(input);

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import type { KubeObject, StatusCause } from '@pv-controller/kube/types.js';
 import { DecodeError } from '@pv-controller/apiserver/decode/typed-decoder.js';
-import { decodeKindObject } from '@pv-controller/apiserver/endpoints/field-validation.js';
-import { cannotBeHandled } from '@pv-controller/apiserver/endpoints/object-decode.js';
+import { decodeKindObject } from '@pv-controller/apiserver/decode/field-validation.js';
+import { cannotBeHandled } from '@pv-controller/apiserver/decode/object-decode.js';
 import type { AdmissionContext, ResourceStrategy } from '@pv-controller/apiserver/resources/strategy.js';
 
 export const NOW = '2024-05-01T10:00:00Z';

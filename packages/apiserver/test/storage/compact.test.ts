@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import type { KubeObject } from '@pv-controller/kube/types.js';
 import { MemoryStorage } from '@pv-controller/apiserver/storage/index.js';
 import { compactStored } from '@pv-controller/apiserver/storage/compact.js';
-import { managedFieldsAfterWrite } from '@pv-controller/apiserver/endpoints/apply/ownership.js';
+import { managedFieldsAfterWrite } from '@pv-controller/apiserver/registry/apply/ownership.js';
 import { persistentVolumeStrategy } from '@pv-controller/apiserver/resources/core/persistentvolumes.js';
 import { pvKey } from './conformance.js';
 

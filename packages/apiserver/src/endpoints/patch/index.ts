@@ -6,7 +6,7 @@ import { BadRequestError, RequestEntityTooLargeError, UnsupportedMediaTypeError 
 import type { KubeObject } from '@pv-controller/kube/types.js';
 import { inspectValue, parseRequestBody } from '../../decode/request-body.js';
 import { MAX_NESTING_DEPTH } from '../../decode/typed-decoder.js';
-import { MAX_BODY_BYTES } from '../../http/http-io.js';
+import { MAX_BODY_BYTES } from '../../api/http-io.js';
 import type { ResourceStrategy } from '../../resources/strategy.js';
 import { applyJsonPatch, undecodablePatch } from './json.js';
 import { cloneJson, isJsonObject, type JsonObject, type JsonValue } from './json-value.js';

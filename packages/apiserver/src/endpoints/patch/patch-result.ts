@@ -9,7 +9,8 @@ import { ApiError } from '@pv-controller/kube/errors.js';
 import type { KubeObject } from '@pv-controller/kube/types.js';
 import { goFormatValue, goQuote } from '../../decode/go-text.js';
 import { DecodeError } from '../../decode/typed-decoder.js';
-import { decodeKindObject, type DecodedObject, type FieldValidation } from '../field-validation.js';
+import { decodeKindObject, type DecodedObject } from '../../decode/field-validation.js';
+import type { FieldValidation } from '../../api/query-params.js';
 import type { ResourceInfo } from '../../resources/strategy.js';
 import { patchMediaType, STRATEGIC_MERGE_PATCH } from './index.js';
 

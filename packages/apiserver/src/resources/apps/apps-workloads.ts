@@ -6,7 +6,7 @@
  * kube-apiserver.
  */
 import type { StatusCause } from '@pv-controller/kube/types.js';
-import { appendCauses, forbidden, immutable, invalid, notSupported } from '../field-errors.js';
+import { appendCauses, forbidden, immutable, invalid, notSupported } from '../../api/field-errors.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column, field } from '../printing.js';
 import type { ResourceStrategy } from '../strategy.js';
 import { validateLabelSelector } from '../core/volume-validation.js';

@@ -4,7 +4,7 @@
  */
 import type { KubeObject, Lease, StatusCause } from '@pv-controller/kube/types.js';
 import { resourceInfo } from '../common.js';
-import { invalid } from '../field-errors.js';
+import { invalid } from '../../api/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column, field } from '../printing.js';
 import type { ResourceStrategy } from '../strategy.js';

@@ -12,7 +12,7 @@ import { isQualifiedName } from '@pv-controller/kube/name-validation.js';
 import { Quantity } from '@pv-controller/kube/quantity.js';
 import type { PersistentVolumeClaim, StatusCause, StorageClass } from '@pv-controller/kube/types.js';
 import { storageClassOfClaim } from '@pv-controller/kube/volume-helpers.js';
-import { appendCauses, forbidden, invalidEach, notSupported } from '../field-errors.js';
+import { appendCauses, forbidden, invalidEach, notSupported } from '../../api/field-errors.js';
 import type { AdmissionContext } from '../strategy.js';
 import { validateNonNegativeQuantity } from './volume-validation.js';
 

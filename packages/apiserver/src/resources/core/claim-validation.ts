@@ -10,7 +10,7 @@ import type { PersistentVolumeClaim, PersistentVolumeClaimSpec, StatusCause } fr
 import { hasAnnotation } from '@pv-controller/kube/volume-helpers.js';
 import { validateAttributesClassRemoval } from './claim-resize.js';
 import { diffText, jsonEqual } from '../common.js';
-import { appendCauses, forbidden, immutable, invalid, invalidEach, notSupported, required } from '../field-errors.js';
+import { appendCauses, forbidden, immutable, invalid, invalidEach, notSupported, required } from '../../api/field-errors.js';
 import {
   validateAccessModes,
   validateClassName,

@@ -6,7 +6,7 @@
 import type { KubeObject, ObjectReference, StatusCause } from '@pv-controller/kube/types.js';
 import { isDNS1123Subdomain, isQualifiedName } from '@pv-controller/kube/name-validation.js';
 import { resourceInfo } from '../common.js';
-import { appendCauses, invalid, invalidEach, required } from '../field-errors.js';
+import { appendCauses, invalid, invalidEach, required } from '../../api/field-errors.js';
 import { validateObjectMetaUpdate } from '../object-meta.js';
 import { age, column, field } from '../printing.js';
 import type { FieldSet, ResourceStrategy, TableColumn } from '../strategy.js';

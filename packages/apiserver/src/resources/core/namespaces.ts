@@ -3,7 +3,7 @@ import { FINALIZER_NAMESPACE_KUBERNETES, LABEL_NAMESPACE_NAME } from '@pv-contro
 import { isQualifiedName } from '@pv-controller/kube/name-validation.js';
 import type { KubeObject, Namespace, StatusCause } from '@pv-controller/kube/types.js';
 import { fieldLabelTable, keepStored, nullUnsetConditionTimes, resourceInfo } from '../common.js';
-import { appendCauses, invalid, invalidEach } from '../field-errors.js';
+import { appendCauses, invalid, invalidEach } from '../../api/field-errors.js';
 import { nameIsDNSLabel, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from '../printing.js';
 import type { ResourceStrategy } from '../strategy.js';

@@ -2,7 +2,7 @@
 import type { KubeObject, Node, StatusCause } from '@pv-controller/kube/types.js';
 import { fieldLabelTable, keepStored, nullUnsetConditionTimes, resourceInfo } from '../common.js';
 import { isQualifiedName, isValidLabelValue } from '@pv-controller/kube/name-validation.js';
-import { appendCauses, invalid, invalidEach, notSupported, required } from '../field-errors.js';
+import { appendCauses, invalid, invalidEach, notSupported, required } from '../../api/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column, field } from '../printing.js';
 import type { ResourceStrategy } from '../strategy.js';

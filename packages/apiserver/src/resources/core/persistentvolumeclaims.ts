@@ -8,7 +8,7 @@ import { accessModesKey, defaultStorageClass, storageClassOfClaim } from '@pv-co
 import { admitClaimResize, validateAllocatedResources } from './claim-resize.js';
 import { validateClaimSpec, validateClaimUpdate } from './claim-validation.js';
 import { ensureFinalizer, keepStored, nullUnsetConditionTimes, resourceInfo, roundResourceListToMilli } from '../common.js';
-import { appendCauses, required } from '../field-errors.js';
+import { appendCauses, required } from '../../api/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column, field } from '../printing.js';
 import type { AdmissionContext, ResourceStrategy } from '../strategy.js';

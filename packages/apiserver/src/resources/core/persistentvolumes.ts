@@ -6,7 +6,7 @@ import { ANN_MOUNT_OPTIONS, FINALIZER_PV_PROTECTION } from '@pv-controller/kube/
 import type { KubeObject, PersistentVolume, PersistentVolumeSpec, StatusCause } from '@pv-controller/kube/types.js';
 import { accessModesKey, hasAnnotation, storageClassOfVolume } from '@pv-controller/kube/volume-helpers.js';
 import { diffText, ensureFinalizer, keepStored, jsonEqual, resourceInfo, rfc3339Now, roundResourceListToMilli } from '../common.js';
-import { appendCauses, forbidden, immutable, notSupported, required } from '../field-errors.js';
+import { appendCauses, forbidden, immutable, notSupported, required } from '../../api/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, canonicalQuantity, column, field } from '../printing.js';
 import { persistentVolumeWarnings } from './pv-warnings.js';

@@ -5,9 +5,9 @@
  */
 import { isDNS1123Label } from '@pv-controller/kube/name-validation.js';
 import type { KubeObject, Pod, StatusCause } from '@pv-controller/kube/types.js';
-import { canonicalJson } from '../../registry/object-utils.js';
+import { canonicalJson } from '../object-utils.js';
 import { diffText, jsonEqual } from '../common.js';
-import { appendCauses, duplicate, forbidden, invalidEach, notSupported, required } from '../field-errors.js';
+import { appendCauses, duplicate, forbidden, invalidEach, notSupported, required } from '../../api/field-errors.js';
 
 type Json = Record<string, unknown>;
 

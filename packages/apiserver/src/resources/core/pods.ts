@@ -7,7 +7,7 @@
 import { isDNS1123Label } from '@pv-controller/kube/name-validation.js';
 import type { KubeObject, Pod, StatusCause } from '@pv-controller/kube/types.js';
 import { fieldLabelTable, keepStored, nullUnsetConditionTimes, resourceInfo } from '../common.js';
-import { appendCauses, duplicate, invalidEach, required } from '../field-errors.js';
+import { appendCauses, duplicate, invalidEach, required } from '../../api/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { admitPodCreate, admitPodUpdate, defaultPod, podQOSClass } from './pod-defaults.js';
 import { validatePodSpec, validatePodSpecUpdate } from './pod-validation.js';

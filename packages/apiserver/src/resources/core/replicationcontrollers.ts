@@ -5,7 +5,7 @@
  */
 import type { StatusCause } from '@pv-controller/kube/types.js';
 import { fieldLabelTable } from '../common.js';
-import { forbidden, required } from '../field-errors.js';
+import { forbidden, required } from '../../api/field-errors.js';
 import { AGE_COLUMN, NAME_COLUMN, age, field } from '../printing.js';
 import type { ResourceStrategy } from '../strategy.js';
 import {

@@ -6,9 +6,9 @@
  */
 import { ApiError } from '@pv-controller/kube/errors.js';
 import type { KubeObject, StatusCause } from '@pv-controller/kube/types.js';
-import { QualifiedInvalidError } from '../../http/errors.js';
+import { QualifiedInvalidError } from '../../api/errors.js';
 import { fieldLabelTable, keepStored, resourceInfo } from '../common.js';
-import { appendCauses, duplicate, invalid, notSupported, required } from '../field-errors.js';
+import { appendCauses, duplicate, invalid, notSupported, required } from '../../api/field-errors.js';
 import { nameIsDNSLabel, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from '../printing.js';
 import {

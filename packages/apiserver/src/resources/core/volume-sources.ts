@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { isDNS1123Subdomain } from '@pv-controller/kube/name-validation.js';
 import type { PersistentVolumeSpec, StatusCause } from '@pv-controller/kube/types.js';
-import { appendCauses, forbidden, invalid, invalidEach, notSupported, required, tooLong } from '../field-errors.js';
+import { appendCauses, forbidden, invalid, invalidEach, notSupported, required, tooLong } from '../../api/field-errors.js';
 import { validateSecretReference } from './volume-validation.js';
 
 /** Every volume type a PV may carry, in upstream's checking order, with its error path segment. */

@@ -5,7 +5,7 @@
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '@pv-controller/kube/name-validation.js';
 import { Quantity } from '@pv-controller/kube/quantity.js';
 import type { LabelSelector, NodeSelector, StatusCause } from '@pv-controller/kube/types.js';
-import { appendCauses, forbidden, invalid, invalidEach, notSupported, required } from '../field-errors.js';
+import { appendCauses, forbidden, invalid, invalidEach, notSupported, required } from '../../api/field-errors.js';
 import { validateLabels } from '../object-meta.js';
 
 const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];

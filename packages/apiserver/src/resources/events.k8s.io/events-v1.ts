@@ -6,7 +6,7 @@
 import type { KubeObject, ObjectReference, StatusCause } from '@pv-controller/kube/types.js';
 import { fieldLabelTable, jsonEqual } from '../common.js';
 import { eventStrategy, legacyEventCauses, referenceFieldLabels, referenceFields } from '../core/event-strategy.js';
-import { appendCauses, immutable, invalid, required } from '../field-errors.js';
+import { appendCauses, immutable, invalid, required } from '../../api/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import type { ResourceStrategy } from '../strategy.js';
 

@@ -6,7 +6,7 @@
  */
 import type { KubeObject, StatusCause } from '@pv-controller/kube/types.js';
 import { resourceInfo } from '../common.js';
-import { immutable, notSupported } from '../field-errors.js';
+import { immutable, notSupported } from '../../api/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { AGE_COLUMN, age, column, NAME_COLUMN } from '../printing.js';
 import type { ResourceStrategy } from '../strategy.js';

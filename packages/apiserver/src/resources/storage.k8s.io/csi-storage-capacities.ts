@@ -8,7 +8,7 @@ import { isDNS1123Subdomain } from '@pv-controller/kube/name-validation.js';
 import { compareQuantityStrings } from '@pv-controller/kube/quantity.js';
 import type { KubeObject, LabelSelector, StatusCause } from '@pv-controller/kube/types.js';
 import { jsonEqual, resourceInfo } from '../common.js';
-import { appendCauses, immutable, invalid, invalidEach } from '../field-errors.js';
+import { appendCauses, immutable, invalid, invalidEach } from '../../api/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { column, NAME_COLUMN } from '../printing.js';
 import type { ResourceStrategy } from '../strategy.js';

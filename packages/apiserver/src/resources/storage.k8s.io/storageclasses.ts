@@ -6,7 +6,7 @@ import { isQualifiedName } from '@pv-controller/kube/name-validation.js';
 import type { KubeObject, StatusCause, StorageClass, TopologySelectorTerm } from '@pv-controller/kube/types.js';
 import { isDefaultStorageClass } from '@pv-controller/kube/volume-helpers.js';
 import { jsonEqual, resourceInfo } from '../common.js';
-import { appendCauses, duplicate, immutable, invalid, invalidEach, notSupported, required, tooLong } from '../field-errors.js';
+import { appendCauses, duplicate, immutable, invalid, invalidEach, notSupported, required, tooLong } from '../../api/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column, field } from '../printing.js';
 import type { ResourceStrategy } from '../strategy.js';

@@ -7,7 +7,7 @@
 import { FINALIZER_VAC_PROTECTION } from '@pv-controller/kube/annotations.js';
 import type { KubeObject, StatusCause, VolumeAttributesClass } from '@pv-controller/kube/types.js';
 import { ensureFinalizer, jsonEqual, resourceInfo } from '../common.js';
-import { forbidden } from '../field-errors.js';
+import { forbidden } from '../../api/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from '../printing.js';
 import { validateParameters, validateProvisioner } from './storageclasses.js';

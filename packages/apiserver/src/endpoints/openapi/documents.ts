@@ -4,8 +4,8 @@
  * kube-apiserver's routes: parameters every operation of a path shares move to the path, and
  * each document carries only the definitions its operations reach.
  */
-import type { ResourceInfo } from '../resources/strategy.js';
-import { definitionsFile, groupVersionKindsOf, GVK_EXTENSION, refName, type GroupVersionKind, type Schema } from './definitions.js';
+import type { ResourceInfo } from '../../resources/strategy.js';
+import { definitionsFile, groupVersionKindsOf, GVK_EXTENSION, refName, type GroupVersionKind, type Schema } from '../../openapi/definitions.js';
 import { resourceOperations, type Operation, type Parameter, type PathOperations } from './operations.js';
 import { discoveryOperations } from './discovery-operations.js';
 

@@ -10,7 +10,7 @@
 import { childType, isGranularObject, isObject, LEAF, type ApplyType } from './apply-type.js';
 import { fieldElement, FieldSet, keyElement, valueElement } from './fieldset.js';
 import { ApplyTypeError } from './errors.js';
-import { jsonEqual } from '../../registry/object-utils.js';
+import { jsonEqual } from '../../resources/object-utils.js';
 
 export interface Comparison {
   added: FieldSet;

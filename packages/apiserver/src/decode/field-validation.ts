@@ -7,14 +7,14 @@
  * warning recorder does it.
  */
 import type { KubeObject } from '@pv-controller/kube/types.js';
-import { goQuote } from '../decode/go-text.js';
-import { schemaForKind } from '../decode/schema.js';
-import type { DuplicateFields } from '../decode/duplicate-fields.js';
-import { duplicateFieldsOf } from '../decode/request-body.js';
-import { decodeTyped, DecodeError, MAX_UNKNOWN_FIELDS } from '../decode/typed-decoder.js';
+import { goQuote } from './go-text.js';
+import { schemaForKind } from './schema.js';
+import type { DuplicateFields } from './duplicate-fields.js';
+import { duplicateFieldsOf } from './request-body.js';
+import { decodeTyped, DecodeError, MAX_UNKNOWN_FIELDS } from './typed-decoder.js';
+import type { FieldValidation } from '../api/query-params.js';
 import type { ResourceInfo } from '../resources/strategy.js';
 
-export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 export interface DecodedObject {
   object: KubeObject;

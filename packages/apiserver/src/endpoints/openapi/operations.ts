@@ -4,8 +4,8 @@
  * path and method with its operation id, action, query parameters, body and responses. The
  * document builders render these as OpenAPI v2 and v3.
  */
-import type { ResourceInfo } from '../resources/strategy.js';
-import { definitionNameOf, definitionsFile, type GroupVersionKind } from './definitions.js';
+import type { ResourceInfo } from '../../resources/strategy.js';
+import { definitionNameOf, definitionsFile, type GroupVersionKind } from '../../openapi/definitions.js';
 
 export const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 

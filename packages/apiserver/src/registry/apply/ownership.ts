@@ -5,9 +5,9 @@
 import { BadRequestError } from '@pv-controller/kube/errors.js';
 import type { KubeObject } from '@pv-controller/kube/types.js';
 import { schemaForKind } from '../../decode/schema.js';
-import { apiVersionOf } from '../object-decode.js';
+import { apiVersionOf } from '../../decode/object-decode.js';
 import { definitionNameOf } from '../../openapi/definitions.js';
-import { jsonEqual } from '../../registry/object-utils.js';
+import { jsonEqual } from '../../resources/object-utils.js';
 import type { ResourceInfo } from '../../resources/strategy.js';
 import { ApplyTypes } from './apply-type.js';
 import { emptyObjectOf, frozenEmptyObjectOf, withByValueStructs } from './empty-object.js';

@@ -9,12 +9,14 @@
 import { BadRequestError, UnknownServerError } from '@pv-controller/kube/errors.js';
 import { goQuote } from '@pv-controller/kube/name-validation.js';
 import type { LabelRequirement } from '@pv-controller/kube/selectors.js';
-import { parseFieldSelector, type FieldRequirement } from '../registry/field-selectors.js';
-import { parseLabelSelector } from '../registry/label-selector-parser.js';
+import { parseFieldSelector, type FieldRequirement } from './field-selectors.js';
+import { parseLabelSelector } from './label-selector-parser.js';
 import type { StatusCause } from '@pv-controller/kube/types.js';
 import { QualifiedInvalidError } from './errors.js';
-import type { FieldValidation } from '../endpoints/field-validation.js';
-import { appendCauses, forbidden, invalid, notSupported, required, tooLong } from '../resources/field-errors.js';
+
+/** The `fieldValidation` query parameter: what decoding does with unknown and duplicate fields. */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+import { appendCauses, forbidden, invalid, notSupported, required, tooLong } from './field-errors.js';
 
 const INT64_MAX = (1n << 63n) - 1n;
 const UINT64_MAX = (1n << 64n) - 1n;

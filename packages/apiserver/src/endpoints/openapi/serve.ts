@@ -6,11 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SERVER_VERSION } from './discovery.js';
-import type { ResourceStrategy } from '../resources/strategy.js';
-import { allPaths, openApiV3Document, v3DocumentKey, type DocumentInput, type GroupVersion } from '../openapi/documents.js';
-import { openApiV2Document } from '../openapi/v2.js';
-import type { PathOperations } from '../openapi/operations.js';
+import { SERVER_VERSION } from '../discovery.js';
+import type { ResourceStrategy } from '../../resources/strategy.js';
+import { allPaths, openApiV3Document, v3DocumentKey, type DocumentInput, type GroupVersion } from './documents.js';
+import { openApiV2Document } from './v2.js';
+import type { PathOperations } from './operations.js';
 
 /** gnostic `Document { swagger: "2.0" }` in protobuf, for clients that accept only the protobuf form. */
 const OPENAPI_V2_PROTOBUF = Buffer.from([0x0a, 0x03, 0x32, 0x2e, 0x30]);

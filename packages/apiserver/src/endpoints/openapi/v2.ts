@@ -3,7 +3,7 @@
  * encoding gives them, because kube-openapi names each shared parameter by a hash of that
  * encoding (pkg/builder/parameters.go) and clients see those names.
  */
-import { definitionsFile } from './definitions.js';
+import { definitionsFile } from '../../openapi/definitions.js';
 import { BEARER_TOKEN, reachableDefinitions, renderPaths, RESPONSE_TEXT, servedGroupVersions, type DocumentInput } from './documents.js';
 import type { Operation, Parameter, PathOperations } from './operations.js';
 

@@ -8,7 +8,7 @@
  * (status on the main resource, spec on /status) are nobody's.
  */
 import type { KubeObject } from '@pv-controller/kube/types.js';
-import { jsonEqual } from '../../registry/object-utils.js';
+import { jsonEqual } from '../../resources/object-utils.js';
 import type { ApplyType } from './apply-type.js';
 import { applyConflictError, type ManagerConflict } from './errors.js';
 import { compareElements, fieldElement, FieldSet, pathString } from './fieldset.js';

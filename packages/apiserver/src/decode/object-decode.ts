@@ -4,10 +4,11 @@
  */
 import { BadRequestError } from '@pv-controller/kube/errors.js';
 import type { KubeObject } from '@pv-controller/kube/types.js';
-import { isRegisteredKind, schemaForKind } from '../decode/schema.js';
-import { decodeTyped, DecodeError } from '../decode/typed-decoder.js';
-import { decodeKindObject, type DecodedObject, type FieldValidation } from './field-validation.js';
-import { isPlainObject } from '../registry/object-utils.js';
+import { isRegisteredKind, schemaForKind } from './schema.js';
+import { decodeTyped, DecodeError } from './typed-decoder.js';
+import { decodeKindObject, type DecodedObject } from './field-validation.js';
+import type { FieldValidation } from '../api/query-params.js';
+import { isPlainObject } from '../resources/object-utils.js';
 import type { ResourceInfo } from '../resources/strategy.js';
 
 export function apiVersionOf(info: ResourceInfo): string {
