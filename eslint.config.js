@@ -22,49 +22,61 @@ const ALLOWED_ARROWS = {
   cli: ['kube-client', 'metrics', 'plugins', 'controller', 'backoff'],
 };
 
-/** `controller` for src/controller/binder/x.ts; undefined outside src/. */
-function partOf(file) {
-  const rel = relative(SRC, file);
+/** The first folder (or file) under `root` of `file`: `controller` for src/controller/binder/x.ts. */
+function firstSegment(root, file) {
+  const rel = relative(root, file);
   if (rel.startsWith('..') || rel === '') return undefined;
-  return rel.split(sep)[0].replace(/\.(ts|js)$/, '');
+  const parts = rel.split(sep);
+  return { name: parts[0].replace(/\.(ts|js)$/, ''), depth: parts.length };
 }
 
-const arrows = {
-  meta: {
-    type: 'problem',
-    docs: { description: 'imports between the parts of src/ follow the arrows of docs/architecture.md' },
-    messages: {
-      forbidden: '{{from}}/ must not import {{to}}/ ("{{spec}}"): see the arrows in docs/architecture.md',
-      unknown: '{{from}}/ is not a known part of src/: add it to ALLOWED_ARROWS in eslint.config.js',
-      internal: 'cli/ uses the controller through its public entry src/controller/index.ts, not "{{spec}}"',
+/**
+ * A lint rule that holds the relative imports between the parts `partOf` names to `allowed`;
+ * `extra(from, to, target)` may report one more problem (a message id) for an allowed import.
+ */
+function importRule({ description, partOf, allowed, messages, extra = () => undefined }) {
+  return {
+    meta: { type: 'problem', docs: { description }, messages, schema: [] },
+    create(context) {
+      const file = context.filename;
+      const from = partOf(file);
+      if (from === undefined) return {};
+      const check = (source) => {
+        const spec = source?.value;
+        if (typeof spec !== 'string' || !spec.startsWith('.')) return;
+        const target = resolve(dirname(file), spec);
+        const to = partOf(target);
+        if (to === undefined || to === from) return;
+        const data = { from, to, spec };
+        if (!allowed[from]) context.report({ node: source, messageId: 'unknown', data });
+        else if (!allowed[from].includes(to)) context.report({ node: source, messageId: 'forbidden', data });
+        else {
+          const messageId = extra(from, to, target);
+          if (messageId) context.report({ node: source, messageId, data });
+        }
+      };
+      return {
+        ImportDeclaration: (node) => check(node.source),
+        ExportNamedDeclaration: (node) => check(node.source),
+        ExportAllDeclaration: (node) => check(node.source),
+        ImportExpression: (node) => check(node.source),
+      };
     },
-    schema: [],
+  };
+}
+
+const arrows = importRule({
+  description: 'imports between the parts of src/ follow the arrows of docs/architecture.md',
+  partOf: (file) => firstSegment(SRC, file)?.name,
+  allowed: ALLOWED_ARROWS,
+  messages: {
+    forbidden: '{{from}}/ must not import {{to}}/ ("{{spec}}"): see the arrows in docs/architecture.md',
+    unknown: '{{from}}/ is not a known part of src/: add it to ALLOWED_ARROWS in eslint.config.js',
+    internal: 'cli/ uses the controller through its public entry src/controller/index.ts, not "{{spec}}"',
   },
-  create(context) {
-    const file = context.filename;
-    const from = partOf(file);
-    if (from === undefined) return {};
-    const check = (source) => {
-      const spec = source?.value;
-      if (typeof spec !== 'string' || !spec.startsWith('.')) return;
-      const target = resolve(dirname(file), spec);
-      const to = partOf(target);
-      if (to === undefined || to === from) return;
-      const allowed = ALLOWED_ARROWS[from];
-      if (!allowed) context.report({ node: source, messageId: 'unknown', data: { from } });
-      else if (!allowed.includes(to)) context.report({ node: source, messageId: 'forbidden', data: { from, to, spec } });
-      else if (from === 'cli' && to === 'controller' && relative(resolve(SRC, 'controller'), target) !== 'index.js') {
-        context.report({ node: source, messageId: 'internal', data: { spec } });
-      }
-    };
-    return {
-      ImportDeclaration: (node) => check(node.source),
-      ExportNamedDeclaration: (node) => check(node.source),
-      ExportAllDeclaration: (node) => check(node.source),
-      ImportExpression: (node) => check(node.source),
-    };
-  },
-};
+  extra: (from, to, target) =>
+    from === 'cli' && to === 'controller' && relative(resolve(SRC, 'controller'), target) !== 'index.js' ? 'internal' : undefined,
+});
 
 const APISERVER_SRC = resolve(dirname(fileURLToPath(import.meta.url)), 'packages', 'apiserver', 'src');
 
@@ -89,44 +101,18 @@ const APISERVER_LAYERS = {
   storage: [],
 };
 
-function layerOf(file) {
-  const rel = relative(APISERVER_SRC, file);
-  if (rel.startsWith('..') || rel === '') return undefined;
-  const parts = rel.split(sep);
-  return parts.length === 1 ? 'server' : parts[0];
-}
-
-const layers = {
-  meta: {
-    type: 'problem',
-    docs: { description: "the embedded API server's layers import downwards only" },
-    messages: {
-      forbidden: '{{from}}/ must not import {{to}}/ ("{{spec}}"): see the layers in packages/apiserver/README.md',
-      unknown: '{{from}}/ is not a layer of the API server: add it to APISERVER_LAYERS in eslint.config.js',
-    },
-    schema: [],
+const layers = importRule({
+  description: "the embedded API server's layers import downwards only",
+  partOf: (file) => {
+    const seg = firstSegment(APISERVER_SRC, file);
+    return seg && (seg.depth === 1 ? 'server' : seg.name);
   },
-  create(context) {
-    const file = context.filename;
-    const from = layerOf(file);
-    if (from === undefined) return {};
-    const check = (source) => {
-      const spec = source?.value;
-      if (typeof spec !== 'string' || !spec.startsWith('.')) return;
-      const to = layerOf(resolve(dirname(file), spec));
-      if (to === undefined || to === from) return;
-      const allowed = APISERVER_LAYERS[from];
-      if (!allowed) context.report({ node: source, messageId: 'unknown', data: { from } });
-      else if (!allowed.includes(to)) context.report({ node: source, messageId: 'forbidden', data: { from, to, spec } });
-    };
-    return {
-      ImportDeclaration: (node) => check(node.source),
-      ExportNamedDeclaration: (node) => check(node.source),
-      ExportAllDeclaration: (node) => check(node.source),
-      ImportExpression: (node) => check(node.source),
-    };
+  allowed: APISERVER_LAYERS,
+  messages: {
+    forbidden: '{{from}}/ must not import {{to}}/ ("{{spec}}"): see the layers in packages/apiserver/README.md',
+    unknown: '{{from}}/ is not a layer of the API server: add it to APISERVER_LAYERS in eslint.config.js',
   },
-};
+});
 
 export default tseslint.config(
   { ignores: ['dist/**', 'packages/*/dist/**', '.build/**', 'node_modules/**', 'bench/results/**'] },

@@ -18,7 +18,7 @@ import { logTail, startChild, waitFor, type RunningChild } from './child.js';
 export type ServerKind = 'bare' | StorageKind | 'cluster' | 'kube-apiserver';
 
 /**
- * The embedded server's request counters (src/apiserver/stats.ts ApiStats, the fields used).
+ * The embedded server's request counters (packages/apiserver/src/http/stats.ts ApiStats, the fields used).
  * A read is itself counted once it has been answered, so the difference of two reads includes
  * the first read: `requestsBetween` subtracts it.
  */

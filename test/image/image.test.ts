@@ -52,7 +52,7 @@ test('the final stage has the Containerfile\'s Node.js, no compiler, make, pytho
 });
 
 test('the image holds no embedded API server: `up` says so and exits 1, and none of its dependencies is inside', { skip, timeout: 60_000 }, async () => {
-  const up = await podman(['run', '--rm', '--network', 'none', IMAGE, 'up']);
+  const up = await podman(['run', '--rm', '--network', 'none', IMAGE, 'up', '--data-dir', '/var/lib/pv-controller/data']);
   assert.equal(up.code, 1, up.stderr);
   assert.match(up.stderr, /the embedded API server \(@pv-controller\/apiserver\) is not installed here/);
   const probe = 'cd /app/node_modules && for p in better-sqlite3 protobufjs selfsigned fast-json-patch @pv-controller/apiserver @pv-controller/kube; do [ -e "$p" ] && echo "$p"; done; true';

@@ -1,4 +1,4 @@
-/** The API server process's logger: the shared factory (src/log.ts) without a name or redaction. */
+/** The API server process's logger: the shared factory (packages/kube/src/log.ts) without a name or redaction. */
 import type { Logger } from 'pino';
 import { createLogger as createProcessLogger, formatTextLine as formatSharedTextLine, type LogFormat } from '@pv-controller/kube/log.js';
 

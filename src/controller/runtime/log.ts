@@ -1,5 +1,5 @@
 /**
- * The controller process's logger: the shared factory (src/log.ts) named `pv-controller`,
+ * The controller process's logger: the shared factory (packages/kube/src/log.ts) named `pv-controller`,
  * credentials redacted, string values with white space quoted in text lines.
  */
 import type { Logger } from 'pino';
