@@ -33,12 +33,12 @@ export const CLUSTER_SUITES = [
   'integration/orphan-metric.test.js',
   'integration/controller/leader-election.test.js',
   'integration/controller/events.test.js',
-  'integration/protobuf.test.js',
+  'apiserver/integration/protobuf.test.js',
   'integration/expansion.test.js',
   'integration/expansion-kill.test.js',
   'integration/attributes-class.test.js',
   'integration/node-agents.test.js',
-  'integration/hostile-corpus.test.js',
+  'apiserver/integration/hostile-corpus.test.js',
   'integration/fault-rows.test.js',
   'integration/chaos.test.js',
   'apiserver/apply/ownership-of-defaults.test.js',
@@ -50,15 +50,22 @@ export const CLUSTER_SUITES = [
 export const CONTROLLER_USER = 'system:serviceaccount:kube-system:pv-controller';
 
 /** Cluster tests that never run the controller: a run of only these has no audit to check. */
-const CONTROLLER_FREE = ['cluster/fidelity', 'cluster/deploy', 'cluster/bench-real', 'cluster/protobuf', 'integration/protobuf', 'cluster/openapi-definitions'];
+const CONTROLLER_FREE = ['cluster/fidelity', 'cluster/deploy', 'cluster/bench-real', 'cluster/protobuf', 'apiserver/integration/protobuf', 'cluster/openapi-definitions'];
+
+/**
+ * A compiled test's name as the suites above list it: `integration/x.test.js` for the product's
+ * (dist/test), `apiserver/x.test.js` for a workspace package's (dist/packages/apiserver/test).
+ */
+function suiteName(file: string): string {
+  return relative(join(REPO_ROOT, 'dist'), file).replace(/^test\//, '').replace(/^packages\/([^/]+)\/test\//, '$1/');
+}
 
 function runsController(files: string[]): boolean {
-  const root = join(REPO_ROOT, 'dist', 'test');
-  return files.some((f) => !CONTROLLER_FREE.some((free) => relative(root, f).startsWith(free)));
+  return files.some((f) => !CONTROLLER_FREE.some((free) => suiteName(f).startsWith(free)));
 }
 
 async function testFiles(filters: string[]): Promise<string[]> {
-  const root = join(REPO_ROOT, 'dist', 'test');
+  const dist = join(REPO_ROOT, 'dist');
   const out: string[] = [];
   const walk = async (dir: string): Promise<void> => {
     for (const name of await readdir(dir)) {
@@ -67,13 +74,17 @@ async function testFiles(filters: string[]): Promise<string[]> {
       else if (name.endsWith('.test.js')) out.push(p);
     }
   };
-  await walk(root);
+  await walk(join(dist, 'test'));
+  for (const name of await readdir(join(dist, 'packages')).catch(() => [])) {
+    await walk(join(dist, 'packages', name, 'test')).catch(() => undefined);
+  }
   // A suite that moved must be renamed here, never silently dropped from the real-cluster run.
-  const missing = CLUSTER_SUITES.filter((s) => s.endsWith('.test.js') && !out.includes(join(root, s)));
+  const names = new Set(out.map(suiteName));
+  const missing = CLUSTER_SUITES.filter((s) => s.endsWith('.test.js') && !names.has(s));
   if (missing.length > 0) throw new Error(`cluster suites not found (moved or renamed?): ${missing.join(', ')}`);
   const wanted = filters.length > 0 ? filters : CLUSTER_SUITES;
   return out.filter((f) => {
-    const rel = relative(root, f);
+    const rel = suiteName(f);
     return CLUSTER_SUITES.some((s) => rel.startsWith(s) || rel === s) && wanted.some((w) => rel.includes(w));
   }).sort();
 }
