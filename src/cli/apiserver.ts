@@ -5,7 +5,7 @@
 import { Command } from 'commander';
 import type { LogFormat } from '@pv-controller/kube/log.js';
 import { loadEmbeddedApiServer } from './embedded-apiserver.js';
-import { logLevelOf } from '../controller/index.js';
+import { logLevelOf } from '../controller/options.js';
 import { addOptions, flags, usageError } from './flags.js';
 
 interface ApiServerFlags {

@@ -6,7 +6,7 @@
  * kube-controller-manager where it has one. Plugin flags are in plugin-flags.ts.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { CONTROLLER_NAMES, DEFAULTS, OptionsError, VERBOSITY_HELP } from '../controller/index.js';
+import { CONTROLLER_NAMES, DEFAULTS, OptionsError, VERBOSITY_HELP } from '../controller/options.js';
 
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 

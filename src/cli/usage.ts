@@ -9,7 +9,7 @@
 import { CoreV1Api, type V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { Command, Option } from 'commander';
 import { loadKubeConfig } from '../kube-client/kubeconfig.js';
-import { DEFAULTS } from '../controller/index.js';
+import { DEFAULTS } from '../controller/options.js';
 import { flags } from './flags.js';
 import { findClusterSource } from './up-data-dir.js';
 import { parseExposition } from '../metrics/text-format.js';

@@ -1,7 +1,9 @@
 /**
  * The controller's public entry: everything the command line (src/cli) uses of it, and nothing
- * else. The CLI imports the controller only through this file (lint: local/arrows), so the
- * folders behind it (runtime/, one per module) can be rearranged without touching a command.
+ * else. The CLI imports the controller only through this file and options.ts (lint: local/arrows),
+ * so the folders behind it (runtime/, one per module) can be rearranged without touching a
+ * command. A command that needs only the configuration (flags, --help, `apiserver`, `usage`)
+ * imports options.ts: this file loads the whole controller, its plugins and client-node.
  */
 export { startController, NO_PLUGINS_WARNING, type ControllerDeps, type ControllerStats, type RunningController } from './controller.js';
 export { defaultModules, nodeAgentModules, NODE_AGENT_CONTROLLERS, type ModuleOptions } from './modules.js';
