@@ -3,40 +3,18 @@
 // are found here: the product's (dist/test) and the workspace packages' (dist/packages/<name>/test,
 // named `<name>/...` below). `node scripts/run-tests.mjs [unit|integration|e2e|<path-substring>...]`.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = new URL('..', import.meta.url).pathname;
 const distDir = join(root, 'dist');
-const testDirs = [join(distDir, 'test')];
-const packagesDir = join(distDir, 'packages');
-try {
-  for (const name of readdirSync(packagesDir)) if (existsSync(join(packagesDir, name, 'test'))) testDirs.push(join(packagesDir, name, 'test'));
-} catch {
-  // no package has tests built
-}
-
-/** `cli/flags.test.js` for the product's tests, `apiserver/registry.test.js` for a package's. */
-function shortName(file) {
-  return relative(distDir, file).replace(/^test\//, '').replace(/^packages\/([^/]+)\/test\//, '$1/');
-}
-
-function walk(dir) {
-  let out = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out = out.concat(walk(p));
-    else if (name.endsWith('.test.js')) out.push(p);
-  }
-  return out;
-}
+// The finding and naming the cluster runner shares (tools/testing/test-files.ts, built with the rest).
+const { findTestFiles, testName } = await import(pathToFileURL(join(distDir, 'tools', 'testing', 'test-files.js')).href);
+const shortName = (file) => testName(distDir, file);
 
 const filters = process.argv.slice(2);
 // test/cluster/ needs the real control plane: `npm run test:cluster` runs it.
-let files = testDirs
-  .flatMap((d) => walk(d))
-  .filter((f) => !shortName(f).startsWith('cluster/'))
-  .sort();
+let files = findTestFiles(distDir).filter((f) => !shortName(f).startsWith('cluster/'));
 if (filters.length > 0) {
   files = files.filter((f) => {
     const rel = shortName(f);

@@ -9,9 +9,10 @@
  * `node dist/tools/cluster/test-run.js [path-substring …]` runs a subset.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, stat, writeFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { findTestFiles, testName } from '../testing/test-files.js';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { grantedUses, summariseAudit, useKey } from './audit.js';
 import { binaryPath, controlPlaneUnavailable, missingBinaries, onPath, REPO_ROOT, versions } from './binaries.js';
 import { buildControlPlane } from './build.js';
@@ -52,32 +53,15 @@ export const CONTROLLER_USER = 'system:serviceaccount:kube-system:pv-controller'
 /** Cluster tests that never run the controller: a run of only these has no audit to check. */
 const CONTROLLER_FREE = ['cluster/fidelity', 'cluster/deploy', 'cluster/bench-real', 'cluster/protobuf', 'apiserver/integration/protobuf', 'cluster/openapi-definitions'];
 
-/**
- * A compiled test's name as the suites above list it: `integration/x.test.js` for the product's
- * (dist/test), `apiserver/x.test.js` for a workspace package's (dist/packages/apiserver/test).
- */
-function suiteName(file: string): string {
-  return relative(join(REPO_ROOT, 'dist'), file).replace(/^test\//, '').replace(/^packages\/([^/]+)\/test\//, '$1/');
-}
+const DIST = join(REPO_ROOT, 'dist');
+const suiteName = (file: string): string => testName(DIST, file);
 
 function runsController(files: string[]): boolean {
   return files.some((f) => !CONTROLLER_FREE.some((free) => suiteName(f).startsWith(free)));
 }
 
-async function testFiles(filters: string[]): Promise<string[]> {
-  const dist = join(REPO_ROOT, 'dist');
-  const out: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const name of await readdir(dir)) {
-      const p = join(dir, name);
-      if ((await stat(p)).isDirectory()) await walk(p);
-      else if (name.endsWith('.test.js')) out.push(p);
-    }
-  };
-  await walk(join(dist, 'test'));
-  for (const name of await readdir(join(dist, 'packages')).catch(() => [])) {
-    await walk(join(dist, 'packages', name, 'test')).catch(() => undefined);
-  }
+function testFiles(filters: string[]): string[] {
+  const out = findTestFiles(DIST);
   // A suite that moved must be renamed here, never silently dropped from the real-cluster run.
   const names = new Set(out.map(suiteName));
   const missing = CLUSTER_SUITES.filter((s) => s.endsWith('.test.js') && !names.has(s));
@@ -123,7 +107,7 @@ async function main(): Promise<number> {
     await buildControlPlane();
   }
   process.stdout.write(`test:cluster: Kubernetes ${v.kubernetes}, etcd ${v.etcd} from ${binaryPath('kube-apiserver')}\n`);
-  const files = await testFiles(process.argv.slice(2));
+  const files = testFiles(process.argv.slice(2));
   if (files.length === 0) throw new Error('no cluster test files matched');
   const work = await mkdtemp(join(tmpdir(), 'pv-test-cluster-'));
   const etcd = await startSharedEtcd(join(work, 'etcd'));
