@@ -148,6 +148,8 @@ describe('charts/pv-controller', { skip }, () => {
     const role = objects.find((o) => o.kind === 'ClusterRole' && !o.metadata.name.includes('node-agent')) as unknown as { rules: Array<{ resources: string[]; verbs: string[] }> };
     assert.deepEqual(role.rules.find((r) => r.resources.includes('secrets'))?.verbs, ['get']);
     assert.deepEqual(role.rules.find((r) => r.resources.includes('csinodes'))?.verbs, ['get', 'list']);
+    const leases = objects.find((o) => o.kind === 'Role' && o.metadata.name.endsWith('-leases')) as unknown as { rules: Array<{ resources: string[]; verbs: string[] }> };
+    assert.deepEqual(leases.rules.find((r) => r.resources.includes('secrets'))?.verbs, ['create'], 'its provenance key, in its own namespace');
     // Without CSI drivers the controller reads no Secret.
     const plain = (await render()).find((o) => o.kind === 'ClusterRole') as unknown as { rules: Array<{ resources: string[] }> };
     assert.equal(plain.rules.some((r) => r.resources.includes('secrets')), false);
