@@ -4,29 +4,19 @@
  * sees cancelled, an unreachable socket named in the error, and a response the client cannot
  * read as in-progress (the driver may have done it).
  */
-import { after, before, beforeEach, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { connectCsi } from '../../src/csi/client.js';
-import { CsiCallError, type CsiConnection, type CsiFailureKind } from '../../src/csi/types.js';
+import { CsiCallError, type CsiFailureKind } from '../../src/csi/types.js';
 import { waitFor } from '../helpers/wait.js';
-import { FakeCsiDriver, FakeCsiError, hangUntilCancelled } from './fake-driver.js';
+import { FakeCsiError, hangUntilCancelled } from './fake-driver.js';
+import { driverPerFile } from './harness.js';
 
-let driver: FakeCsiDriver;
-let conn: CsiConnection;
-
-before(async () => {
-  driver = await FakeCsiDriver.start();
-  conn = await connectCsi(driver.socketPath);
-});
-after(async () => {
-  conn?.close();
-  await driver?.stop();
-});
-beforeEach(() => driver.reset());
+const csi = driverPerFile();
 
 const deleteRequest = { volumeId: 'vol-1', secrets: {} };
 
@@ -45,39 +35,39 @@ function isCallError(expected: { code: number; kind: CsiFailureKind; method?: st
 test('every gRPC code the driver answers becomes a CsiCallError: in-progress for the five unknown-outcome codes, final for the rest', async () => {
   const inProgress = new Set([status.CANCELLED, status.DEADLINE_EXCEEDED, status.UNAVAILABLE, status.ABORTED, status.RESOURCE_EXHAUSTED]);
   for (let code = 1; code <= 16; code++) {
-    driver.handle('DeleteVolume', () => {
+    csi.driver.handle('DeleteVolume', () => {
       throw new FakeCsiError(code, `driver says ${code}`);
     });
     const kind: CsiFailureKind = inProgress.has(code) ? 'in-progress' : 'final';
     await assert.rejects(
-      conn.controller.deleteVolume(deleteRequest),
+      csi.conn.controller.deleteVolume(deleteRequest),
       isCallError({ code, kind, method: '/csi.v1.Controller/DeleteVolume', details: new RegExp(`driver says ${code}`) }),
     );
   }
 });
 
 test('a call past its deadline is DEADLINE_EXCEEDED, in-progress, and the driver sees it cancelled', async () => {
-  driver.handle('CreateVolume', hangUntilCancelled);
+  csi.driver.handle('CreateVolume', hangUntilCancelled);
   const req = { name: 'pv-slow', volumeCapabilities: [{ mount: {}, accessMode: 'SINGLE_NODE_WRITER' as const }], parameters: {}, secrets: {} };
-  await assert.rejects(conn.controller.createVolume(req, { timeoutMs: 200 }), isCallError({ code: status.DEADLINE_EXCEEDED, kind: 'in-progress' }));
-  const call = await driver.waitForCall('CreateVolume');
+  await assert.rejects(csi.conn.controller.createVolume(req, { timeoutMs: 200 }), isCallError({ code: status.DEADLINE_EXCEEDED, kind: 'in-progress' }));
+  const call = await csi.driver.waitForCall('CreateVolume');
   await waitFor(() => call.cancelled, 'the driver to see the call cancelled');
 });
 
 test('every call carries a deadline: the connection default, or the per-call one', async () => {
   const started = Date.now();
-  await conn.identity.probe();
-  await conn.identity.probe({ timeoutMs: 1_000 });
-  const [byDefault, perCall] = driver.callsOf('Probe');
+  await csi.conn.identity.probe();
+  await csi.conn.identity.probe({ timeoutMs: 1_000 });
+  const [byDefault, perCall] = csi.driver.callsOf('Probe');
   assert.ok(byDefault.deadline >= started + 25_000 && byDefault.deadline <= Date.now() + 30_000, `default deadline ${byDefault.deadline - started} ms out`);
   assert.ok(perCall.deadline <= Date.now() + 1_000, `per-call deadline ${perCall.deadline - started} ms out`);
 });
 
 test('an aborted call is CANCELLED, in-progress, and the driver sees the cancel', async () => {
-  driver.handle('ControllerExpandVolume', hangUntilCancelled);
+  csi.driver.handle('ControllerExpandVolume', hangUntilCancelled);
   const abort = new AbortController();
-  const pending = conn.controller.expandVolume({ volumeId: 'vol-1', capacityRange: { requiredBytes: 1n }, secrets: {} }, { signal: abort.signal });
-  const call = await driver.waitForCall('ControllerExpandVolume');
+  const pending = csi.conn.controller.expandVolume({ volumeId: 'vol-1', capacityRange: { requiredBytes: 1n }, secrets: {} }, { signal: abort.signal });
+  const call = await csi.driver.waitForCall('ControllerExpandVolume');
   assert.equal(call.cancelled, false);
   abort.abort();
   await assert.rejects(pending, isCallError({ code: status.CANCELLED, kind: 'in-progress' }));
@@ -85,17 +75,17 @@ test('an aborted call is CANCELLED, in-progress, and the driver sees the cancel'
 });
 
 test('a call whose signal is already aborted is never sent', async () => {
-  await assert.rejects(conn.controller.deleteVolume(deleteRequest, { signal: AbortSignal.abort() }), isCallError({ code: status.CANCELLED, kind: 'in-progress' }));
-  assert.equal(driver.callsOf('DeleteVolume').length, 0);
+  await assert.rejects(csi.conn.controller.deleteVolume(deleteRequest, { signal: AbortSignal.abort() }), isCallError({ code: status.CANCELLED, kind: 'in-progress' }));
+  assert.equal(csi.driver.callsOf('DeleteVolume').length, 0);
 });
 
 test('a response the client cannot read is INTERNAL and in-progress: the driver may have done it', async () => {
-  driver.handle('CreateVolume', () => ({}));
+  csi.driver.handle('CreateVolume', () => ({}));
   const req = { name: 'pv-x', volumeCapabilities: [{ block: {}, accessMode: 'SINGLE_NODE_WRITER' as const }], parameters: {}, secrets: {} };
-  await assert.rejects(conn.controller.createVolume(req), isCallError({ code: status.INTERNAL, kind: 'in-progress', details: /cannot be read: the response has no volume/ }));
-  driver.handle('CreateSnapshot', () => ({ snapshot: { snapshot_id: 's', creation_time: { seconds: 253_402_300_800n } } }));
+  await assert.rejects(csi.conn.controller.createVolume(req), isCallError({ code: status.INTERNAL, kind: 'in-progress', details: /cannot be read: the response has no volume/ }));
+  csi.driver.handle('CreateSnapshot', () => ({ snapshot: { snapshot_id: 's', creation_time: { seconds: 253_402_300_800n } } }));
   await assert.rejects(
-    conn.controller.createSnapshot({ sourceVolumeId: 'v', name: 's', secrets: {}, parameters: {} }),
+    csi.conn.controller.createSnapshot({ sourceVolumeId: 'v', name: 's', secrets: {}, parameters: {} }),
     isCallError({ code: status.INTERNAL, kind: 'in-progress', details: /creation_time: not a valid Timestamp/ }),
   );
 });
@@ -118,13 +108,13 @@ test('a socket nobody listens on is UNAVAILABLE, in-progress, and the error name
 });
 
 test('a call on a closed connection fails as UNAVAILABLE without reaching the driver', async () => {
-  const closed = await connectCsi(driver.socketPath);
+  const closed = await connectCsi(csi.driver.socketPath);
   closed.close();
   await assert.rejects(closed.identity.getPluginInfo(), isCallError({ code: status.UNAVAILABLE, kind: 'in-progress' }));
-  assert.equal(driver.callsOf('GetPluginInfo').length, 0);
+  assert.equal(csi.driver.callsOf('GetPluginInfo').length, 0);
 });
 
 test('connectCsi refuses an address that is no unix socket and a timeout that is not positive', async () => {
   await assert.rejects(connectCsi('dns:///driver:9000'), /only unix sockets/);
-  await assert.rejects(connectCsi(driver.socketPath, { timeoutMs: 0 }), /timeoutMs must be positive/);
+  await assert.rejects(connectCsi(csi.driver.socketPath, { timeoutMs: 0 }), /timeoutMs must be positive/);
 });

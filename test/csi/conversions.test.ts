@@ -3,28 +3,16 @@
  * both ends of a real unix socket: what the fake driver decodes from the client's request, and
  * what the client makes of the driver's response.
  */
-import { after, before, beforeEach, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { status } from '@grpc/grpc-js';
-import { connectCsi } from '../../src/csi/client.js';
-import { CsiCallError, type CsiConnection, type CreateVolumeRequest } from '../../src/csi/types.js';
-import { FakeCsiDriver } from './fake-driver.js';
+import { CsiCallError, type CreateVolumeRequest } from '../../src/csi/types.js';
+import { driverPerFile } from './harness.js';
 
 const BEYOND_2_53 = 2n ** 62n + 1n;
 const INT64_MAX = 2n ** 63n - 1n;
 
-let driver: FakeCsiDriver;
-let conn: CsiConnection;
-
-before(async () => {
-  driver = await FakeCsiDriver.start();
-  conn = await connectCsi(driver.socketPath);
-});
-after(async () => {
-  conn?.close();
-  await driver?.stop();
-});
-beforeEach(() => driver.reset());
+const csi = driverPerFile();
 
 const minimal: CreateVolumeRequest = {
   name: 'pv-minimal',
@@ -34,7 +22,7 @@ const minimal: CreateVolumeRequest = {
 };
 
 test('CreateVolume sends every field: int64 beyond 2^53 exactly, block and mount capabilities, enums by name, maps, oneofs, topology', async () => {
-  driver.handle('CreateVolume', () => ({
+  csi.driver.handle('CreateVolume', () => ({
     volume: {
       volume_id: 'vol-big',
       capacity_bytes: BEYOND_2_53,
@@ -43,7 +31,7 @@ test('CreateVolume sends every field: int64 beyond 2^53 exactly, block and mount
       accessible_topology: [{ segments: { 'topology.kubernetes.io/zone': 'b' } }],
     },
   }));
-  const volume = await conn.controller.createVolume({
+  const volume = await csi.conn.controller.createVolume({
     name: 'pv-1',
     capacityRange: { requiredBytes: BEYOND_2_53, limitBytes: INT64_MAX },
     volumeCapabilities: [
@@ -59,7 +47,7 @@ test('CreateVolume sends every field: int64 beyond 2^53 exactly, block and mount
     },
     mutableParameters: { iops: '3000' },
   });
-  assert.deepEqual(driver.callsOf('CreateVolume')[0].request, {
+  assert.deepEqual(csi.driver.callsOf('CreateVolume')[0].request, {
     name: 'pv-1',
     capacity_range: { required_bytes: BEYOND_2_53.toString(), limit_bytes: INT64_MAX.toString() },
     volume_capabilities: [
@@ -85,9 +73,9 @@ test('CreateVolume sends every field: int64 beyond 2^53 exactly, block and mount
 });
 
 test('absent optional fields stay absent on the wire and empty maps and lists read as empty', async () => {
-  driver.handle('CreateVolume', () => ({ volume: { volume_id: 'vol-min' } }));
-  const volume = await conn.controller.createVolume(minimal);
-  const request = driver.callsOf('CreateVolume')[0].request;
+  csi.driver.handle('CreateVolume', () => ({ volume: { volume_id: 'vol-min' } }));
+  const volume = await csi.conn.controller.createVolume(minimal);
+  const request = csi.driver.callsOf('CreateVolume')[0].request;
   for (const key of ['capacity_range', 'volume_content_source', 'accessibility_requirements']) assert.equal(key in request, false, key);
   assert.deepEqual(request.volume_capabilities, [{ mount: { mount_flags: [] }, access_mode: { mode: 'SINGLE_NODE_WRITER' } }]);
   assert.deepEqual(volume, { capacityBytes: 0n, volumeId: 'vol-min', volumeContext: {}, accessibleTopology: [] });
@@ -95,48 +83,48 @@ test('absent optional fields stay absent on the wire and empty maps and lists re
 });
 
 test('a clone names its source volume and gets it back', async () => {
-  driver.handle('CreateVolume', (req) => ({ volume: { volume_id: 'vol-clone', content_source: req.volume_content_source } }));
-  const volume = await conn.controller.createVolume({ ...minimal, contentSource: { volume: { volumeId: 'vol-src' } } });
-  assert.deepEqual(driver.callsOf('CreateVolume')[0].request.volume_content_source, { volume: { volume_id: 'vol-src' } });
+  csi.driver.handle('CreateVolume', (req) => ({ volume: { volume_id: 'vol-clone', content_source: req.volume_content_source } }));
+  const volume = await csi.conn.controller.createVolume({ ...minimal, contentSource: { volume: { volumeId: 'vol-src' } } });
+  assert.deepEqual(csi.driver.callsOf('CreateVolume')[0].request.volume_content_source, { volume: { volume_id: 'vol-src' } });
   assert.deepEqual(volume.contentSource, { volume: { volumeId: 'vol-src' } });
 });
 
 test('int64 keeps its whole range both ways; a value outside it is never sent and is final', async () => {
-  driver.handle('ControllerExpandVolume', (req) => ({ capacity_bytes: (req.capacity_range as { required_bytes: string }).required_bytes }));
+  csi.driver.handle('ControllerExpandVolume', (req) => ({ capacity_bytes: (req.capacity_range as { required_bytes: string }).required_bytes }));
   for (const bytes of [INT64_MAX, -(2n ** 63n), BEYOND_2_53, 1n]) {
-    const res = await conn.controller.expandVolume({ volumeId: 'v', capacityRange: { requiredBytes: bytes }, secrets: {} });
+    const res = await csi.conn.controller.expandVolume({ volumeId: 'v', capacityRange: { requiredBytes: bytes }, secrets: {} });
     assert.equal(res.capacityBytes, bytes);
   }
-  driver.reset();
-  await assert.rejects(conn.controller.expandVolume({ volumeId: 'v', capacityRange: { requiredBytes: 2n ** 63n }, secrets: {} }), (err: unknown) => {
+  csi.driver.reset();
+  await assert.rejects(csi.conn.controller.expandVolume({ volumeId: 'v', capacityRange: { requiredBytes: 2n ** 63n }, secrets: {} }), (err: unknown) => {
     assert.ok(err instanceof CsiCallError);
     assert.equal(err.kind, 'final');
     assert.equal(err.code, status.INVALID_ARGUMENT);
     assert.match(err.details, /not sent.*outside the int64 range/);
     return true;
   });
-  assert.equal(driver.callsOf('ControllerExpandVolume').length, 0);
+  assert.equal(csi.driver.callsOf('ControllerExpandVolume').length, 0);
 });
 
 test('a capability that is both or neither of block and mount is never sent', async () => {
   const both = { ...minimal, volumeCapabilities: [{ block: {}, mount: {}, accessMode: 'SINGLE_NODE_WRITER' as const }] };
   const neither = { ...minimal, volumeCapabilities: [{ accessMode: 'SINGLE_NODE_WRITER' as const }] };
   for (const req of [both, neither]) {
-    await assert.rejects(conn.controller.createVolume(req), (err: unknown) => err instanceof CsiCallError && err.kind === 'final' && /exactly one of block or mount/.test(err.details));
+    await assert.rejects(csi.conn.controller.createVolume(req), (err: unknown) => err instanceof CsiCallError && err.kind === 'final' && /exactly one of block or mount/.test(err.details));
   }
-  assert.equal(driver.callsOf('CreateVolume').length, 0);
+  assert.equal(csi.driver.callsOf('CreateVolume').length, 0);
 });
 
 test('ControllerExpandVolume sends the capability and reads node_expansion_required', async () => {
-  driver.handle('ControllerExpandVolume', () => ({ capacity_bytes: 10n * 2n ** 30n, node_expansion_required: true }));
-  const res = await conn.controller.expandVolume({
+  csi.driver.handle('ControllerExpandVolume', () => ({ capacity_bytes: 10n * 2n ** 30n, node_expansion_required: true }));
+  const res = await csi.conn.controller.expandVolume({
     volumeId: 'vol-1',
     capacityRange: { requiredBytes: 10n * 2n ** 30n },
     secrets: { s: 'x' },
     volumeCapability: { mount: { fsType: 'xfs' }, accessMode: 'MULTI_NODE_READER_ONLY' },
   });
   assert.deepEqual(res, { capacityBytes: 10n * 2n ** 30n, nodeExpansionRequired: true });
-  assert.deepEqual(driver.callsOf('ControllerExpandVolume')[0].request, {
+  assert.deepEqual(csi.driver.callsOf('ControllerExpandVolume')[0].request, {
     volume_id: 'vol-1',
     capacity_range: { required_bytes: String(10n * 2n ** 30n) },
     secrets: { s: 'x' },
@@ -145,69 +133,69 @@ test('ControllerExpandVolume sends the capability and reads node_expansion_requi
 });
 
 test('ControllerModifyVolume and DeleteVolume send the volume id, secrets and mutable parameters', async () => {
-  driver.handle('ControllerModifyVolume', () => ({}));
-  driver.handle('DeleteVolume', () => ({}));
-  assert.equal(await conn.controller.modifyVolume({ volumeId: 'vol-1', secrets: {}, mutableParameters: { iops: '5000' } }), undefined);
-  assert.equal(await conn.controller.deleteVolume({ volumeId: 'vol-1', secrets: { k: 'v' } }), undefined);
-  assert.deepEqual(driver.callsOf('ControllerModifyVolume')[0].request, { volume_id: 'vol-1', secrets: {}, mutable_parameters: { iops: '5000' } });
-  assert.deepEqual(driver.callsOf('DeleteVolume')[0].request, { volume_id: 'vol-1', secrets: { k: 'v' } });
+  csi.driver.handle('ControllerModifyVolume', () => ({}));
+  csi.driver.handle('DeleteVolume', () => ({}));
+  assert.equal(await csi.conn.controller.modifyVolume({ volumeId: 'vol-1', secrets: {}, mutableParameters: { iops: '5000' } }), undefined);
+  assert.equal(await csi.conn.controller.deleteVolume({ volumeId: 'vol-1', secrets: { k: 'v' } }), undefined);
+  assert.deepEqual(csi.driver.callsOf('ControllerModifyVolume')[0].request, { volume_id: 'vol-1', secrets: {}, mutable_parameters: { iops: '5000' } });
+  assert.deepEqual(csi.driver.callsOf('DeleteVolume')[0].request, { volume_id: 'vol-1', secrets: { k: 'v' } });
 });
 
 test('GetCapacity: the topology segment when given; Int64Value wrappers absent stay undefined, present zero is 0n', async () => {
-  driver.handle('GetCapacity', () => ({ available_capacity: BEYOND_2_53, maximum_volume_size: { value: 0n } }));
-  const cap = await conn.controller.getCapacity({
+  csi.driver.handle('GetCapacity', () => ({ available_capacity: BEYOND_2_53, maximum_volume_size: { value: 0n } }));
+  const cap = await csi.conn.controller.getCapacity({
     volumeCapabilities: [{ block: {}, accessMode: 'SINGLE_NODE_WRITER' }],
     parameters: { type: 'ssd' },
     accessibleTopology: { 'topology.kubernetes.io/zone': 'a' },
   });
   assert.deepEqual(cap, { availableCapacity: BEYOND_2_53, maximumVolumeSize: 0n });
   assert.equal('minimumVolumeSize' in cap, false);
-  assert.deepEqual(driver.callsOf('GetCapacity')[0].request.accessible_topology, { segments: { 'topology.kubernetes.io/zone': 'a' } });
-  driver.handle('GetCapacity', () => ({ minimum_volume_size: { value: 4096n } }));
-  const bare = await conn.controller.getCapacity({ volumeCapabilities: [], parameters: {} });
+  assert.deepEqual(csi.driver.callsOf('GetCapacity')[0].request.accessible_topology, { segments: { 'topology.kubernetes.io/zone': 'a' } });
+  csi.driver.handle('GetCapacity', () => ({ minimum_volume_size: { value: 4096n } }));
+  const bare = await csi.conn.controller.getCapacity({ volumeCapabilities: [], parameters: {} });
   assert.deepEqual(bare, { availableCapacity: 0n, minimumVolumeSize: 4096n });
-  assert.equal('accessible_topology' in driver.callsOf('GetCapacity')[1].request, false);
+  assert.equal('accessible_topology' in csi.driver.callsOf('GetCapacity')[1].request, false);
 });
 
 test("Probe's BoolValue: unset is undefined (ready, per the spec), else its value", async () => {
   for (const [answer, expected] of [[{}, undefined], [{ ready: {} }, false], [{ ready: { value: false } }, false], [{ ready: { value: true } }, true]] as const) {
-    driver.handle('Probe', () => answer);
-    assert.equal(await conn.identity.probe(), expected, JSON.stringify(answer));
+    csi.driver.handle('Probe', () => answer);
+    assert.equal(await csi.conn.identity.probe(), expected, JSON.stringify(answer));
   }
 });
 
 test('identity and controller capabilities are flattened to their enum names; an unknown value keeps its number', async () => {
-  driver.handle('GetPluginInfo', () => ({ name: 'x.csi.io', vendor_version: '1.2.3', manifest: { commit: 'abc' } }));
-  driver.handle('GetPluginCapabilities', () => ({
+  csi.driver.handle('GetPluginInfo', () => ({ name: 'x.csi.io', vendor_version: '1.2.3', manifest: { commit: 'abc' } }));
+  csi.driver.handle('GetPluginCapabilities', () => ({
     capabilities: [{ service: { type: 'CONTROLLER_SERVICE' } }, { service: { type: 'VOLUME_ACCESSIBILITY_CONSTRAINTS' } }, { volume_expansion: { type: 'OFFLINE' } }],
   }));
-  driver.handle('ControllerGetCapabilities', () => ({ capabilities: [{ rpc: { type: 'CREATE_DELETE_VOLUME' } }, { rpc: { type: 'GET_CAPACITY' } }, { rpc: { type: 99 } }] }));
-  assert.deepEqual(await conn.identity.getPluginInfo(), { name: 'x.csi.io', vendorVersion: '1.2.3', manifest: { commit: 'abc' } });
-  assert.deepEqual(await conn.identity.getPluginCapabilities(), {
+  csi.driver.handle('ControllerGetCapabilities', () => ({ capabilities: [{ rpc: { type: 'CREATE_DELETE_VOLUME' } }, { rpc: { type: 'GET_CAPACITY' } }, { rpc: { type: 99 } }] }));
+  assert.deepEqual(await csi.conn.identity.getPluginInfo(), { name: 'x.csi.io', vendorVersion: '1.2.3', manifest: { commit: 'abc' } });
+  assert.deepEqual(await csi.conn.identity.getPluginCapabilities(), {
     services: new Set(['CONTROLLER_SERVICE', 'VOLUME_ACCESSIBILITY_CONSTRAINTS']),
     volumeExpansion: 'OFFLINE',
   });
-  assert.deepEqual(await conn.controller.getCapabilities(), new Set(['CREATE_DELETE_VOLUME', 'GET_CAPACITY', '99']));
+  assert.deepEqual(await csi.conn.controller.getCapabilities(), new Set(['CREATE_DELETE_VOLUME', 'GET_CAPACITY', '99']));
 });
 
 test('ListVolumes: paging fields only when set; the published nodes of each entry (spec 1.13 has no volume condition)', async () => {
-  driver.handle('ListVolumes', () => ({
+  csi.driver.handle('ListVolumes', () => ({
     entries: [
       { volume: { volume_id: 'a', capacity_bytes: 1n }, status: { published_node_ids: ['n1', 'n2'] } },
       { volume: { volume_id: 'b' } },
     ],
     next_token: '2',
   }));
-  const res = await conn.controller.listVolumes({});
-  assert.deepEqual(driver.callsOf('ListVolumes')[0].request, {});
+  const res = await csi.conn.controller.listVolumes({});
+  assert.deepEqual(csi.driver.callsOf('ListVolumes')[0].request, {});
   assert.equal(res.nextToken, '2');
   assert.deepEqual(res.entries[0], {
     volume: { volumeId: 'a', capacityBytes: 1n, volumeContext: {}, accessibleTopology: [] },
     publishedNodeIds: ['n1', 'n2'],
   });
   assert.deepEqual(res.entries[1], { volume: { volumeId: 'b', capacityBytes: 0n, volumeContext: {}, accessibleTopology: [] }, publishedNodeIds: [] });
-  await conn.controller.listVolumes({ maxEntries: 5, startingToken: '2' });
-  assert.deepEqual(driver.callsOf('ListVolumes')[1].request, { max_entries: 5, starting_token: '2' });
+  await csi.conn.controller.listVolumes({ maxEntries: 5, startingToken: '2' });
+  assert.deepEqual(csi.driver.callsOf('ListVolumes')[1].request, { max_entries: 5, starting_token: '2' });
 });
 
 test('snapshots: the creation Timestamp as RFC 3339 with its nanoseconds, absent when the driver gives none', async () => {
@@ -220,26 +208,26 @@ test('snapshots: the creation Timestamp as RFC 3339 with its nanoseconds, absent
     [undefined, undefined],
   ];
   for (const [creation_time, expected] of cases) {
-    driver.handle('CreateSnapshot', () => ({
+    csi.driver.handle('CreateSnapshot', () => ({
       snapshot: { snapshot_id: 's1', source_volume_id: 'v1', size_bytes: BEYOND_2_53, ready_to_use: true, ...(creation_time ? { creation_time } : {}) },
     }));
-    const snap = await conn.controller.createSnapshot({ sourceVolumeId: 'v1', name: 'snap-a', secrets: {}, parameters: { p: '1' } });
+    const snap = await csi.conn.controller.createSnapshot({ sourceVolumeId: 'v1', name: 'snap-a', secrets: {}, parameters: { p: '1' } });
     assert.equal(snap.creationTime, expected);
     assert.equal(snap.sizeBytes, BEYOND_2_53);
     assert.equal(snap.readyToUse, true);
     assert.equal('groupSnapshotId' in snap, false);
   }
-  assert.deepEqual(driver.callsOf('CreateSnapshot')[0].request, { source_volume_id: 'v1', name: 'snap-a', secrets: {}, parameters: { p: '1' } });
+  assert.deepEqual(csi.driver.callsOf('CreateSnapshot')[0].request, { source_volume_id: 'v1', name: 'snap-a', secrets: {}, parameters: { p: '1' } });
 });
 
 test('ListSnapshots and DeleteSnapshot send only the filters given', async () => {
-  driver.handle('ListSnapshots', () => ({ entries: [{ snapshot: { snapshot_id: 's1', source_volume_id: 'v1', group_snapshot_id: 'g1' } }] }));
-  driver.handle('DeleteSnapshot', () => ({}));
-  const res = await conn.controller.listSnapshots({ sourceVolumeId: 'v1' });
+  csi.driver.handle('ListSnapshots', () => ({ entries: [{ snapshot: { snapshot_id: 's1', source_volume_id: 'v1', group_snapshot_id: 'g1' } }] }));
+  csi.driver.handle('DeleteSnapshot', () => ({}));
+  const res = await csi.conn.controller.listSnapshots({ sourceVolumeId: 'v1' });
   assert.deepEqual(res, { entries: [{ sizeBytes: 0n, snapshotId: 's1', sourceVolumeId: 'v1', readyToUse: false, groupSnapshotId: 'g1' }], nextToken: '' });
   // An empty map and an absent one are the same bytes: the driver reads secrets as {} either way.
-  const request = driver.callsOf('ListSnapshots')[0].request;
+  const request = csi.driver.callsOf('ListSnapshots')[0].request;
   assert.deepEqual(request, { source_volume_id: 'v1', secrets: {} });
-  await conn.controller.deleteSnapshot({ snapshotId: 's1', secrets: {} });
-  assert.deepEqual(driver.callsOf('DeleteSnapshot')[0].request, { snapshot_id: 's1', secrets: {} });
+  await csi.conn.controller.deleteSnapshot({ snapshotId: 's1', secrets: {} });
+  assert.deepEqual(csi.driver.callsOf('DeleteSnapshot')[0].request, { snapshot_id: 's1', secrets: {} });
 });

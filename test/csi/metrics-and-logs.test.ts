@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { status } from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { connectCsi, CsiCallMetrics } from '../../src/csi/client.js';
 import { FakeCsiDriver, FakeCsiError } from './fake-driver.js';
+import { lineCollector, withDriver } from './harness.js';
 
 interface Sample {
   labels: Record<string, string | number>;
@@ -58,16 +58,8 @@ test("every call is observed in the sidecars' csi_sidecar_operations_seconds, th
 });
 
 test('each call is logged at debug with method, duration and code, and secrets never reach the log', async () => {
-  const driver = await FakeCsiDriver.start();
-  const lines: string[] = [];
-  const out = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      done();
-    },
-  });
-  const conn = await connectCsi(driver.socketPath, { logger: pino({ level: 'debug' }, out) });
-  try {
+  const { out, lines } = lineCollector();
+  await withDriver(async ({ driver, conn }) => {
     const volume = await conn.controller.createVolume({
       name: 'pv-secret',
       volumeCapabilities: [{ mount: {}, accessMode: 'SINGLE_NODE_WRITER' }],
@@ -91,27 +83,13 @@ test('each call is logged at debug with method, duration and code, and secrets n
     );
     assert.deepEqual((records[0].request as Record<string, unknown>).secrets, '***stripped***');
     assert.deepEqual((records[0].request as Record<string, unknown>).parameters, { type: 'gold' });
-  } finally {
-    conn.close();
-    await driver.stop();
-  }
+  }, {}, { logger: pino({ level: 'debug' }, out) });
 });
 
 test('at info level nothing is logged per call', async () => {
-  const driver = await FakeCsiDriver.start();
-  const lines: string[] = [];
-  const out = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  const conn = await connectCsi(driver.socketPath, { logger: pino({ level: 'info' }, out) });
-  try {
+  const { out, lines } = lineCollector();
+  await withDriver(async ({ conn }) => {
     await conn.identity.probe();
     assert.deepEqual(lines, []);
-  } finally {
-    conn.close();
-    await driver.stop();
-  }
+  }, {}, { logger: pino({ level: 'info' }, out) });
 });

@@ -10,6 +10,7 @@ import { DriverNotReadyError } from '../../src/csi/wait-for-driver.js';
 import type { CsiConnection } from '../../src/csi/types.js';
 import { waitFor } from '../helpers/wait.js';
 import { FakeCsiDriver, FakeCsiError } from './fake-driver.js';
+import { withDriver } from './harness.js';
 
 /** How many Probe calls the metrics saw end with `code` (Go's name). */
 async function probes(registry: Registry, code: string): Promise<number> {
@@ -51,32 +52,25 @@ test('waitForDriver started before the socket exists waits through UNAVAILABLE a
 });
 
 test('waitForDriver probes again while the driver answers ready=false, and returns once it is ready', async () => {
-  const driver = await FakeCsiDriver.start({ name: 'slow-start.csi.test' });
-  const conn = await connectCsi(driver.socketPath);
-  try {
-    driver.state.ready = false;
-    const waiting = waitForDriver(conn, { deadlineMs: 30_000 });
-    await waitFor(() => driver.callsOf('Probe').length >= 2, 'two Probe calls answered not ready');
-    assert.equal(driver.callsOf('GetPluginInfo').length, 0);
-    driver.state.ready = true;
-    assert.equal((await waiting).name, 'slow-start.csi.test');
-  } finally {
-    conn.close();
-    await driver.stop();
-  }
+  await withDriver(
+    async ({ driver, conn }) => {
+      driver.state.ready = false;
+      const waiting = waitForDriver(conn, { deadlineMs: 30_000 });
+      await waitFor(() => driver.callsOf('Probe').length >= 2, 'two Probe calls answered not ready');
+      assert.equal(driver.callsOf('GetPluginInfo').length, 0);
+      driver.state.ready = true;
+      assert.equal((await waiting).name, 'slow-start.csi.test');
+    },
+    { name: 'slow-start.csi.test' },
+  );
 });
 
 test('waitForDriver takes an unset ready as ready, as the spec says', async () => {
-  const driver = await FakeCsiDriver.start();
-  const conn = await connectCsi(driver.socketPath);
-  try {
+  await withDriver(async ({ driver, conn }) => {
     driver.state.ready = undefined;
     assert.equal((await waitForDriver(conn, { deadlineMs: 10_000 })).name, driver.state.name);
     assert.equal(driver.callsOf('Probe').length, 1);
-  } finally {
-    conn.close();
-    await driver.stop();
-  }
+  });
 });
 
 test('waitForDriver past its deadline fails with an error naming the socket and what it last heard', async () => {
@@ -97,18 +91,13 @@ test('waitForDriver past its deadline fails with an error naming the socket and 
 });
 
 test('waitForDriver stops at once on a final error from Probe', async () => {
-  const driver = await FakeCsiDriver.start();
-  const conn = await connectCsi(driver.socketPath);
-  try {
+  await withDriver(async ({ driver, conn }) => {
     driver.handle('Probe', () => {
       throw new FakeCsiError(status.FAILED_PRECONDITION, 'disk pool missing');
     });
     await assert.rejects(waitForDriver(conn, { deadlineMs: 30_000 }), /CSI driver at .* failed: .*FAILED_PRECONDITION: disk pool missing/);
     assert.equal(driver.callsOf('Probe').length, 1);
-  } finally {
-    conn.close();
-    await driver.stop();
-  }
+  });
 });
 
 test('waitForDriver stops when its signal aborts', async () => {
