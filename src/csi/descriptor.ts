@@ -73,12 +73,14 @@ export type WireMessage = Record<string, unknown>;
 /** How toObject reads a message: int64 as exact decimal text, enums by name, empty lists and maps present. */
 const READ_OPTIONS = { longs: String, enums: String, arrays: true, objects: true } as const;
 
-/** The bytes of `wire` as a `type` (int64 as decimal text, enums by name); throws on a value the type cannot hold. */
+/**
+ * The bytes of `wire` as a `type` (int64 as decimal text, enums by name). fromObject coerces each
+ * field to its type, so what comes out always encodes; the values that cannot be coerced
+ * faithfully (an int64 outside its range, a oneof with two members) are refused by wire.ts first.
+ */
 export function encodeMessage(type: protobuf.Type, wire: WireMessage): Buffer {
-  const message = type.fromObject(wire);
-  const problem = type.verify(message);
-  if (problem) throw new Error(problem);
-  return Buffer.from(type.encode(message).finish());
+  const bytes = type.encode(type.fromObject(wire)).finish();
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** A `type` read from `bytes` as a wire object (absent fields left out). */
