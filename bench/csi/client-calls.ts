@@ -1,6 +1,6 @@
 /**
  * What the CSI client costs per call, against a floor: CreateVolume + DeleteVolume pairs to the
- * fake driver (test/csi/fake-driver.ts, in a child process on a unix socket), by
+ * fake driver (test/csi/fake-driver-main.ts, a child process on a unix socket), by
  *   client  connectCsi with the sidecars' metrics on: conversions, validation, deadline,
  *           error classing, the histogram (what the controller runs)
  *   floor   a bare grpc-js generic client with protobufjs fromObject/encode/decode of the same
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   const workers = Number(values.workers);
   const dir = mkdtempSync(join(tmpdir(), 'csi-bench-'));
   const socketPath = join(dir, 'csi.sock');
-  const child = startChild({ label: 'fake-csi-driver', script: compiled('bench/csi/fake-driver-child.js'), args: [socketPath], logDir: dir });
+  const child = startChild({ label: 'fake-csi-driver', script: compiled('test/csi/fake-driver-main.js'), args: [socketPath, '--name', 'bench.csi.pv-controller.io', '--quiet'], logDir: dir });
   const variants: Variant[] = [];
   try {
     const conn = await connectCsi(socketPath, { metrics: new CsiCallMetrics(new Registry()) });

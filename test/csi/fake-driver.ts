@@ -73,6 +73,7 @@ export class FakeCsiDriver {
   /** The default handlers' state: volumes, snapshots, capacity, readiness. */
   readonly state: FakeDriverState;
   private readonly scripted = new Map<string, FakeHandler>();
+  private onCall: ((call: FakeCall) => void) | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -83,11 +84,15 @@ export class FakeCsiDriver {
     this.state = new FakeDriverState(options);
   }
 
-  /** Starts a driver on `<new temp dir>/csi.sock` (or `socketPath`, whose directory must exist). */
-  static async start(options: FakeDriverOptions & { socketPath?: string } = {}): Promise<FakeCsiDriver> {
+  /**
+   * Starts a driver on `<new temp dir>/csi.sock` (or `socketPath`, whose directory must exist);
+   * `onCall` hears of every call as it arrives.
+   */
+  static async start(options: FakeDriverOptions & { socketPath?: string; onCall?: (call: FakeCall) => void } = {}): Promise<FakeCsiDriver> {
     const dir = await mkdtemp(join(tmpdir(), 'fake-csi-'));
     const socketPath = options.socketPath ?? join(dir, 'csi.sock');
     const driver = new FakeCsiDriver(new Server(), dir, socketPath, options);
+    driver.onCall = options.onCall;
     for (const service of SERVICES) driver.server.addService(driver.definition(service), driver.implementation(service));
     try {
       await new Promise<void>((resolve, reject) => {
@@ -184,6 +189,7 @@ export class FakeCsiDriver {
       cancel();
     });
     this.calls.push(call);
+    this.onCall?.(call);
     return call;
   }
 
