@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { Metadata, status, type Client, type ServiceError } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { decodeMessage, encodeMessage, withoutSecrets, type WireMessage } from './descriptor.js';
+import { decodeMessage, encodeMessage, withoutSecrets, type CsiMethod, type WireMessage } from './descriptor.js';
 import { callError, codeName, goCodeName } from './errors.js';
 import type { CsiCallMetrics } from './metrics.js';
 import type { Rpc } from './rpcs.js';
@@ -51,62 +51,63 @@ function errorOf(ctx: CallContext, path: string, err: ServiceError): CsiCallErro
   return callError(path, code, code === status.UNAVAILABLE ? `${details} (CSI driver socket ${ctx.socketPath})` : details);
 }
 
-function observe(ctx: CallContext, rpc: Rpc<never, unknown>, wire: WireMessage | undefined, started: number, code: number): void {
+/** The call's one observation: the histogram, and the debug line with the request's secrets stripped. */
+function observe(ctx: CallContext, method: CsiMethod, wire: WireMessage | undefined, started: number, code: number): void {
   const seconds = (performance.now() - started) / 1000;
-  ctx.metrics?.observe(ctx.driverName(), rpc.method.path, goCodeName(code), seconds);
+  ctx.metrics?.observe(ctx.driverName(), method.path, goCodeName(code), seconds);
   const logger = ctx.logger;
   if (logger?.isLevelEnabled('debug')) {
-    const request = wire ? withoutSecrets(rpc.method.requestType, wire) : undefined;
-    logger.debug({ method: rpc.method.path, durationMs: Math.round(seconds * 1e6) / 1e3, code: codeName(code), request }, 'CSI call');
+    const request = wire ? withoutSecrets(method.requestType, wire) : undefined;
+    logger.debug({ method: method.path, durationMs: Math.round(seconds * 1e6) / 1e3, code: codeName(code), request }, 'CSI call');
   }
+}
+
+/** Sends the encoded request and settles with the converted response or a CsiCallError. */
+function send<Res>(ctx: CallContext, rpc: Rpc<never, Res>, wire: WireMessage, bytes: Buffer, o: CsiCallOptions, started: number): Promise<Res> {
+  const { method } = rpc;
+  const { signal } = o;
+  return new Promise<Res>((resolve, reject) => {
+    let call: { cancel(): void } | undefined;
+    const onAbort = (): void => call?.cancel();
+    const settle = (code: number, outcome: () => void): void => {
+      signal?.removeEventListener('abort', onAbort);
+      observe(ctx, method, wire, started, code);
+      outcome();
+    };
+    const fail = (error: CsiCallError): void => settle(error.code, () => reject(error));
+    const options = { deadline: Date.now() + (o.timeoutMs ?? ctx.timeoutMs) };
+    try {
+      call = ctx.client.makeUnaryRequest<Buffer, Buffer>(method.path, identity, identity, bytes, new Metadata(), options, (err, value) => {
+        if (err) return fail(errorOf(ctx, method.path, err));
+        let res: Res;
+        try {
+          res = decodeResponse(rpc, value ?? Buffer.alloc(0));
+        } catch (decodeErr) {
+          return fail(decodeErr as CsiCallError);
+        }
+        settle(status.OK, () => resolve(res));
+      });
+    } catch (err) {
+      // grpc-js refuses a call on a closed connection synchronously.
+      return fail(callError(method.path, status.UNAVAILABLE, `${(err as Error).message} (CSI driver socket ${ctx.socketPath})`));
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** Calls `rpc` with `req`: resolves with the converted response or rejects with a CsiCallError. */
 export function unaryCall<Req, Res>(ctx: CallContext, rpc: Rpc<Req, Res>, req: Req, o: CsiCallOptions = {}): Promise<Res> {
   const started = performance.now();
-  const path = rpc.method.path;
   let encoded: { wire: WireMessage; bytes: Buffer };
   try {
     encoded = encodeRequest(rpc, req);
   } catch (err) {
-    observe(ctx, rpc as Rpc<never, Res>, undefined, started, (err as CsiCallError).code);
+    observe(ctx, rpc.method, undefined, started, (err as CsiCallError).code);
     return Promise.reject(err);
   }
-  const { wire, bytes } = encoded;
-  const { signal } = o;
-  if (signal?.aborted) {
-    observe(ctx, rpc as Rpc<never, Res>, wire, started, status.CANCELLED);
-    return Promise.reject(callError(path, status.CANCELLED, 'aborted before it was sent'));
+  if (o.signal?.aborted) {
+    observe(ctx, rpc.method, encoded.wire, started, status.CANCELLED);
+    return Promise.reject(callError(rpc.method.path, status.CANCELLED, 'aborted before it was sent'));
   }
-  const timeoutMs = o.timeoutMs ?? ctx.timeoutMs;
-  return new Promise<Res>((resolve, reject) => {
-    const finish = (code: number, outcome: () => void): void => {
-      signal?.removeEventListener('abort', onAbort);
-      observe(ctx, rpc as Rpc<never, Res>, wire, started, code);
-      outcome();
-    };
-    let call: { cancel(): void } | undefined;
-    const onAbort = (): void => call?.cancel();
-    try {
-      call = ctx.client.makeUnaryRequest<Buffer, Buffer>(path, identity, identity, bytes, new Metadata(), { deadline: Date.now() + timeoutMs }, (err, value) => {
-        if (err) {
-          const error = errorOf(ctx, path, err);
-          finish(error.code, () => reject(error));
-          return;
-        }
-        try {
-          const res = decodeResponse(rpc as Rpc<never, Res>, value ?? Buffer.alloc(0));
-          finish(status.OK, () => resolve(res));
-        } catch (decodeErr) {
-          finish((decodeErr as CsiCallError).code, () => reject(decodeErr));
-        }
-      });
-    } catch (err) {
-      // grpc-js refuses a call on a closed connection synchronously.
-      const error = callError(path, status.UNAVAILABLE, `${(err as Error).message} (CSI driver socket ${ctx.socketPath})`);
-      finish(error.code, () => reject(error));
-      return;
-    }
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  return send(ctx, rpc, encoded.wire, encoded.bytes, o, started);
 }
