@@ -68,3 +68,19 @@ test('kubectl get csinodes prints NAME, DRIVERS (how many) and AGE', () => {
   assert.deepEqual(csiNodes.tableColumns.map((c) => c.name), ['Name', 'Drivers', 'Age']);
   assert.deepEqual(csiNodes.tableRow(obj, new Date('2024-05-01T10:01:00Z')), ['node-a', 1, '60s']);
 });
+
+test('empty drivers and topology keys are stored as null, as Go writes a nil list without omitempty', () => {
+  assert.deepEqual(create(csiNodes, { ...valid, spec: { drivers: [] } }).obj.spec, { drivers: null });
+  assert.deepEqual(create(csiNodes, { ...valid, spec: undefined }).obj.spec, { drivers: null });
+  const { obj } = create(csiNodes, withDrivers({ ...driver, topologyKeys: [] }));
+  assert.equal((obj.spec as { drivers: Array<{ topologyKeys: unknown }> }).drivers[0].topologyKeys, null);
+});
+
+test('a status update cannot change labels, annotations, finalizers or owners (ResetObjectMetaForStatus)', () => {
+  const stored = create(csiNodes, withChanges(valid, { 'metadata.labels': { keep: 'yes' } })).obj;
+  const next = withChanges(stored, { 'metadata.labels': { via: 'status' }, 'metadata.annotations': { a: 'b' }, 'metadata.finalizers': ['example.com/f'] });
+  const { obj } = statusUpdate(csiNodes, next, stored);
+  assert.deepEqual(obj.metadata.labels, { keep: 'yes' });
+  assert.equal(obj.metadata.annotations, undefined);
+  assert.equal(obj.metadata.finalizers, undefined);
+});

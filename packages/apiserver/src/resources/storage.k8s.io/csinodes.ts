@@ -9,7 +9,7 @@
  */
 import { isQualifiedName } from '@pv-controller/kube/name-validation.js';
 import type { KubeObject, StatusCause } from '@pv-controller/kube/types.js';
-import { keepStored, resourceInfo } from '../common.js';
+import { keepStored, resetObjectMetaForStatus, resourceInfo } from '../common.js';
 import { appendCauses, duplicate, invalid, invalidEach, invalidRendered, required } from '../../api/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column } from '../printing.js';
@@ -22,12 +22,12 @@ export const CSI_NODE_ID_MAX_LENGTH = 256;
 interface CSINodeDriver {
   name?: string;
   nodeID?: string;
-  topologyKeys?: string[];
+  topologyKeys?: string[] | null;
   allocatable?: { count?: number };
 }
 
 interface CSINode extends KubeObject {
-  spec?: { drivers?: CSINodeDriver[] };
+  spec?: { drivers?: CSINodeDriver[] | null };
   status?: { storageHealth?: unknown[] };
 }
 
@@ -90,6 +90,17 @@ function validateDriversUnchanged(next: CSINodeDriver[], prev: CSINodeDriver[]):
   return causes;
 }
 
+/**
+ * drivers and topologyKeys have no omitempty, and an empty list reads back from storage as nil:
+ * both are null once stored. (After managedFields are taken: a write of `[]` owns the list.)
+ */
+function storedLists(obj: KubeObject): void {
+  const node = asCSINode(obj);
+  const drivers = node.spec?.drivers ?? [];
+  for (const d of drivers) if ((d.topologyKeys ?? []).length === 0) d.topologyKeys = null;
+  node.spec = { ...(node.spec ?? {}), drivers: drivers.length > 0 ? drivers : null };
+}
+
 /** dropDisabledCSINodeFields: CSIVolumeHealth is off, so storageHealth is kept only where it already was. */
 function dropStorageHealth(next: KubeObject, prev: KubeObject): void {
   const status = asCSINode(next).status;
@@ -97,17 +108,19 @@ function dropStorageHealth(next: KubeObject, prev: KubeObject): void {
 }
 
 export const csiNodeStrategy: ResourceStrategy = {
-  info: resourceInfo({ group: 'storage.k8s.io', version: 'v1', plural: 'csinodes', kind: 'CSINode', namespaced: false, hasStatus: true }),
+  info: resourceInfo({ group: 'storage.k8s.io', version: 'v1', plural: 'csinodes', kind: 'CSINode', namespaced: false, hasStatus: true, statusResetsMetadata: true }),
   defaults(obj) {
     const node = asCSINode(obj);
     if (typeof node.status !== 'object' || node.status === null) node.status = {};
   },
   prepareForCreate(obj) {
     asCSINode(obj).status = {};
+    storedLists(obj);
   },
   validateCreate: validateCSINode,
   prepareForUpdate(next, prev) {
     keepStored(next, prev, 'status');
+    storedLists(next);
   },
   validateUpdate(next, prev) {
     const causes = appendCauses(validateCSINode(next), validateObjectMetaUpdate(next.metadata, prev.metadata));
@@ -115,6 +128,7 @@ export const csiNodeStrategy: ResourceStrategy = {
   },
   prepareForStatusUpdate(next, prev) {
     keepStored(next, prev, 'spec');
+    resetObjectMetaForStatus(next, prev);
     dropStorageHealth(next, prev);
   },
   validateStatusUpdate(next, prev) {
