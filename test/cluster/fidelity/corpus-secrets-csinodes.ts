@@ -19,7 +19,17 @@ function secret(name: string, extra: Record<string, unknown>): Record<string, un
 const secretInvalid = (id: string, title: string, extra: Record<string, unknown>): Case =>
   defineCase(id, INVALID, title, post(SECRET.collection, secret('s', extra)), { resource: SECRET.resource });
 
+const pem = (type: string): string => `-----BEGIN ${type}-----\nAAAA\n-----END ${type}-----\n`;
+const tls = (crt: string, key: string): Record<string, unknown> => ({ type: 'kubernetes.io/tls', stringData: { 'tls.crt': crt, 'tls.key': key } });
+
 const secretCases: Case[] = [
+  defineCase('secret-tls-warning-no-pem', CRUD, 'a TLS Secret without PEM data is accepted with a warning', post(SECRET.collection, secret('s', tls('', ''))), { resource: SECRET.resource }),
+  defineCase('secret-tls-warning-switched', CRUD, 'a TLS Secret with key and certificate switched', post(SECRET.collection, secret('s', tls(pem('RSA PRIVATE KEY'), pem('CERTIFICATE')))), {
+    resource: SECRET.resource,
+  }),
+  defineCase('secret-tls-warning-no-key', CRUD, 'a TLS Secret whose key input holds other PEM blocks', post(SECRET.collection, secret('s', tls(pem('CERTIFICATE'), pem('PUBLIC KEY') + pem('X')))), {
+    resource: SECRET.resource,
+  }),
   defineCase('secret-string-data-merged', CRUD, 'stringData overwrites data and is not returned', post(SECRET.collection, secret('s', { data: { a: b64('old') }, stringData: { a: 'new', b: 'x' } })), {
     resource: SECRET.resource,
   }),

@@ -5,7 +5,8 @@
  * v1-to-internal conversion) and never stored or returned; data keys are config keys and all
  * values together at most MaxSecretSize bytes, checked before anything is stored; each common
  * type's required keys; `immutable: true` freezes data and itself; `type` is a field label.
- * A delete answers a Status, as Secrets' store has no ReturnDeletedObject.
+ * A TLS Secret whose key pair does not load is accepted with a warning. A delete answers a
+ * Status, as Secrets' store has no ReturnDeletedObject.
  */
 import { isConfigMapKey } from '@pv-controller/kube/name-validation.js';
 import type { KubeObject, StatusCause } from '@pv-controller/kube/types.js';
@@ -14,7 +15,8 @@ import { appendCauses, forbidden, immutable, invalid, tooLong } from '../../api/
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../object-meta.js';
 import { AGE_COLUMN, NAME_COLUMN, age, column, field } from '../printing.js';
 import type { ResourceStrategy } from '../strategy.js';
-import { dataBytes, SECRET_TYPE_OPAQUE, validateSecretType, type SecretData } from './secret-types.js';
+import { x509KeyPairError } from './secret-tls.js';
+import { dataBytes, SECRET_TYPE_OPAQUE, SECRET_TYPE_TLS, TLS_CERT_KEY, TLS_PRIVATE_KEY_KEY, validateSecretType, type SecretData } from './secret-types.js';
 
 /** core.MaxSecretSize: the bytes of all data values together. */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -68,11 +70,20 @@ function validateSecretUpdate(next: KubeObject, prev: KubeObject): StatusCause[]
   return appendCauses(causes, validateSecret(next));
 }
 
+/** warningsForSecret: a TLS Secret whose key pair Go's tls.X509KeyPair refuses is accepted with a warning. */
+function warnings(obj: KubeObject): string[] {
+  const secret = asSecret(obj);
+  if (secret.type !== SECRET_TYPE_TLS) return [];
+  const error = x509KeyPairError(dataBytes(secret.data?.[TLS_CERT_KEY]), dataBytes(secret.data?.[TLS_PRIVATE_KEY_KEY]));
+  return error === undefined ? [] : [error];
+}
+
 const SECRET = 'io.k8s.api.core.v1.Secret';
 
 export const secretStrategy: ResourceStrategy = {
   info: resourceInfo({ group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true, hasStatus: false }),
   deleteAnswersStatus: true,
+  warnings,
   defaults: defaultSecret,
   prepareForCreate() {},
   validateCreate: validateSecret,
