@@ -3,7 +3,7 @@
  * size, stringData, immutability, the `type` field label, and ValidateCSINode's driver rules and
  * what an update may change.
  */
-import type { Case } from './case.js';
+import type { Case, KubectlStep } from './case.js';
 import { CSINODE, MERGE, OWN, SECRET, TABLE, create, defineCase, get, item, patch, post, withQuery } from './fixtures.js';
 
 const INVALID = 'validation (422)';
@@ -106,4 +106,27 @@ const csiNodeCases: Case[] = [
   }),
 ];
 
-export const secretCsiNodeCases: Case[] = [...secretCases, ...csiNodeCases];
+const KUBECTL = 'kubectl';
+const kubectl = (args: string[]): KubectlStep => ({ kind: 'kubectl', args });
+const createGeneric = kubectl(['create', 'secret', 'generic', 's', '--from-literal=k=v', '--from-literal=user=admin', '-n', '{ns}']);
+
+const kubectlCases: Case[] = [
+  defineCase('kubectl-create-secret-generic', KUBECTL, 'kubectl create secret generic --from-literal', createGeneric, { resource: SECRET.resource }),
+  defineCase('kubectl-get-secret-yaml', KUBECTL, 'kubectl get secret -o yaml', kubectl(['get', 'secret', 's', '-n', '{ns}', '-o', 'yaml']), {
+    resource: SECRET.resource,
+    setup: [createGeneric],
+    view: { kind: 'lines', match: '^(apiVersion|data|kind|type|stringData):|^ (k|user):' },
+  }),
+  defineCase('kubectl-get-secrets', KUBECTL, 'kubectl get secrets', kubectl(['get', 'secrets', '-n', '{ns}']), { resource: SECRET.resource, setup: [createGeneric] }),
+  defineCase('kubectl-describe-secret', KUBECTL, 'kubectl describe secret', kubectl(['describe', 'secret', 's', '-n', '{ns}']), { resource: SECRET.resource, setup: [createGeneric] }),
+  defineCase('kubectl-get-csinode', KUBECTL, 'kubectl get csinode', kubectl(['get', 'csinode', 'csinode-{id}']), {
+    resource: CSINODE.resource,
+    setup: [post(CSINODE.collection, csiNode([driver]))],
+  }),
+  defineCase('kubectl-explain-csinode-drivers', KUBECTL, 'kubectl explain csinode.spec.drivers', kubectl(['explain', 'csinode.spec.drivers']), {
+    resource: CSINODE.resource,
+    view: { kind: 'lines', match: '^(KIND|VERSION|GROUP|FIELD|FIELDS|DESCRIPTION):|^ {2}[a-zA-Z]+\\t?<|error' },
+  }),
+];
+
+export const secretCsiNodeCases: Case[] = [...secretCases, ...csiNodeCases, ...kubectlCases];
