@@ -4,7 +4,7 @@
  * what an update may change.
  */
 import type { Case, KubectlStep } from './case.js';
-import { CSINODE, MERGE, OWN, SECRET, TABLE, create, defineCase, get, item, patch, post, withQuery } from './fixtures.js';
+import { APPLY, CSINODE, MERGE, OWN, SECRET, TABLE, create, defineCase, get, item, patch, post, withQuery } from './fixtures.js';
 
 const INVALID = 'validation (422)';
 const CRUD = 'create/get/list/update';
@@ -32,6 +32,13 @@ const secretCases: Case[] = [
   }),
   defineCase('secret-string-data-merged', CRUD, 'stringData overwrites data and is not returned', post(SECRET.collection, secret('s', { data: { a: b64('old') }, stringData: { a: 'new', b: 'x' } })), {
     resource: SECRET.resource,
+  }),
+  defineCase('secret-apply-string-data', 'patch', 'server-side apply of a Secret with stringData', patch(withQuery(item(SECRET, 's'), 'fieldManager=ssa'), APPLY, secret('s', { stringData: { a: 'x' } })), {
+    resource: SECRET.resource,
+  }),
+  defineCase('secret-apply-string-data-again', 'patch', 'server-side apply of a Secret changing stringData', patch(withQuery(item(SECRET, 's'), 'fieldManager=ssa'), APPLY, secret('s', { stringData: { a: 'y', b: 'z' } })), {
+    resource: SECRET.resource,
+    setup: [patch(withQuery(item(SECRET, 's'), 'fieldManager=ssa'), APPLY, secret('s', { stringData: { a: 'x' } }))],
   }),
   defineCase('secret-empty-data', CRUD, 'a Secret with an empty data map', post(SECRET.collection, secret('s', { data: {} })), { resource: SECRET.resource }),
   defineCase('secret-base64-line-breaks', CRUD, 'base64 data with line breaks', post(SECRET.collection, secret('s', { data: { a: 'YWJj\nZGVm' } })), { resource: SECRET.resource }),
@@ -81,6 +88,9 @@ const csiNodeInvalid = (id: string, title: string, drivers: Driver[]): Case =>
   defineCase(id, INVALID, title, post(CSINODE.collection, csiNode(drivers)), { resource: CSINODE.resource });
 
 const csiNodeCases: Case[] = [
+  defineCase('csinode-apply', 'patch', 'server-side apply of a CSINode', patch(withQuery(item(CSINODE, 'csinode-{id}'), 'fieldManager=ssa'), APPLY, csiNode([driver])), {
+    resource: CSINODE.resource,
+  }),
   defineCase('csinode-no-drivers', CRUD, 'a CSINode without drivers', post(CSINODE.collection, csiNode([])), { resource: CSINODE.resource }),
   defineCase('csinode-status-dropped', CRUD, 'a CSINode created with a status', post(CSINODE.collection, { ...csiNode([driver]), status: { storageHealth: [{ name: 'x' }] } }), {
     resource: CSINODE.resource,
