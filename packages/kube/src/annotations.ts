@@ -103,3 +103,6 @@ export const FINALIZER_NAMESPACE_KUBERNETES = 'kubernetes';
 /** Garbage-collector finalizers a delete's propagationPolicy adds: dependents are orphaned, or deleted first. */
 export const FINALIZER_ORPHAN_DEPENDENTS = 'orphan';
 export const FINALIZER_DELETE_DEPENDENTS = 'foregroundDeletion';
+
+/** The ServiceAccount a `kubernetes.io/service-account-token` Secret is for; kube-apiserver requires it. */
+export const ANN_SERVICE_ACCOUNT_NAME = 'kubernetes.io/service-account.name';

@@ -130,3 +130,19 @@ export function goQuote(s: string): string {
   }
   return `${out}"`;
 }
+
+const CONFIG_MAP_KEY_FMT = '[-._a-zA-Z0-9]+';
+const CONFIG_MAP_KEY_RE = new RegExp(`^${CONFIG_MAP_KEY_FMT}$`);
+
+/** IsConfigMapKey: a key of Secret (or ConfigMap) data, which becomes a file name in a volume. */
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = [];
+  if (new TextEncoder().encode(value).length > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!CONFIG_MAP_KEY_RE.test(value)) {
+    errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_MAP_KEY_FMT, 'key.name', 'KEY_NAME', 'key-name'));
+  }
+  if (value === '.') errs.push("must not be '.'");
+  else if (value === '..') errs.push("must not be '..'");
+  else if (value.startsWith('..')) errs.push("must not start with '..'");
+  return errs;
+}

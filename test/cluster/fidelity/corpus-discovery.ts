@@ -30,6 +30,8 @@ const discovery: Case[] = [
   resources('discovery-apps-v1', '/apis/apps/v1', ['daemonsets', 'daemonsets/status', 'deployments', 'deployments/status', 'replicasets', 'replicasets/status']),
   resources('discovery-core-replicationcontrollers', '/api/v1', ['replicationcontrollers', 'replicationcontrollers/status']),
   resources('discovery-coordination-v1', '/apis/coordination.k8s.io/v1', ['leases']),
+  resources('discovery-core-secrets', '/api/v1', ['secrets']),
+  resources('discovery-storage-v1-csinodes', '/apis/storage.k8s.io/v1', ['csinodes', 'csinodes/status']),
   defineCase('discovery-group-storage', DISCOVERY, '/apis/storage.k8s.io', get('/apis/storage.k8s.io')),
   defineCase('discovery-group-unknown', DISCOVERY, 'a group nobody serves', get('/apis/example.com')),
   defineCase('discovery-version-unknown', DISCOVERY, 'a version nobody serves', get('/apis/storage.k8s.io/v9')),

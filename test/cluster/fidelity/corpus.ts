@@ -10,6 +10,7 @@ import { kubectlCases } from './corpus-kubectl.js';
 import { patchCases } from './corpus-patch.js';
 import { protobufCases } from './corpus-protobuf.js';
 import { resizeCases } from './corpus-resize.js';
+import { secretCsiNodeCases } from './corpus-secrets-csinodes.js';
 import { selectorCases } from './corpus-selectors.js';
 import { statusCases } from './corpus-status.js';
 import { strategicCases } from './corpus-strategic.js';
@@ -36,4 +37,5 @@ export const corpus: Case[] = [
   ...kubectlCases,
   ...surfaceCases,
   ...protobufCases,
+  ...secretCsiNodeCases,
 ];

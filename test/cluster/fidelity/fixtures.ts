@@ -228,7 +228,32 @@ export const DEPLOYMENT: Kind = {
   status: { status: { replicas: 1, readyReplicas: 1 } },
 };
 
-export const ALL_KINDS = [PV, PVC, SC, NAMESPACE, EVENT, EVENT_V1, LEASE, NODE, POD, VAC];
+/** core/v1 Secret: what the CSI client reads for a StorageClass's provisioner secret. */
+export const SECRET: Kind = {
+  resource: 'Secret',
+  collection: '/api/v1/namespaces/{ns}/secrets',
+  sample: (name) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, labels }, data: { username: 'YWRtaW4=' }, stringData: { password: 'fidelity' } }),
+  edit: { metadata: { labels: { tier: 'gold' } }, stringData: { extra: 'more' } },
+  jsonEdit: [{ op: 'add', path: '/data/extra', value: 'bW9yZQ==' }, { op: 'add', path: '/metadata/labels/tier', value: 'gold' }],
+};
+
+/** storage.k8s.io/v1 CSINode: the drivers a node's kubelet registered, with their topology keys. */
+export const CSINODE: Kind = {
+  resource: 'CSINode',
+  collection: '/apis/storage.k8s.io/v1/csinodes',
+  sample: (name) => ({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'CSINode',
+    metadata: { name, labels },
+    spec: { drivers: [{ name: 'hostpath.csi.k8s.io', nodeID: name, topologyKeys: ['topology.hostpath.csi/node'], allocatable: { count: 10 } }] },
+  }),
+  // Only a registered driver's allocatable may change.
+  edit: { metadata: { labels: { tier: 'gold' } } },
+  jsonEdit: [{ op: 'replace', path: '/spec/drivers/0/allocatable/count', value: 5 }, { op: 'add', path: '/metadata/labels/tier', value: 'gold' }],
+  status: { status: { storageHealth: [{ name: 'hostpath.csi.k8s.io', healthConditions: [] }] } },
+};
+
+export const ALL_KINDS = [PV, PVC, SC, NAMESPACE, EVENT, EVENT_V1, LEASE, NODE, POD, VAC, SECRET, CSINODE];
 
 /** "a PersistentVolume", "an Event": the resource with its article, for case titles. */
 export function a(kind: Kind): string {
@@ -255,6 +280,8 @@ export function tag(kind: Kind): string {
     Pod: 'pod',
     VolumeAttributesClass: 'vac',
     Deployment: 'deploy',
+    Secret: 'secret',
+    CSINode: 'csinode',
   };
   return tags[kind.resource];
 }

@@ -12,7 +12,7 @@ import { ApiError, BadRequestError } from '@pv-controller/kube/errors.js';
 import { MAX_BODY_BYTES } from '../api/http-io.js';
 import { decodeObject, PROTOBUF_MEDIA_TYPE, ProtobufDecodeError } from '../protobuf/envelope.js';
 import { countKeySeparators, parseWithDuplicates, type DuplicateFields } from './duplicate-fields.js';
-import { goJsonSyntaxError } from './go-json-syntax.js';
+import { goJsonSyntaxError } from '../api/go-json-syntax.js';
 import { summarizeBody } from './go-text.js';
 import { depthExceededMessage, MAX_NESTING_DEPTH } from './typed-decoder.js';
 import { parseYamlDocument, YamlBodyError } from './yaml-body.js';

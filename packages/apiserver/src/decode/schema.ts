@@ -19,7 +19,7 @@ import * as models from '@kubernetes/client-node/dist/gen/models/all.js';
 import { definitionsFile } from '../openapi/definitions.js';
 
 type LeafKind =
-  | 'string' | 'bool' | 'int32' | 'int64' | 'float64' | 'time' | 'microTime' | 'quantity' | 'intOrString' | 'free';
+  | 'string' | 'bool' | 'int32' | 'int64' | 'float64' | 'time' | 'microTime' | 'quantity' | 'intOrString' | 'bytes' | 'free';
 
 export interface LeafSchema {
   kind: LeafKind;
@@ -102,6 +102,18 @@ const NAMED_STRING_FIELDS: Readonly<Record<string, Readonly<Record<string, strin
   V1Taint: { effect: 'TaintEffect' },
 };
 
+/**
+ * Fields of the Go types of the release we serve that client-node's models predate, per model.
+ * CSINode.status (CSIVolumeHealth): its storageHealth list is kept as it comes, since the gate
+ * is off in the release we serve and the strategy drops it before anything is stored.
+ */
+const MISSING_FIELDS: Readonly<Record<string, ReadonlyArray<[string, TypeSchema]>>> = {
+  V1CSINode: [['status', {
+    kind: 'struct', goType: 'v1.CSINodeStatus', goName: 'CSINodeStatus',
+    fields: new Map([['storageHealth', { type: { kind: 'array', items: { kind: 'free' } }, goPath: 'storageHealth' }]]),
+  }]],
+};
+
 /** The embedded Go struct a field is promoted from, if any. */
 function embeddedStructOf(model: string, attr: Attribute): string | undefined {
   if (model === 'V1PersistentVolumeSpec' && attr.type.endsWith('VolumeSource')) return 'PersistentVolumeSource';
@@ -141,6 +153,7 @@ function structSchema(model: string): StructSchema {
       goPath: embedded ? `${embedded}.${attr.baseName}` : attr.baseName,
     });
   }
+  for (const [name, type] of MISSING_FIELDS[model] ?? []) schema.fields.set(name, { type, goPath: name });
   return schema;
 }
 
@@ -158,6 +171,8 @@ function typeSchema(type: string, format: string, quantity: boolean, goType?: st
   switch (type) {
     case 'string':
       if (quantity) return { kind: 'quantity' };
+      // A Go []byte: base64 on the wire (Secret data).
+      if (format === 'byte') return { kind: 'bytes' };
       return goType === undefined ? { kind: 'string' } : { kind: 'string', goType };
     case 'boolean':
       return { kind: 'bool' };

@@ -18,6 +18,7 @@
  * cannot be decoded is dropped and reported in `dropped`.
  */
 import { Quantity } from '@pv-controller/kube/quantity.js';
+import { goBase64Decode, illegalBase64Message } from './go-base64.js';
 import { GoTimeError, normalizeMicroTime, normalizeTime } from './go-time.js';
 import type { LeafSchema, StructSchema, TypeSchema } from './schema.js';
 
@@ -92,6 +93,7 @@ function goTypeName(schema: TypeSchema): string {
     case 'time': case 'microTime': return 'string';
     case 'intOrString': return 'int32';
     case 'quantity': return 'resource.Quantity';
+    case 'bytes': return '[]uint8';
     case 'free': return 'interface {}';
     default: return schema.goType ?? schema.kind;
   }
@@ -165,6 +167,14 @@ function decodeInteger(value: unknown, kind: 'int32' | 'int64', path: Path, owne
   return fail(walk, path, typeError(`number ${String(value)}`, path, owner, { kind }));
 }
 
+/** A []byte field: base64 in JSON, kept as canonical base64; Go saves a bad one's error and goes on. */
+function decodeBytes(value: unknown, leaf: LeafSchema, path: Path, owner: string, walk: Walk): Out {
+  if (typeof value !== 'string') return mismatch(walk, path, typeError(jsonTypeOf(value), path, owner, leaf));
+  const decoded = goBase64Decode(value);
+  if ('errorAt' in decoded) return mismatch(walk, path, illegalBase64Message(decoded.errorAt));
+  return decoded.bytes.toString('base64');
+}
+
 function decodeLeaf(value: unknown, leaf: LeafSchema, path: Path, owner: string, depth: number, walk: Walk): Out {
   const kind = leaf.kind;
   const plain = (ok: boolean): Out => (ok ? value : mismatch(walk, path, typeError(jsonTypeOf(value), path, owner, leaf)));
@@ -176,6 +186,7 @@ function decodeLeaf(value: unknown, leaf: LeafSchema, path: Path, owner: string,
     case 'intOrString': return typeof value === 'string' ? value : decodeInteger(value, 'int32', path, owner, walk, true);
     case 'time': case 'microTime': return decodeTime(value, kind, path, owner, walk);
     case 'quantity': return decodeQuantity(value, path, walk);
+    case 'bytes': return decodeBytes(value, leaf, path, owner, walk);
     case 'free': return copyFree(value, path, depth, walk);
   }
 }
@@ -214,7 +225,7 @@ function zeroOf(schema: TypeSchema): unknown {
     case 'int32': case 'int64': case 'float64': case 'intOrString': return 0;
     case 'quantity': return '0';
     case 'struct': return {};
-    default: return null;
+    default: return null; // a []byte (nil: written as null), a free-form value
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { ApiError, BadRequestError, ExpiredError } from '@pv-controller/kube/errors.js';
 import type { KubeObject, ObjectList } from '@pv-controller/kube/types.js';
-import { goJsonSyntaxError } from '../decode/go-json-syntax.js';
+import { goJsonSyntaxError } from '../api/go-json-syntax.js';
 import { jsonTypeOf } from '../decode/typed-decoder.js';
 import { apiVersionOf } from '../decode/object-decode.js';
 import { resourceVersionProblem, type ListQuery } from '../api/query-params.js';

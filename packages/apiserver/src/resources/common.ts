@@ -40,6 +40,21 @@ export function keepStored(next: KubeObject, prev: KubeObject, part: 'spec' | 's
   else next[part] = structuredClone(stored);
 }
 
+const STATUS_KEPT_META = ['deletionTimestamp', 'generation', 'labels', 'annotations', 'finalizers', 'ownerReferences'] as const;
+
+/**
+ * metav1.ResetObjectMetaForStatus: a /status write of the kinds whose status strategy calls it
+ * cannot change labels, annotations, finalizers, owners, generation or the deletion timestamp.
+ */
+export function resetObjectMetaForStatus(next: KubeObject, prev: KubeObject): void {
+  const meta = next.metadata as Record<string, unknown>;
+  const stored = prev.metadata as Record<string, unknown>;
+  for (const key of STATUS_KEPT_META) {
+    if (stored[key] === undefined) delete meta[key];
+    else meta[key] = structuredClone(stored[key]);
+  }
+}
+
 /**
  * A condition's times are metav1.Time values, not pointers, in the Go types: an unset one
  * serialises as null. Fills in null for those of `fields` a condition leaves out.

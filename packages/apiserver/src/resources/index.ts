@@ -1,6 +1,7 @@
 /** Every resource the embedded API server serves (the registry indexes them by group/version/plural). */
 import { daemonSetStrategy, deploymentStrategy, replicaSetStrategy } from './apps/apps-workloads.js';
 import { csiDriverStrategy } from './storage.k8s.io/csi-drivers.js';
+import { csiNodeStrategy } from './storage.k8s.io/csinodes.js';
 import { csiStorageCapacityStrategy } from './storage.k8s.io/csi-storage-capacities.js';
 import { coreEventStrategy } from './core/events.js';
 import { eventsV1Strategy } from './events.k8s.io/events-v1.js';
@@ -11,6 +12,7 @@ import { persistentVolumeClaimStrategy } from './core/persistentvolumeclaims.js'
 import { persistentVolumeStrategy } from './core/persistentvolumes.js';
 import { podStrategy } from './core/pods.js';
 import { replicationControllerStrategy } from './core/replicationcontrollers.js';
+import { secretStrategy } from './core/secrets.js';
 import { serviceStrategy } from './core/services.js';
 import { storageClassStrategy } from './storage.k8s.io/storageclasses.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -30,6 +32,8 @@ export const strategies: ResourceStrategy[] = [
   volumeAttributesClassStrategy,
   csiDriverStrategy,
   csiStorageCapacityStrategy,
+  csiNodeStrategy,
+  secretStrategy,
   replicationControllerStrategy,
   daemonSetStrategy,
   deploymentStrategy,
@@ -38,6 +42,7 @@ export const strategies: ResourceStrategy[] = [
 
 export {
   csiDriverStrategy,
+  csiNodeStrategy,
   csiStorageCapacityStrategy,
   coreEventStrategy,
   daemonSetStrategy,
@@ -51,6 +56,7 @@ export {
   podStrategy,
   replicaSetStrategy,
   replicationControllerStrategy,
+  secretStrategy,
   serviceStrategy,
   storageClassStrategy,
   volumeAttributesClassStrategy,

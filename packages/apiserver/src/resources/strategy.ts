@@ -21,6 +21,12 @@ export interface ResourceInfo {
   /** Whether a `/status` subresource exists. */
   hasStatus: boolean;
   categories?: string[];
+  /**
+   * Whether a /status write resets metadata as well as spec (its status strategy calls
+   * ResetObjectMetaForStatus and lists metadata in GetResetFields: CSINodes), so nobody owns
+   * metadata through /status.
+   */
+  statusResetsMetadata?: boolean;
   /** The group and version objects are stored in, where it is another one (events.k8s.io Events are core/v1). */
   storedAs?: { group: string; version: string };
 }

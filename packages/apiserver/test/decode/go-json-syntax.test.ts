@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { goJsonSyntaxError } from '@pv-controller/apiserver/decode/go-json-syntax.js';
+import { goJsonSyntaxError } from '@pv-controller/apiserver/api/go-json-syntax.js';
 
 /** Texts and what kube-apiserver v1.37.2's encoding/json said of each. */
 const GO_ANSWERS: Array<[string | Buffer, string | undefined]> = [

@@ -77,7 +77,8 @@ test('the registry finds every strategy by group, version and plural', () => {
   assert.equal(findStrategy('', 'v1', 'persistentvolumes')?.info.kind, 'PersistentVolume');
   assert.equal(findStrategy('events.k8s.io', 'v1', 'events')?.info.group, 'events.k8s.io');
   assert.equal(findStrategy('coordination.k8s.io', 'v1', 'leases')?.info.namespaced, true);
-  assert.equal(findStrategy('', 'v1', 'secrets'), undefined);
+  assert.equal(findStrategy('', 'v1', 'secrets')?.info.kind, 'Secret');
+  assert.equal(findStrategy('', 'v1', 'configmaps'), undefined);
   const keys = strategies.map((s) => `${s.info.group}/${s.info.version}/${s.info.plural}`);
   assert.equal(new Set(keys).size, keys.length);
   for (const s of strategies) {

@@ -32,6 +32,8 @@ const BY_KIND: Record<string, Skeleton> = {
   Deployment: { spec: { template: byValueTemplate(), strategy: {} }, status: {} },
   ReplicaSet: { spec: { template: byValueTemplate() }, status: {} },
   DaemonSet: { spec: { template: byValueTemplate(), updateStrategy: {} }, status: {} },
+  // CSINodeSpec.drivers has no omitempty: an empty CSINode carries `drivers: null`.
+  CSINode: { spec: { drivers: null }, status: {} },
 };
 
 const BY_GROUP_KIND: Record<string, Skeleton> = {

@@ -25,7 +25,8 @@ export interface OwnershipRequest {
 
 export function contextFor(info: ResourceInfo, req: OwnershipRequest): OwnershipContext {
   const subresource = req.subresource ?? '';
-  const resetFields = info.hasStatus ? [subresource === 'status' ? 'spec' : 'status'] : [];
+  const statusResets = info.statusResetsMetadata === true ? ['spec', 'metadata'] : ['spec'];
+  const resetFields = info.hasStatus ? (subresource === 'status' ? statusResets : ['status']) : [];
   return {
     manager: req.manager,
     apiVersion: apiVersionOf(info),

@@ -126,7 +126,12 @@ function compareInto(a: unknown, b: unknown, t: ApplyType, c: Comparison, path: 
   const hasB = b !== undefined;
   if (!hasA && !hasB) return;
   // A null that is there (a Go slice or map without omitempty) is an empty value, not a missing one:
-  // filling it adds the contents but not the container itself.
+  // filling it adds the contents but not the container itself; an empty container has no contents,
+  // so it is the container that changed (a CSINode's `drivers: []` over the empty object's null).
+  if ((a === null && isEmptyContainer(b, t)) || (b === null && isEmptyContainer(a, t))) {
+    c.modified.insert(path);
+    return;
+  }
   if (a === null && isContainer(b, t)) return compareInto(Array.isArray(b) ? [] : {}, b, t, c, path);
   if (b === null && isContainer(a, t)) return compareInto(a, Array.isArray(a) ? [] : {}, t, c, path);
   if (!hasA) return allFields(b, t, nodeAt(c.added, path));
@@ -139,6 +144,10 @@ function compareInto(a: unknown, b: unknown, t: ApplyType, c: Comparison, path: 
   if (isContainer(a, t)) allFields(a, t, nodeAt(c.removed, path));
   if (isContainer(b, t)) allFields(b, t, nodeAt(c.added, path));
   c.modified.insert(path);
+}
+
+function isEmptyContainer(v: unknown, t: ApplyType): boolean {
+  return isContainer(v, t) && (Array.isArray(v) ? v.length === 0 : Object.keys(v as object).length === 0);
 }
 
 function isContainer(v: unknown, t: ApplyType): boolean {

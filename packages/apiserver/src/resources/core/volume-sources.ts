@@ -74,14 +74,17 @@ const CSI_SECRET_REFS = [
   'controllerPublishSecretRef', 'nodeStageSecretRef', 'nodePublishSecretRef', 'controllerExpandSecretRef', 'nodeExpandSecretRef',
 ];
 
+/** ValidateCSIDriverName: a CSI volume's driver, a CSINode driver's name. */
+export function validateCSIDriverName(value: unknown, field: string): StatusCause[] {
+  const driver = typeof value === 'string' ? value : '';
+  if (!driver) return [required(field)];
+  const causes = driver.length > 63 ? [tooLong(field, 63)] : [];
+  return appendCauses(causes, invalidEach(field, driver, isDNS1123Subdomain(driver.toLowerCase())));
+}
+
 function csi(src: Source, field: string): StatusCause[] {
   const causes: StatusCause[] = [];
-  const driver = typeof src.driver === 'string' ? src.driver : '';
-  if (!driver) causes.push(required(`${field}.driver`));
-  else {
-    if (driver.length > 63) causes.push(tooLong(`${field}.driver`, 63));
-    appendCauses(causes, invalidEach(`${field}.driver`, driver, isDNS1123Subdomain(driver.toLowerCase())));
-  }
+  appendCauses(causes, validateCSIDriverName(src.driver, `${field}.driver`));
   if (!src.volumeHandle) causes.push(required(`${field}.volumeHandle`));
   for (const ref of CSI_SECRET_REFS) appendCauses(causes, validateSecretReference(src[ref], `${field}.${ref}`));
   return causes;

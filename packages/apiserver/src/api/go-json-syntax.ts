@@ -4,7 +4,7 @@
  * walking the bytes with the states of Go's scanner (encoding/json/scanner.go). Only called once
  * JSON.parse has refused a text, so it costs nothing on the normal path.
  */
-import { goQuote } from './go-text.js';
+import { goQuote } from '@pv-controller/kube/name-validation.js';
 
 /** What an open container expects next, as Go's parse states name them. */
 type Container = 'objectKey' | 'objectValue' | 'arrayValue';
