@@ -19,7 +19,7 @@ const ALLOWED_ARROWS = {
   backoff: [],
   'kube-client': ['backoff'],
   metrics: ['backoff'],
-  plugins: ['metrics', 'backoff'],
+  plugins: ['metrics', 'backoff', 'csi'],
   controller: ['kube-client', 'metrics', 'plugins', 'backoff'],
   cli: ['kube-client', 'metrics', 'plugins', 'controller', 'backoff'],
 };
