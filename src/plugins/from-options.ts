@@ -51,6 +51,26 @@ export interface PluginSettings {
   cloud?: CloudSettings;
   /** Further plugins built by the caller. */
   extra?: VolumePlugin[];
+  /** CSI drivers to connect to (`--csi-address`); started by the caller (controller/csi/start.ts), not here. */
+  csi?: CsiSettings;
+}
+
+/** The CSI drivers a controller drives, one unix socket each (external-provisioner's `--csi-address`). */
+export interface CsiSettings {
+  addresses: string[];
+  /** Per-call deadline of CreateVolume, DeleteVolume, ... (external-provisioner's `--timeout`). */
+  callTimeoutMs: number;
+  /** How long to wait at start for each driver's Probe to say ready. */
+  probeTimeoutMs: number;
+  /** external-provisioner's `--strict-topology`: only the selected node's segment is requisite. */
+  strictTopology: boolean;
+  /** Filled from the controller's `--cluster-name` (backing names and tags). */
+  clusterName?: string;
+  /**
+   * Where the controller keeps its own state (the leader-election namespace and name): the key
+   * that proves which CSI volumes it made is a Secret there (controller/csi/provenance.ts).
+   */
+  state?: { namespace: string; name: string };
 }
 
 export async function buildPluginRegistry(settings: PluginSettings, logger: Logger): Promise<PluginRegistry> {

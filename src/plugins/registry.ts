@@ -5,8 +5,16 @@
  * not run that is not in-tree (`kubernetes.io/...`) belongs to an external provisioner, so no
  * plugin of ours touches it; otherwise the first plugin whose `handles(pv)` recognises the
  * volume source.
+ *
+ * CSI migration: a StorageClass of a migrated in-tree name (`kubernetes.io/aws-ebs`, ...) is served
+ * by exactly one party. Our in-tree plugin when one was registered (an explicit `--cloud-provider`
+ * choice); else the plugin of the CSI driver it migrated to when this process drives that driver
+ * (`--csi-address`); else nobody here — the binder hands the claim to the driver's external
+ * provisioner under the driver's name, as kube-controller-manager does. Registering both an in-tree
+ * plugin and the CSI driver it migrated to is refused: two provisioners for one class.
  */
 import { ANN_PROVISIONED_BY } from '@pv-controller/kube/annotations.js';
+import { csiMigrationTarget } from '@pv-controller/kube/csi-migration.js';
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { VolumePlugin } from './api/core.js';
 
@@ -25,11 +33,24 @@ export class PluginRegistry {
   /** Adds a plugin; a second plugin with the same provisioner name is a programming error. */
   register(plugin: VolumePlugin): void {
     if (this.plugins.has(plugin.name)) throw new Error(`volume plugin "${plugin.name}" is already registered`);
+    for (const other of this.plugins.values()) {
+      const [inTree, csi] = csiMigrationTarget(plugin.name) === other.name ? [plugin, other] : [other, plugin];
+      if (csiMigrationTarget(inTree.name) === csi.name) {
+        throw new Error(
+          `both the in-tree volume plugin "${inTree.name}" and the CSI driver "${csi.name}" it migrated to are configured: ` +
+            'they would both provision its StorageClasses; use one (--cloud-provider or --csi-address)',
+        );
+      }
+    }
     this.plugins.set(plugin.name, plugin);
   }
 
+  /** The plugin serving a StorageClass provisioner; a migrated in-tree name falls to its CSI driver's plugin. */
   byProvisioner(name: string): VolumePlugin | undefined {
-    return this.plugins.get(name);
+    const own = this.plugins.get(name);
+    if (own) return own;
+    const target = csiMigrationTarget(name);
+    return target === undefined ? undefined : this.plugins.get(target);
   }
 
   /**

@@ -18,7 +18,7 @@ import { GRAFANA_DASHBOARD, PROMETHEUS_RULES } from '../monitoring/monitoring.js
 const run = promisify(execFile);
 const helm = findHelm();
 const skip = helm ? false : 'helm is neither on PATH nor built (`npm run cluster:build` builds it from tools/helm)';
-const VALUES_FILES = ['ci/full-values.yaml', 'ci/gce-values.yaml', 'ci/openstack-values.yaml', NODE_AGENT_VALUES];
+const VALUES_FILES = ['ci/full-values.yaml', 'ci/gce-values.yaml', 'ci/openstack-values.yaml', 'ci/csi-values.yaml', NODE_AGENT_VALUES];
 
 interface RenderedObject {
   kind: string;
@@ -131,6 +131,30 @@ describe('charts/pv-controller', { skip }, () => {
     assert.ok(openstack.container.env?.some((e) => e.name === 'OS_CLIENT_CONFIG_FILE' && e.value === '/etc/pv-controller/cloud/clouds.yaml'));
     assert.ok(openstack.container.env?.some((e) => e.name === 'OS_CLOUD' && e.value === 'production'));
     assert.ok(openstack.container.args.includes('--leader-elect=false'));
+  });
+
+  test('the CSI values run the driver\'s controller container beside the controller, one socket each through an emptyDir, with --csi-address and the Secret and CSINode reads in the ClusterRole', async () => {
+    const objects = await render(['-f', join(CHART_DIR, 'ci/csi-values.yaml')]);
+    const { pod, container } = controllerContainer(objects);
+    assert.ok(container.args.includes('--csi-address=/csi/mock/csi.sock'));
+    assert.ok(container.args.includes('--csi-timeout=90s'));
+    assert.ok(container.args.includes('--csi-strict-topology'));
+    assert.deepEqual(container.volumeMounts?.find((m) => m.name === 'csi-mock'), { name: 'csi-mock', mountPath: '/csi/mock' });
+    const driver = (pod.containers as Array<ContainerSpec & { name: string; image: string }>)[1];
+    assert.equal(driver?.name, 'mock-driver');
+    assert.equal(driver?.image, 'registry.example.internal/csi-mock:v1.37.2');
+    assert.deepEqual(driver?.volumeMounts, [{ name: 'csi-mock', mountPath: '/csi/mock' }]);
+    assert.deepEqual((pod.volumes as Array<{ name: string; emptyDir?: unknown }>).find((v) => v.name === 'csi-mock'), { name: 'csi-mock', emptyDir: {} });
+    const role = objects.find((o) => o.kind === 'ClusterRole' && !o.metadata.name.includes('node-agent')) as unknown as { rules: Array<{ resources: string[]; verbs: string[] }> };
+    assert.deepEqual(role.rules.find((r) => r.resources.includes('secrets'))?.verbs, ['get']);
+    assert.deepEqual(role.rules.find((r) => r.resources.includes('csinodes'))?.verbs, ['get', 'list']);
+    const leases = objects.find((o) => o.kind === 'Role' && o.metadata.name.endsWith('-leases')) as unknown as { rules: Array<{ resources: string[]; verbs: string[] }> };
+    assert.deepEqual(leases.rules.find((r) => r.resources.includes('secrets'))?.verbs, ['create'], 'its provenance key, in its own namespace');
+    // Without CSI drivers the controller reads no Secret.
+    const plain = (await render()).find((o) => o.kind === 'ClusterRole') as unknown as { rules: Array<{ resources: string[] }> };
+    assert.equal(plain.rules.some((r) => r.resources.includes('secrets')), false);
+    const bad = await renderFailure(['--set', 'csi.drivers[0].name=Bad_Name,csi.drivers[0].image=x']);
+    assert.match(bad, /csi.drivers\[\].name must be a short DNS label/);
   });
 
   test('refuses a StorageClass no configured plugin serves, and host-path replicas spread over nodes', async () => {

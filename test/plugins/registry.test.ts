@@ -89,3 +89,24 @@ test('plugins are found by capability: withCapability lists those whose guard pa
   assert.equal(registry.forVolume(pv('/a/vol'), canRecycle), undefined);
   assert.equal(registry.forVolume(pv('/a/vol')), a);
 });
+
+test('CSI migration: a migrated in-tree class is served by our in-tree plugin when registered, else by the CSI driver it migrated to', () => {
+  const ebsInTree = fakePlugin('kubernetes.io/aws-ebs', '/ebs/');
+  const ebsCsi = fakePlugin('ebs.csi.aws.com', '/csi/');
+  assert.equal(new PluginRegistry([ebsInTree]).byProvisioner('kubernetes.io/aws-ebs'), ebsInTree);
+  const csiOnly = new PluginRegistry([ebsCsi]);
+  assert.equal(csiOnly.byProvisioner('kubernetes.io/aws-ebs'), ebsCsi);
+  assert.equal(csiOnly.byProvisioner('ebs.csi.aws.com'), ebsCsi);
+  // Not migrated, or migrated to another driver: nobody here.
+  assert.equal(csiOnly.byProvisioner('kubernetes.io/gce-pd'), undefined);
+  assert.equal(csiOnly.byProvisioner('kubernetes.io/host-path'), undefined);
+});
+
+test('CSI migration: an in-tree plugin and the CSI driver it migrated to are never both registered (two provisioners for one class)', () => {
+  const ebsInTree = fakePlugin('kubernetes.io/aws-ebs', '/ebs/');
+  const ebsCsi = fakePlugin('ebs.csi.aws.com', '/csi/');
+  assert.throws(() => new PluginRegistry([ebsInTree, ebsCsi]), /both the in-tree volume plugin "kubernetes.io\/aws-ebs" and the CSI driver "ebs.csi.aws.com"/);
+  assert.throws(() => new PluginRegistry([ebsCsi, ebsInTree]), /both the in-tree volume plugin "kubernetes.io\/aws-ebs" and the CSI driver "ebs.csi.aws.com"/);
+  // Another cloud's driver beside it is fine.
+  assert.doesNotThrow(() => new PluginRegistry([ebsInTree, fakePlugin('pd.csi.storage.gke.io', '/pd/')]));
+});

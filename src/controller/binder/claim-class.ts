@@ -10,6 +10,7 @@ import {
   ANN_STORAGE_PROVISIONER,
 } from '@pv-controller/kube/annotations.js';
 import { NO_PROVISIONER } from '@pv-controller/kube/annotations.js';
+import { csiMigrationTarget } from '@pv-controller/kube/csi-migration.js';
 import { isConflict } from '@pv-controller/kube/errors.js';
 import { defaultStorageClass, hasAnnotation } from '@pv-controller/kube/volume-helpers.js';
 import { DONE, type SyncResult } from '../runtime/sync-result.js';
@@ -99,10 +100,12 @@ export async function routeToProvisioner(s: BinderDeps, claim: PersistentVolumeC
     s.ctx.events.event(claim, 'Warning', EventReason.ProvisioningFailed, `storageclass.storage.k8s.io "${className}" not found`);
     return DONE;
   }
-  const provisioner = cls.provisioner;
   const { provisionClaim, servesProvisioner } = s.hooks;
-  const served = servesProvisioner ? servesProvisioner(provisioner) : provisionClaim !== undefined;
+  const served = servesProvisioner ? servesProvisioner(cls.provisioner) : provisionClaim !== undefined;
   if (served && provisionClaim) return provisionClaim.call(s.hooks, claim);
+  // A migrated in-tree name nobody here serves goes to its CSI driver's provisioner under the
+  // driver's name (kube-controller-manager's provisionClaimOperationExternal).
+  const provisioner = csiMigrationTarget(cls.provisioner) ?? cls.provisioner;
   // An in-tree name nobody here serves fails as upstream — but only when this process runs a
   // provisioner: a binder-only process (--controllers without provisioner) hands every class to
   // the external-provisioner protocol, so our provisioner running elsewhere picks it up.

@@ -214,6 +214,19 @@ test('an unserved external provisioner gets both provisioner annotations and an 
   assert.equal(h.fake.successfulWrites().length, 1);
 });
 
+test('a migrated in-tree class nobody here serves goes to its CSI driver under the driver\'s name, as kube-controller-manager 1.37 does', async () => {
+  // A process that provisions (it has the hook) but serves neither kubernetes.io/aws-ebs nor ebs.csi.aws.com.
+  const h = harness({ provisionClaim: async () => ({ kind: 'done' as const }), servesProvisioner: (name: string) => name === 'pv-controller.io/host-path' });
+  h.fake.addClass(storageClass('gp', { provisioner: 'kubernetes.io/aws-ebs' }));
+  h.fake.addClaim(pvc('c', '1Gi', { cls: 'gp' }));
+  await sync(h);
+  const after = h.fake.claim(KEY)!;
+  assert.equal(after.metadata.annotations?.[ANN_STORAGE_PROVISIONER], 'ebs.csi.aws.com');
+  assert.equal(after.metadata.annotations?.[ANN_BETA_STORAGE_PROVISIONER], 'ebs.csi.aws.com');
+  assert.deepEqual(h.fake.eventReasons(KEY), ['ExternalProvisioning']);
+  assert.match(h.fake.eventsFor(KEY)[0].message, /external provisioner 'ebs.csi.aws.com'/);
+});
+
 test('a served provisioner receives the claim through the hook, an unknown kubernetes.io one fails', async () => {
   const seen: string[] = [];
   const h = harness({
