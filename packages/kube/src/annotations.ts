@@ -122,3 +122,5 @@ export const ANN_CSI_DELETION_SECRET_NAMESPACE = 'volume.kubernetes.io/provision
 /** PV annotations naming the Secret ControllerModifyVolume needs. */
 export const ANN_CSI_MODIFY_SECRET_NAME = 'volume.kubernetes.io/controller-modify-secret-name';
 export const ANN_CSI_MODIFY_SECRET_NAMESPACE = 'volume.kubernetes.io/controller-modify-secret-namespace';
+/** PV annotation: the proof (HMAC of driver, volume handle, PV name) that pv-controller made this CSI volume; DeleteVolume needs it. */
+export const ANN_CSI_PROVENANCE = 'pv-controller.io/csi-provenance';

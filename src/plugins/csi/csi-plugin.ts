@@ -9,7 +9,7 @@
  * deleting the id it answers with (deleteWithoutPv).
  */
 import type { Logger } from 'pino';
-import { ANN_CSI_DELETION_SECRET_NAME, ANN_CSI_DELETION_SECRET_NAMESPACE } from '@pv-controller/kube/annotations.js';
+import { ANN_CSI_DELETION_SECRET_NAME, ANN_CSI_DELETION_SECRET_NAMESPACE, ANN_CSI_PROVENANCE } from '@pv-controller/kube/annotations.js';
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { CreateVolumeRequest, CsiConnection, CsiVolume } from '../../csi/types.js';
 import { NilMetricsProvider } from '../../metrics/nil.js';
@@ -21,6 +21,16 @@ import { createVolumeRequest, type DriverTraits, provisionedFrom, secretRefsFor 
 import { validateCsiParameters } from './parameters.js';
 import { refFromSource, resolveSecretRef, secretData, type SecretReader, type SecretRef } from './secrets.js';
 import { accessibilityRequirements, type CsiTopologySource } from './topology.js';
+
+/**
+ * Proof that this controller made a CSI volume (controller/csi/provenance.ts implements it; the
+ * plugin sees only this shape). With it, provision signs the PV and DeleteVolume is called only
+ * for a PV whose proof verifies: a handle written into a PV by someone else is never deleted.
+ */
+export interface CsiProvenance {
+  sign(driver: string, volumeHandle: string, pvName: string): string;
+  verify(driver: string, volumeHandle: string, pvName: string, proof: string | undefined): boolean;
+}
 
 export interface CsiPluginOptions {
   conn: CsiConnection;
@@ -34,6 +44,7 @@ export interface CsiPluginOptions {
   topology: CsiTopologySource;
   logger: Logger;
   timeoutMs: number;
+  provenance?: CsiProvenance;
 }
 
 /**
@@ -108,7 +119,9 @@ export class CsiVolumePlugin implements VolumePlugin {
       throw new PluginError('Backend', `CreateVolume ${create.name} made ${volume.capacityBytes} bytes, fewer than the ${req.requestBytes} asked; deleted it`, true);
     }
     this.o.logger.info({ backingName: create.name, volumeId: volume.volumeId, pv: req.pvName }, 'CSI volume created');
-    return provisionedFrom(req, create, volume, refs, this.o.traits);
+    const out = provisionedFrom(req, create, volume, refs, this.o.traits);
+    if (this.o.provenance) out.annotations = { ...out.annotations, [ANN_CSI_PROVENANCE]: this.o.provenance.sign(this.name, volume.volumeId, req.pvName) };
+    return out;
   }
 
   async delete(req: DeleteRequest): Promise<void> {
@@ -133,6 +146,10 @@ export class CsiVolumePlugin implements VolumePlugin {
   private async deleteWithPv(pv: PersistentVolume, req: DeleteRequest): Promise<void> {
     const volumeId = pv.spec.csi?.volumeHandle;
     if (typeof volumeId !== 'string' || volumeId === '') throw new PluginError('Unsafe', `PV "${pv.metadata.name ?? ''}" names no CSI volume handle`, false);
+    const pvName = pv.metadata.name ?? '';
+    if (this.o.provenance && !this.o.provenance.verify(this.name, volumeId, pvName, pv.metadata.annotations?.[ANN_CSI_PROVENANCE])) {
+      throw new PluginError('Unsafe', `PV "${pvName}" carries no valid proof that pv-controller made CSI volume "${volumeId}": not deleting it`, false);
+    }
     const ref = this.deletionSecretRef(pv, req.parameters);
     // As external-provisioner: a deletion Secret that is gone does not keep the volume forever.
     const secrets = ref ? ((await this.o.secrets(ref.namespace, ref.name)) ?? {}) : {};

@@ -18,12 +18,12 @@ import { CAPACITY, type CapacityReporter } from '../api/capabilities/capacity.js
 import { EXPAND, type Expander } from '../api/capabilities/expand.js';
 import { MODIFY, type Modifier } from '../api/capabilities/modify.js';
 import type { VolumePlugin } from '../api/core.js';
-import { CsiVolumePlugin } from './csi-plugin.js';
+import { type CsiProvenance, CsiVolumePlugin } from './csi-plugin.js';
 import { csiStorageCapacity, type DriverVolume, expandCsiVolume, type ExtrasContext, listCsiVolumes, modifyCsiVolume, validateCsiAttributes } from './extras.js';
 import type { CsiTopologySource } from './topology.js';
 
 export type { CsiTopologySource } from './topology.js';
-export { CSI_MAX_BACKING_NAME_LENGTH } from './csi-plugin.js';
+export { CSI_MAX_BACKING_NAME_LENGTH, type CsiProvenance } from './csi-plugin.js';
 
 export interface CsiPluginDeps {
   clusterName: string;
@@ -40,6 +40,12 @@ export interface CsiPluginDeps {
   immediateTopology?: boolean;
   /** external-provisioner's `--default-fstype`: '' (the default, as there) leaves the choice to the driver. */
   defaultFsType?: string;
+  /**
+   * Proof of which volumes this controller made (controller/csi/provenance.ts). When given, PVs
+   * are signed at provisioning and DeleteVolume refuses a PV without a valid proof. Without it
+   * (tests) a PV's handle is trusted, as external-provisioner trusts it.
+   */
+  provenance?: CsiProvenance;
 }
 
 /** The optional members are present exactly when the driver has the capability (the type guards find them). */
@@ -81,6 +87,7 @@ export async function createCsiPlugin(conn: CsiConnection, deps: CsiPluginDeps):
     topology: deps.topology,
     logger: deps.logger.child({ csiDriver: info.name }),
     timeoutMs,
+    ...(deps.provenance ? { provenance: deps.provenance } : {}),
   });
   const c: ExtrasContext = { conn, driver: info.name, singleNodeMultiWriter, secrets: deps.secrets, timeoutMs };
   const extras: Partial<Expander & Modifier & CapacityReporter> & { listDriverVolumes?: () => Promise<DriverVolume[]> } = {};

@@ -8,6 +8,8 @@ import type { ProvisionRequest } from '../../../src/plugins/api/core.js';
 import { PluginError } from '../../../src/plugins/api/errors.js';
 import type { CreateVolumeRequest, DeleteVolumeRequest, ExpandVolumeRequest, GetCapacityRequest, ModifyVolumeRequest } from '../../../src/csi/types.js';
 import { createCsiPlugin, type CsiPluginDeps } from '../../../src/plugins/csi/index.js';
+import { HmacProvenance } from '../../../src/controller/csi/provenance.js';
+import { ANN_CSI_PROVENANCE } from '@pv-controller/kube/annotations.js';
 import { ALL_CONTROLLER_CAPABILITIES, csiError, FakeCsiDriver, type FakeDriverOptions } from './fake-connection.js';
 
 const SECRETS: Record<string, Record<string, string>> = { 'storage/prov': { token: 't0k' }, 'storage/grow': { token: 'gr0w' } };
@@ -168,6 +170,22 @@ describe('delete', () => {
     const { driver, plugin } = await pluginFor();
     await assert.rejects(plugin.delete({ backingName: 'unit-dynamic-pvc-1' }), (e: unknown) => e instanceof PluginError && !e.retryable);
     assert.equal(driver.calls.length, 0);
+  });
+});
+
+describe('provenance', () => {
+  it('with a provenance, the PV is signed and DeleteVolume refuses a PV whose proof does not verify (a forged or copied handle)', async () => {
+    const { driver, plugin } = await pluginFor({}, { provenance: new HmacProvenance(Buffer.alloc(32, 7)) });
+    const pv = await provisionedPv(plugin, request());
+    assert.match(pv.metadata.annotations?.[ANN_CSI_PROVENANCE] ?? '', /^v1:/);
+    const forged: PersistentVolume = structuredClone(pv);
+    forged.metadata.name = 'pvc-other';
+    await assert.rejects(plugin.delete({ backingName: 'x', pv: forged }), (e: unknown) => e instanceof PluginError && e.code === 'Unsafe' && !e.retryable);
+    delete forged.metadata.annotations?.[ANN_CSI_PROVENANCE];
+    await assert.rejects(plugin.delete({ backingName: 'x', pv: forged }), (e: unknown) => e instanceof PluginError && e.code === 'Unsafe');
+    assert.equal(driver.callsOf('DeleteVolume').length, 0);
+    await plugin.delete({ backingName: 'unit-dynamic-pvc-1', pv });
+    assert.equal(driver.volumes.size, 0);
   });
 });
 
