@@ -10,7 +10,8 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), 'src');
  * parts listed for it. The shared vocabulary is a package of its own (`@pv-controller/kube`,
  * packages/kube), which every part may import and which imports none of them; the embedded API
  * server (`@pv-controller/apiserver`) is reached only through src/cli/embedded-apiserver.ts.
- * src/backoff.ts, the one retry delay, is a leaf every part may import. `cli` reaches the
+ * src/backoff.ts, the one retry delay, is a leaf every part may import. src/csi, the CSI client,
+ * imports only it; the CSI plugin, the controller and the CLI may use the client. `cli` reaches the
  * controller only through its public entries: src/controller/index.ts (the running controller)
  * and options.ts (its configuration, which every command's flags and --help read without loading
  * the controller, its plugins and client-node).
@@ -19,9 +20,10 @@ const ALLOWED_ARROWS = {
   backoff: [],
   'kube-client': ['backoff'],
   metrics: ['backoff'],
-  plugins: ['metrics', 'backoff', 'csi'],
-  controller: ['kube-client', 'metrics', 'plugins', 'backoff'],
-  cli: ['kube-client', 'metrics', 'plugins', 'controller', 'backoff'],
+  csi: ['backoff'],
+  plugins: ['metrics', 'csi', 'backoff'],
+  controller: ['kube-client', 'metrics', 'plugins', 'csi', 'backoff'],
+  cli: ['kube-client', 'metrics', 'plugins', 'controller', 'csi', 'backoff'],
 };
 
 /** The first folder (or file) under `root` of `file`: `controller` for src/controller/binder/x.ts. */

@@ -19,12 +19,21 @@ const IN_TREE_PREFIX = 'kubernetes.io/';
 
 /**
  * True when the PV belongs to a deleter outside this process (upstream's external deleter): it
- * was provisioned by a provisioner we do not serve whose name is not in-tree, or it is CSI.
+ * was provisioned by a provisioner we do not serve whose name is not in-tree, or it is a CSI
+ * volume of a driver this process does not drive (`--csi-address`).
  */
 export function hasExternalDeleter(s: ReclaimerDeps, pv: PersistentVolume): boolean {
-  if (pv.spec.csi !== undefined) return true;
+  if (pv.spec.csi !== undefined) return !drivesCsiVolume(s, pv);
   const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
   return provisioner !== undefined && !s.plugins.byProvisioner(provisioner) && !provisioner.startsWith(IN_TREE_PREFIX);
+}
+
+/** A CSI volume whose driver is one of ours: the plugin registered under the driver's name owns it. */
+function drivesCsiVolume(s: ReclaimerDeps, pv: PersistentVolume): boolean {
+  const driver = pv.spec.csi?.['driver'];
+  if (typeof driver !== 'string') return false;
+  const plugin = s.plugins.byProvisioner(driver);
+  return plugin !== undefined && plugin.name === driver && plugin.handles(pv);
 }
 
 /**

@@ -30,8 +30,10 @@ export function withFinalizer<T extends { metadata: { finalizers?: string[] } }>
  * The PV with its deletion finalizers annealed, or undefined when nothing changes. Only for PVs
  * whose `provisioned-by` names a provisioner we serve. Delete ⇒ `kubernetes.io/pv-controller`
  * present (never added to an object already being deleted: the API server forbids new finalizers
- * then); Retain/Recycle ⇒ absent; an unknown policy leaves it as it is. An in-tree provisioner's
- * PV ("kubernetes.io/…") never keeps the external provisioner's finalizer: its deletion is ours.
+ * then); Retain/Recycle ⇒ absent; an unknown policy leaves it as it is. A PV we serve never keeps
+ * the external provisioner's finalizer: its deletion is ours — an in-tree provisioner's PV
+ * ("kubernetes.io/…"), and a CSI driver's PV once this process drives the driver in place of
+ * external-provisioner (whose HonorPVReclaimPolicy finalizer its PVs still carry).
  */
 export function annealDeletionFinalizer(
   pv: PersistentVolume,
@@ -40,7 +42,7 @@ export function annealDeletionFinalizer(
   const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
   if (provisioner === undefined || !servesProvisioner(provisioner)) return undefined;
   let next = pv;
-  if (provisioner.startsWith('kubernetes.io/') && hasFinalizer(next, FINALIZER_EXTERNAL_PROVISIONER)) {
+  if (hasFinalizer(next, FINALIZER_EXTERNAL_PROVISIONER)) {
     next = withoutFinalizer(next, FINALIZER_EXTERNAL_PROVISIONER);
   }
   const has = hasFinalizer(next, FINALIZER_PV_CONTROLLER);
