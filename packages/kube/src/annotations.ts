@@ -106,3 +106,24 @@ export const FINALIZER_DELETE_DEPENDENTS = 'foregroundDeletion';
 
 /** The ServiceAccount a `kubernetes.io/service-account-token` Secret is for; kube-apiserver requires it. */
 export const ANN_SERVICE_ACCOUNT_NAME = 'kubernetes.io/service-account.name';
+
+// CSI volume plugin (issue 26), as external-provisioner names them.
+/** StorageClass parameters under this prefix are for the provisioner, never passed to the driver. */
+export const CSI_PARAMETER_PREFIX = 'csi.storage.k8s.io/';
+/** Extra-create-metadata parameters CreateVolume carries (external-provisioner's `--extra-create-metadata`). */
+export const CSI_PARAM_PVC_NAME = 'csi.storage.k8s.io/pvc/name';
+export const CSI_PARAM_PVC_NAMESPACE = 'csi.storage.k8s.io/pvc/namespace';
+export const CSI_PARAM_PV_NAME = 'csi.storage.k8s.io/pv/name';
+/** The filesystem of a mount volume (and the deprecated unprefixed `fstype`, matched case-insensitively). */
+export const CSI_PARAM_FSTYPE = 'csi.storage.k8s.io/fstype';
+export const CSI_PARAM_FSTYPE_DEPRECATED = 'fstype';
+/** volumeAttributes key naming the provisioner that made a CSI volume. */
+export const CSI_ATTR_PROVISIONER_IDENTITY = 'storage.kubernetes.io/csiProvisionerIdentity';
+/** PV annotations naming the Secret DeleteVolume needs, resolved at provisioning (the claim may be gone at delete). */
+export const ANN_CSI_DELETION_SECRET_NAME = 'volume.kubernetes.io/provisioner-deletion-secret-name';
+export const ANN_CSI_DELETION_SECRET_NAMESPACE = 'volume.kubernetes.io/provisioner-deletion-secret-namespace';
+/** PV annotations naming the Secret ControllerModifyVolume needs. */
+export const ANN_CSI_MODIFY_SECRET_NAME = 'volume.kubernetes.io/controller-modify-secret-name';
+export const ANN_CSI_MODIFY_SECRET_NAMESPACE = 'volume.kubernetes.io/controller-modify-secret-namespace';
+/** PV annotation: the proof (HMAC of driver, volume handle, PV name) that pv-controller made this CSI volume; DeleteVolume needs it. */
+export const ANN_CSI_PROVENANCE = 'pv-controller.io/csi-provenance';

@@ -4,14 +4,14 @@
  * and only then drop the intent finalizer. If the delete fails the finalizer stays, so the next
  * sync (or the next controller, after a crash) tries again: nothing is ever forgotten.
  */
-import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import type { PersistentVolumeClaim, StorageClass } from '@pv-controller/kube/types.js';
 import { storageClassOfClaim } from '@pv-controller/kube/volume-helpers.js';
-import type { VolumePlugin } from '../../plugins/api/core.js';
+import type { ProvisionRequest, VolumePlugin } from '../../plugins/api/core.js';
 import { keyOf } from '@pv-controller/kube/object-key.js';
 import { annotatedProvisioner, hasProvisioningFinalizer, releaseIntent } from './claim-intent.js';
 import { errorText, msgCleanedUp, msgCleanupFailed } from './events.js';
 import { measured } from '../runtime/operation-metrics.js';
-import { claimBackingName, provisionedVolumeName } from './request.js';
+import { claimBackingName, planProvision, provisionedVolumeName } from './request.js';
 import type { ProvisionerDeps } from './deps.js';
 import { EventReason } from '../runtime/event-reasons.js';
 
@@ -31,11 +31,28 @@ async function pluginOfClaim(d: ProvisionerDeps, claim: PersistentVolumeClaim): 
   return cls ? d.plugins.byProvisioner(cls.provisioner) : undefined;
 }
 
-async function classParameters(d: ProvisionerDeps, claim: PersistentVolumeClaim): Promise<Record<string, string> | undefined> {
+async function storageClassOf(d: ProvisionerDeps, claim: PersistentVolumeClaim): Promise<StorageClass | undefined> {
   const className = storageClassOfClaim(claim) ?? '';
   if (className === '') return undefined;
-  const cls = d.ctx.classes.get(className) ?? (await d.ctx.api.getStorageClass(className));
-  return cls?.parameters ? { ...cls.parameters } : undefined;
+  return d.ctx.classes.get(className) ?? (await d.ctx.api.getStorageClass(className));
+}
+
+/**
+ * The request the claim was provisioned with, rebuilt by the same code (planProvision), for a
+ * plugin whose backend picks the volume's id (CSI): it repeats the idempotent create to learn it.
+ * Undefined when the class or the claim no longer make a request.
+ */
+async function provisionRequestOf(
+  d: ProvisionerDeps,
+  claim: PersistentVolumeClaim,
+  plugin: VolumePlugin,
+  storageClass: StorageClass | undefined,
+): Promise<ProvisionRequest | undefined> {
+  if (!storageClass) return undefined;
+  const vacName = claim.spec.volumeAttributesClassName ?? '';
+  const attributesClass = vacName === '' ? undefined : await d.ctx.api.getVolumeAttributesClass?.(vacName);
+  const plan = planProvision({ claim, storageClass, plugin, clusterName: d.clusterName, attributesClass });
+  return plan.ok ? plan.request : undefined;
 }
 
 /**
@@ -77,11 +94,13 @@ async function deleteBackingVolume(
 ): Promise<boolean> {
   const key = keyOf(claim);
   const backingName = claimBackingName(claim, plugin, d.clusterName);
-  const parameters = await classParameters(d, claim);
+  const storageClass = await storageClassOf(d, claim);
+  const parameters = storageClass?.parameters ? { ...storageClass.parameters } : undefined;
+  const provision = await provisionRequestOf(d, claim, plugin, storageClass);
   o.signal.throwIfAborted();
   try {
     await measured(d.metrics, plugin.name, 'delete', () =>
-      plugin.delete({ backingName, signal: o.signal, ...(parameters ? { parameters } : {}) }),
+      plugin.delete({ backingName, signal: o.signal, ...(parameters ? { parameters } : {}), ...(provision ? { provision: { ...provision, signal: o.signal } } : {}) }),
     );
   } catch (err) {
     o.signal.throwIfAborted();

@@ -29,7 +29,8 @@ export function provisionedVolume({ claim, storageClass, plugin, request, provis
     kind: 'PersistentVolume',
     metadata: {
       name: request.pvName,
-      annotations: { [ANN_PROVISIONED_BY]: plugin.name, [ANN_BOUND_BY_CONTROLLER]: ANN_VALUE_YES },
+      // The plugin's own annotations (a CSI volume's deletion Secret) never replace the controller's.
+      annotations: { ...(provisioned.annotations ?? {}), [ANN_PROVISIONED_BY]: plugin.name, [ANN_BOUND_BY_CONTROLLER]: ANN_VALUE_YES },
     },
     spec: {
       ...structuredClone(provisioned.source),

@@ -74,6 +74,8 @@ export interface ProvisionedVolume {
   nodeAffinity?: VolumeNodeAffinity;
   /** Labels to put on the PV (e.g. topology zone). */
   labels?: Record<string, string>;
+  /** Annotations to put on the PV (e.g. a CSI volume's deletion Secret, which delete reads back). */
+  annotations?: Record<string, string>;
 }
 
 /** What delete needs: the backing name, the PV when one exists, and the class parameters if known. */
@@ -82,6 +84,12 @@ export interface DeleteRequest {
   /** Present when deleting for a PV; absent when cleaning up after a claim deleted mid-provision. */
   pv?: PersistentVolume;
   parameters?: Record<string, string>;
+  /**
+   * Without a PV: the request the volume was (or may have been) provisioned with, built by the same
+   * code as at provisioning. A backend that names volumes itself (CSI: the driver picks the id)
+   * repeats the idempotent create with it to learn the id, then deletes that.
+   */
+  provision?: ProvisionRequest;
   signal?: AbortSignal;
 }
 

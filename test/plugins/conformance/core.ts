@@ -44,7 +44,8 @@ const PROVISION_AND_DELETE: ConformanceCheck[] = [
       withSubject(make, async (s) => {
         const req = requestFor(s);
         await s.plugin.provision(req);
-        await s.plugin.delete({ backingName: req.backingName, parameters: req.parameters });
+        // As the controller's cleanup: with the request it provisioned with (a CSI driver picks the id; the request finds it).
+        await s.plugin.delete({ backingName: req.backingName, parameters: req.parameters, provision: req });
         assert.equal(await s.backingExists(req.backingName), false);
       }),
   },
@@ -53,7 +54,7 @@ const PROVISION_AND_DELETE: ConformanceCheck[] = [
     run: (make) =>
       withSubject(make, async (s) => {
         const req = requestFor(s);
-        await s.plugin.delete({ backingName: req.backingName, parameters: req.parameters });
+        await s.plugin.delete({ backingName: req.backingName, parameters: req.parameters, provision: req });
         assert.equal(await s.backingExists(req.backingName), false);
       }),
   },

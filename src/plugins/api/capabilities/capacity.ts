@@ -13,7 +13,11 @@ export interface StorageCapacity {
 }
 
 export interface CapacityReporter {
-  storageCapacity(parameters: Record<string, string>): Promise<StorageCapacity>;
+  /**
+   * `segment`: the topology segment to ask about (a CSI driver's GetCapacity per segment); a
+   * plugin whose capacity does not depend on topology ignores it.
+   */
+  storageCapacity(parameters: Record<string, string>, segment?: Record<string, string>): Promise<StorageCapacity>;
 }
 
 export const CAPACITY = defineCapability<CapacityReporter>()('capacity', ['storageCapacity']);

@@ -1,0 +1,38 @@
+/**
+ * One CSI call with the plugin's deadline and the caller's abort signal, its failure turned into
+ * a PluginError: an outcome the driver may still be working on (`in-progress`: deadline,
+ * cancelled, unavailable, aborted) is retryable — the same call is repeated until it answers —
+ * and a `final` answer is not, carrying the driver's message (external-provisioner's
+ * ProvisioningInBackground / ProvisioningFinished). Anything else (the socket is gone, a bug) is
+ * retryable: nothing says the driver did not act.
+ */
+import { CsiCallError, type CsiCallOptions } from '../../csi/types.js';
+import { PluginError } from '../api/errors.js';
+
+export function isNotFound(err: unknown): boolean {
+  return err instanceof CsiCallError && err.codeName === 'NOT_FOUND';
+}
+
+export function toPluginError(err: unknown, what: string): unknown {
+  if (err instanceof PluginError) return err;
+  if (err instanceof Error && err.name === 'AbortError') return err;
+  if (err instanceof CsiCallError) {
+    const message = `${what}: ${err.codeName}: ${err.details}`;
+    return err.kind === 'final' ? new PluginError('Backend', message, false, { cause: err }) : new PluginError('Transient', message, true, { cause: err });
+  }
+  const detail = err instanceof Error ? err.message : String(err);
+  return new PluginError('Transient', `${what}: ${detail}`, true, { cause: err });
+}
+
+export function callOptions(timeoutMs: number, signal: AbortSignal | undefined): CsiCallOptions {
+  return signal ? { timeoutMs, signal } : { timeoutMs };
+}
+
+/** Runs a call and rethrows its failure as a PluginError (see above). */
+export async function csiCall<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw toPluginError(err, what);
+  }
+}
