@@ -8,9 +8,9 @@
  */
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { expectOk } from '../client/kube-client.js';
-import { BENCH_NAMESPACE } from '../fixtures.js';
 import { waitFor } from '../proc/child.js';
-import { CLAIMS_PATH, CSI_CLASS, type CsiWorld } from './world.js';
+import { csiClaim } from './claims.js';
+import { CLAIMS_PATH, type CsiWorld } from './world.js';
 
 /** No driver call and no change for this long after the claim is gone: the round has settled. */
 const QUIET_MS = 5000;
@@ -44,15 +44,6 @@ export interface LeakResult {
   maxNamesPerClaim: number;
 }
 
-function leakClaim(name: string): Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
-    metadata: { name, namespace: BENCH_NAMESPACE },
-    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: CSI_CLASS },
-  };
-}
-
 async function volumeHandles(world: CsiWorld): Promise<Set<string>> {
   const list = JSON.parse(expectOk(await world.client.raw('GET', '/api/v1/persistentvolumes'), 'list PVs').body) as { items: PersistentVolume[] };
   return new Set(list.items.map((pv) => pv.spec.csi?.volumeHandle).filter((h): h is string => h !== undefined));
@@ -82,7 +73,7 @@ async function settle(world: CsiWorld, deadline: number): Promise<void> {
 async function runRound(world: CsiWorld, round: number, log: (line: string) => void): Promise<LeakRound> {
   const name = `leak-${round}`;
   world.proxy.setRule({ method: 'CreateVolume', fault: { kind: 'hang', when: 'after' }, times: 1 });
-  const created = expectOk(await world.client.raw('POST', CLAIMS_PATH, JSON.stringify(leakClaim(name))), `create claim ${name}`);
+  const created = expectOk(await world.client.raw('POST', CLAIMS_PATH, JSON.stringify(csiClaim(name))), `create claim ${name}`);
   const uid = (JSON.parse(created.body) as { metadata: { uid: string } }).metadata.uid;
   // The driver has made the volume; the provisioner has not heard.
   await waitFor(`CreateVolume for ${name} held after the driver answered`, () => {

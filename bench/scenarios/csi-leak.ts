@@ -5,12 +5,10 @@
  * CreateVolume's answer is held, the provisioner SIGKILLed and restarted, N rounds. Reports the
  * driver volumes no PV refers to, per round and in total, and duplicate CreateVolume calls.
  */
-import { join } from 'node:path';
-import { csiPeersUnavailable, type ProvisionerKind } from '../csi/binaries.js';
 import { runLeakExperiment, type LeakResult } from '../csi/leak.js';
-import { startCsiWorld } from '../csi/world.js';
 import { note } from '../progress.js';
-import { checkAtMost, failedRow, skippedRow, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult } from '../scenario.js';
+import { checkAtMost, type BenchOptions, type ResultRow, type Scenario, type ScenarioResult } from '../scenario.js';
+import { perProvisioner } from './csi-side-by-side.js';
 
 const NAME = 'csi-leak';
 
@@ -40,37 +38,11 @@ export function leakRows(r: LeakResult): ResultRow[] {
   ];
 }
 
-async function runFor(opts: BenchOptions, kind: ProvisionerKind, rounds: number): Promise<LeakResult> {
-  const world = await startCsiWorld({ provisioner: kind, dir: join(opts.workDir, `${NAME}-${kind}`), workers: opts.concurrency });
-  try {
-    return await runLeakExperiment(world, rounds, note);
-  } finally {
-    await world.stop();
-  }
-}
-
 export const csiLeakScenario: Scenario = {
   name: NAME,
   aliases: ['leak'],
   description: 'claims deleted while CreateVolume is in flight, provisioner killed and restarted: driver volumes leaked (external-provisioner vs ours)',
-  async run(opts: BenchOptions): Promise<ScenarioResult> {
-    const rows: ResultRow[] = [];
-    const details: Record<string, unknown> = { rounds: leakRounds(opts) };
-    for (const kind of opts.provisioners) {
-      const why = csiPeersUnavailable(kind);
-      if (why) {
-        rows.push(skippedRow(NAME, kind, why));
-        continue;
-      }
-      try {
-        const result = await runFor(opts, kind, leakRounds(opts));
-        rows.push(...leakRows(result));
-        details[kind] = result;
-      } catch (err) {
-        rows.push(failedRow(NAME, kind, err));
-        details[kind] = { error: String(err) };
-      }
-    }
-    return { rows, details };
+  run(opts: BenchOptions): Promise<ScenarioResult> {
+    return perProvisioner(opts, NAME, {}, (world) => runLeakExperiment(world, leakRounds(opts), note), leakRows);
   },
 };

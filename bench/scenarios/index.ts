@@ -3,7 +3,9 @@ import type { Scenario } from '../scenario.js';
 import { apiserverScenario } from './apiserver.js';
 import { apiserverMemoryScenario } from './apiserver-memory.js';
 import { bindScenario } from './bind.js';
+import { csiExpandScenario } from './csi-expand.js';
 import { csiLeakScenario } from './csi-leak.js';
+import { csiSpeedScenario } from './csi-speed.js';
 import { matchingScenario } from './matching.js';
 import { provisionScenario } from './provision.js';
 import { realApiServerScenario, realMemoryScenario } from './real-apiserver.js';
@@ -27,7 +29,7 @@ export const SCENARIOS: readonly Scenario[] = [
 export const REAL_CLUSTER_SCENARIOS: readonly Scenario[] = [realBindScenario, realProvisionScenario, realApiServerScenario, realMemoryScenario];
 
 /** Run only when named (`--scenario csi-leak`): the CSI side by side starts its own control plane and peers. */
-export const ON_REQUEST_SCENARIOS: readonly Scenario[] = [csiLeakScenario];
+export const ON_REQUEST_SCENARIOS: readonly Scenario[] = [csiLeakScenario, csiSpeedScenario, csiExpandScenario];
 
 export function scenarioSet(realCluster: boolean): readonly Scenario[] {
   return realCluster ? REAL_CLUSTER_SCENARIOS : SCENARIOS;
