@@ -36,6 +36,16 @@ export interface CsiWorldOptions {
   workers?: number;
   /** Extra flags of csi-mock (`--node-expansion-required`, ...). */
   mockArgs?: string[];
+  /** An etcd to use instead of starting one (test:cluster shares one per run). */
+  etcdUrl?: string;
+  /**
+   * Run our controller as deploy/rbac.yaml's ServiceAccount instead of the admin (test:cluster
+   * checks that account's requests in the audit log: none may be denied). The bench gives both
+   * provisioners the admin identity, as the other side-by-side runs do.
+   */
+  controllerServiceAccount?: boolean;
+  /** The control plane's directory (default `<dir>/plane`). */
+  planeDir?: string;
 }
 
 export interface CsiWorld {
@@ -79,7 +89,11 @@ export async function startCsiWorld(opts: CsiWorldOptions): Promise<CsiWorld> {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
   };
   try {
-    const plane = await startControlPlane({ dir: join(opts.dir, 'plane') });
+    const plane = await startControlPlane({
+      dir: opts.planeDir ?? join(opts.dir, 'plane'),
+      etcdUrl: opts.etcdUrl,
+      controllerServiceAccount: opts.controllerServiceAccount,
+    });
     stops.push(() => plane.stop());
     const kcm = await plane.startControllerManager({
       controllers: opts.provisioner === 'external-provisioner' ? KCM_PV_CONTROLLERS : PROTECTION_CONTROLLERS,
@@ -95,7 +109,7 @@ export async function startCsiWorld(opts: CsiWorldOptions): Promise<CsiWorld> {
     stops.push(() => proxy.stop());
     const spec: ProvisionerSpec = {
       kind: opts.provisioner,
-      kubeconfig: plane.kubeconfigPath,
+      kubeconfig: (opts.controllerServiceAccount && plane.controllerKubeconfigPath) || plane.kubeconfigPath,
       csiAddress: proxy.address,
       dir: opts.dir,
       resizer: opts.resizer ?? false,
