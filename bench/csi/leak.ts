@@ -54,14 +54,16 @@ async function claimGone(world: CsiWorld, name: string): Promise<boolean> {
   return res.status === 404;
 }
 
-/** Waits until the driver log and the PV list have not changed for QUIET_MS (or the deadline). */
+/** Waits until no volume was made or removed and the PV list has not changed for QUIET_MS (or the deadline). */
 async function settle(world: CsiWorld, deadline: number): Promise<void> {
   let last = '';
   let since = Date.now();
   while (Date.now() < deadline) {
     world.checkAlive();
     const ledger = world.driver.ledger.refresh();
-    const state = `${ledger.totalCalls() - (ledger.calls.get('Probe') ?? 0)}/${[...(await volumeHandles(world))].sort().join(',')}`;
+    // Only the calls that make or remove volumes: a provisioner may poll (Probe, GetCapacity) forever.
+    const volumeCalls = (ledger.calls.get('CreateVolume') ?? 0) + (ledger.calls.get('DeleteVolume') ?? 0);
+    const state = `${volumeCalls}/${[...(await volumeHandles(world))].sort().join(',')}`;
     if (state !== last) {
       last = state;
       since = Date.now();

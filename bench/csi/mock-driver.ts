@@ -65,10 +65,6 @@ export class DriverLedger {
     return [...this.created.values()].filter((v) => !this.deleted.has(v.id));
   }
 
-  totalCalls(): number {
-    return [...this.calls.values()].reduce((a, b) => a + b, 0);
-  }
-
   private take(line: string): void {
     if (!line.startsWith('{') || !line.includes('"method"')) return;
     let call: MockCall;
