@@ -8,7 +8,7 @@
 import { measureExpand, type ExpandSample } from '../csi/speed.js';
 import type { BenchOptions, ResultRow, Scenario, ScenarioResult } from '../scenario.js';
 import { formatNumber } from '../stats.js';
-import { cpuText, megabytes, perProvisioner, phaseText } from './csi-side-by-side.js';
+import { cpuText, megabytes, perProvisioner, phaseText, underTestName } from './csi-side-by-side.js';
 
 const NAME = 'csi-expand';
 
@@ -17,10 +17,10 @@ function claims(opts: BenchOptions): number {
 }
 
 function rows(s: ExpandSample): ResultRow[] {
-  const row = (label: string, measured: string): ResultRow => ({ scenario: NAME, label: `${s.provisioner}: ${label}`, status: 'ok', measured });
+  const row = (label: string, measured: string): ResultRow => ({ scenario: NAME, label: `${underTestName(s.provisioner, 'external-resizer')}: ${label}`, status: 'ok', measured });
   return [
     row(`expand ${formatNumber(s.n)} bound claims 1Gi → 2Gi`, phaseText(s.expand, 'expansions')),
-    row('CPU per expansion', cpuText(s.provisioner, s.expand, 'csi-resizer')),
+    row('CPU per expansion', cpuText(s.provisioner, s.expand, 'csi-resizer', true)),
     row('peak RSS of the expanding process', megabytes(s.peakRssBytes)),
   ];
 }

@@ -53,10 +53,20 @@ export function phaseText(p: Phase, unit: string): string {
   return `${formatNumber(p.perSecond, 1)} ${unit}/s${lat}`;
 }
 
-/** "csi-provisioner 1.20 ms + KCM 0.80 ms". */
-export function cpuText(kind: ProvisionerKind, p: Phase, underTestName: string): string {
-  const ours = kind === 'pv-controller';
-  return `${ours ? 'pv-controller' : underTestName} ${ms(p.cpuMsPerVolume.underTest)} + KCM ${ms(p.cpuMsPerVolume.kcm)}${ours ? ' (protection only)' : ' (binder)'}`;
+/** What runs beside the process under test: KCM binds for the sidecars, only protects for ours. */
+export function kcmRole(kind: ProvisionerKind, expanding = false): string {
+  if (expanding) return 'KCM';
+  return kind === 'pv-controller' ? 'KCM (protection only)' : 'KCM (binder)';
+}
+
+/** Who did the work: the sidecar's name, or ours. */
+export function underTestName(kind: ProvisionerKind, sidecar: string): string {
+  return kind === 'pv-controller' ? 'pv-controller' : sidecar;
+}
+
+/** "csi-provisioner 1.20 ms + KCM (binder) 0.80 ms". */
+export function cpuText(kind: ProvisionerKind, p: Phase, sidecar: string, expanding = false): string {
+  return `${underTestName(kind, sidecar)} ${ms(p.cpuMsPerVolume.underTest)} + ${kcmRole(kind, expanding)} ${ms(p.cpuMsPerVolume.kcm)}`;
 }
 
 export { megabytes };
