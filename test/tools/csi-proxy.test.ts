@@ -177,3 +177,18 @@ test('node dist/tools/csi/proxy.js forwards with the faults its flags give, and 
   }
   assert.equal(await exited, 0);
 });
+
+test('a proxy that stops answers the calls it holds UNAVAILABLE instead of leaving them hanging', async () => {
+  const second = await CsiProxy.start({ listen: join(dir, 'second.sock'), driver: driver.socket });
+  const secondClient = new Client(`unix:${second.address}`, credentials.createInsecure());
+  try {
+    second.setRule({ method: 'CreateVolume', fault: { kind: 'hang', when: 'before' } });
+    const pending = rejection(call(secondClient, CREATE, BODY));
+    await second.waitForHeld('CreateVolume', 1, 10_000);
+    await second.stop();
+    assert.equal((await pending).code, status.UNAVAILABLE);
+  } finally {
+    secondClient.close();
+    await second.stop();
+  }
+});

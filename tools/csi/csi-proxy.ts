@@ -64,6 +64,7 @@ export class CsiProxy {
   private readonly rules = new Map<CsiMethodName, { fault: CsiFault; left: number }>();
   private readonly heldCalls = new Set<HeldCall>();
   private readonly events = new EventEmitter();
+  private stopped = false;
 
   private constructor(
     private readonly server: Server,
@@ -134,12 +135,26 @@ export class CsiProxy {
     });
   }
 
-  /** Stops listening; held calls are answered UNAVAILABLE, the upstream connection closed. */
+  /**
+   * Stops listening; held calls are answered UNAVAILABLE, calls in flight get a second to finish
+   * before their connections are cut, and the upstream connection is closed. Safe to call twice.
+   */
   async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
     this.rules.clear();
     for (const h of [...this.heldCalls]) h.abandon();
     this.heldCalls.clear();
-    this.server.forceShutdown();
+    await new Promise<void>((resolve) => {
+      const cut = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, 1000);
+      this.server.tryShutdown(() => {
+        clearTimeout(cut);
+        resolve();
+      });
+    });
     this.upstream.close();
     rmSync(this.address, { force: true });
   }
