@@ -15,6 +15,7 @@ export const MOCK_DRIVER_NAME = 'mock.csi.pv-bench.io';
 
 /** One line of the mock's call log (protojson: lowerCamelCase, int64 as strings). */
 export interface MockCall {
+  time: string;
   method: string;
   request: Record<string, unknown> | null;
   response: Record<string, unknown> | null;
@@ -35,6 +36,8 @@ export class DriverLedger {
   readonly createCallsByName = new Map<string, number>();
   /** Calls by short method name. */
   readonly calls = new Map<string, number>();
+  /** Wall-clock ms of every CreateVolume that made a volume, in log order. */
+  readonly createdAtMs: number[] = [];
   private offset = 0;
   private partial = '';
 
@@ -60,6 +63,12 @@ export class DriverLedger {
     return this;
   }
 
+  /** Volumes made at or after `fromWallMs`, and the wall time from the first to the last of them. */
+  createdSince(fromWallMs: number): { count: number; spanMs: number } {
+    const times = this.createdAtMs.filter((t) => t >= fromWallMs);
+    return { count: times.length, spanMs: times.length === 0 ? 0 : times[times.length - 1] - times[0] };
+  }
+
   /** Ids created and not deleted. */
   liveVolumes(): CreatedVolume[] {
     return [...this.created.values()].filter((v) => !this.deleted.has(v.id));
@@ -79,7 +88,10 @@ export class DriverLedger {
       const name = String(call.request?.name ?? '');
       this.createCallsByName.set(name, (this.createCallsByName.get(name) ?? 0) + 1);
       const volume = call.response?.volume as { volumeId?: string } | undefined;
-      if (call.code === 'OK' && volume?.volumeId && !this.created.has(volume.volumeId)) this.created.set(volume.volumeId, { id: volume.volumeId, name });
+      if (call.code === 'OK' && volume?.volumeId && !this.created.has(volume.volumeId)) {
+        this.created.set(volume.volumeId, { id: volume.volumeId, name });
+        this.createdAtMs.push(Date.parse(call.time));
+      }
     } else if (method === 'DeleteVolume' && call.code === 'OK') {
       this.deleted.add(String(call.request?.volumeId ?? ''));
     }

@@ -36,6 +36,8 @@ export interface SpeedSample {
   provision: Phase;
   /** Deleting: no latency per claim (until the driver is empty). */
   delete: Phase;
+  /** The driver's side of provisioning: volumes made per second, first to last CreateVolume answered OK (its log's clock). */
+  driverCreatesPerSecond: number | null;
   peakRssBytes: number | null;
 }
 
@@ -89,7 +91,9 @@ export async function measureSpeed(world: CsiWorld, n: number, concurrency: numb
   await canary(world);
   const pids = { underTest: world.provisioner().provisioner.pid, kcm: world.kcm.pid };
   const cpu0 = cpuOf(pids);
+  const fromWallMs = Date.now();
   const provisioned = await provisionAll(world, 'speed-', n, concurrency);
+  const made = world.driver.ledger.refresh().createdSince(fromWallMs);
   const cpu1 = cpuOf(pids);
   const t1 = performance.now();
   await deleteClaims(world.client, 'speed-', n, concurrency);
@@ -101,6 +105,7 @@ export async function measureSpeed(world: CsiWorld, n: number, concurrency: numb
     n,
     provision: phase(provisioned.ms, n, provisioned.lat, perVolume(cpu0, cpu1, n)),
     delete: phase(deleteMs, n, { p50: null, p99: null }, perVolume(cpu1, cpu2, n)),
+    driverCreatesPerSecond: made.spanMs > 0 ? ((made.count - 1) * 1000) / made.spanMs : null,
     peakRssBytes: peakRssBytes(pids.underTest),
   };
 }

@@ -20,6 +20,7 @@ function rows(s: SpeedSample): ResultRow[] {
   const row = (label: string, measured: string): ResultRow => ({ scenario: NAME, label: `${s.provisioner}: ${label}`, status: 'ok', measured });
   return [
     row(`provision ${size} CSI claims to Bound`, phaseText(s.provision, 'claims')),
+    row('volumes made by the driver (first to last CreateVolume OK)', `${formatNumber(s.driverCreatesPerSecond, 1)} volumes/s`),
     row(`delete ${size} claims until the driver has no volume`, phaseText(s.delete, 'claims')),
     row('CPU per volume, provision', cpuText(s.provisioner, s.provision, 'csi-provisioner')),
     row('CPU per volume, delete', cpuText(s.provisioner, s.delete, 'csi-provisioner')),

@@ -15,11 +15,11 @@ import { SCENARIOS, selectScenarios } from '../../bench/scenarios/index.js';
 
 const argv = (...args: string[]): string[] => ['node', 'bench', ...args];
 
-function line(method: string, request: object, response: object | null, code = 'OK'): string {
-  return `${JSON.stringify({ time: '2026-12-02T00:00:00Z', method: `/csi.v1.Controller/${method}`, request, response, code, error: null, durationMs: 1 })}\n`;
+function line(method: string, request: object, response: object | null, code = 'OK', time = '2026-12-02T00:00:00Z'): string {
+  return `${JSON.stringify({ time, method: `/csi.v1.Controller/${method}`, request, response, code, error: null, durationMs: 1 })}\n`;
 }
 
-test('the driver ledger counts volumes created and deleted from the mock\'s log, read incrementally, half lines included', () => {
+test('the driver ledger counts volumes created and deleted from the mock\'s log, read incrementally, half lines included, and when each was made', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-'));
   const log = join(dir, 'csi-mock.log');
   try {
@@ -28,7 +28,7 @@ test('the driver ledger counts volumes created and deleted from the mock\'s log,
     appendFileSync(log, line('CreateVolume', { name: 'pvc-b' }, null, 'Unavailable'));
     const ledger = new DriverLedger(log).refresh();
     assert.deepEqual(ledger.liveVolumes(), [{ id: '4', name: 'pvc-a' }]);
-    const later = line('CreateVolume', { name: 'pvc-a' }, { volume: { volumeId: '4' } }) + line('CreateVolume', { name: 'pvc-b' }, { volume: { volumeId: '5' } }) + line('DeleteVolume', { volumeId: '4' }, {});
+    const later = line('CreateVolume', { name: 'pvc-a' }, { volume: { volumeId: '4' } }) + line('CreateVolume', { name: 'pvc-b' }, { volume: { volumeId: '5' } }, 'OK', '2026-12-02T00:00:02.5Z') + line('DeleteVolume', { volumeId: '4' }, {});
     appendFileSync(log, later.slice(0, 50));
     ledger.refresh();
     appendFileSync(log, later.slice(50));
@@ -36,6 +36,8 @@ test('the driver ledger counts volumes created and deleted from the mock\'s log,
     assert.deepEqual(ledger.liveVolumes(), [{ id: '5', name: 'pvc-b' }]);
     assert.deepEqual([...ledger.createCallsByName], [['pvc-a', 2], ['pvc-b', 2]]);
     assert.equal(ledger.calls.get('DeleteVolume'), 1);
+    assert.deepEqual(ledger.createdSince(Date.parse('2026-12-02T00:00:00Z')), { count: 2, spanMs: 2500 }, 'a repeated CreateVolume makes no second volume');
+    assert.deepEqual(ledger.createdSince(Date.parse('2026-12-02T00:00:01Z')), { count: 1, spanMs: 0 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
