@@ -13,7 +13,7 @@ import { installSignalCleanup } from './proc/cleanup.js';
 import { note } from './progress.js';
 import { missedTargets, renderTable, writeRecord } from './report.js';
 import { failedRow, type BenchOptions, type ResultRow } from './scenario.js';
-import { REAL_CLUSTER_SCENARIOS, SCENARIOS, scenarioSet, selectScenarios } from './scenarios/index.js';
+import { ON_REQUEST_SCENARIOS, REAL_CLUSTER_SCENARIOS, SCENARIOS, scenarioSet, selectScenarios } from './scenarios/index.js';
 
 async function runAll(opts: BenchOptions): Promise<ResultRow[]> {
   const rows: ResultRow[] = [];
@@ -36,15 +36,16 @@ async function runAll(opts: BenchOptions): Promise<ResultRow[]> {
 export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseBenchArgs(argv, [...SCENARIOS, ...REAL_CLUSTER_SCENARIOS].map((s) => s.name));
+    parsed = parseBenchArgs(argv, [...SCENARIOS, ...REAL_CLUSTER_SCENARIOS, ...ON_REQUEST_SCENARIOS].map((s) => s.name));
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     throw err;
   }
   const set = scenarioSet(parsed.options.realCluster);
   if (parsed.list) {
-    const width = Math.max(...set.map((s) => s.name.length));
-    for (const s of set) process.stdout.write(`${s.name.padEnd(width)}  ${s.description}\n`);
+    const all = [...set, ...ON_REQUEST_SCENARIOS];
+    const width = Math.max(...all.map((s) => s.name.length));
+    for (const s of all) process.stdout.write(`${s.name.padEnd(width)}  ${s.description}\n`);
     return 0;
   }
   try {

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { PROVISIONER_KINDS, type ProvisionerKind } from './csi/binaries.js';
 import { benchRoot } from './paths.js';
 import type { BenchOptions, StorageKind } from './scenario.js';
 
@@ -24,6 +25,13 @@ function parseBaseline(value: string): string {
   const cli = join(resolve(value), 'dist', 'src', 'cli', 'main.js');
   if (!existsSync(cli)) throw new InvalidArgumentError(`no compiled CLI at ${cli}: run npm run build in that checkout`);
   return cli;
+}
+
+function parseProvisioners(value: string): ProvisionerKind[] {
+  if (value === 'both') return [...PROVISIONER_KINDS];
+  const kind = PROVISIONER_KINDS.find((k) => k === value);
+  if (!kind) throw new InvalidArgumentError(`expected ${PROVISIONER_KINDS.join(', ')} or both`);
+  return [kind];
 }
 
 function parsePositive(value: string): number {
@@ -51,6 +59,8 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     .option('--real-cluster', 'side by side with kube-controller-manager on a kube-apiserver + etcd the bench starts (npm run cluster:build first)', false)
     .option('--repetitions <n>', 'repetitions per measurement (default 5, bind/provision 3; quick 3, bind/provision 1)', parsePositive)
     .option('--writes <n>', 'measured writes per loop in the apiserver scenario (default 10000; quick 500)', parsePositive)
+    .option('--provisioner <kind>', `csi-*: the provisioner under test: ${PROVISIONER_KINDS.join(', ')} or both`, parseProvisioners, [...PROVISIONER_KINDS])
+    .option('--rounds <n>', 'csi-leak: rounds per provisioner (default 20; quick 3)', parsePositive)
     .option('--concurrency <n>', 'in-flight requests per client loop and controller workers', parsePositive, 16)
     .option('--baseline <checkout>', 'another built checkout (e.g. a git worktree of an older commit): apiserver and bind measure its server beside this one, same run', parseBaseline)
     .option('--no-floor', 'bind: skip the write floor (for sizes that take too long to run twice)')
@@ -73,6 +83,8 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     realCluster: boolean;
     repetitions?: number;
     writes?: number;
+    provisioner: ProvisionerKind[];
+    rounds?: number;
     concurrency: number;
     cpuProf: boolean;
     floor: boolean;
@@ -94,6 +106,8 @@ export function parseBenchArgs(argv: string[], scenarioNames: string[]): ParsedC
     repetitions: o.repetitions ?? (o.quick ? 3 : 5),
     repetitionsGiven: o.repetitions !== undefined,
     writes: o.writes,
+    provisioners: o.provisioner,
+    rounds: o.rounds,
     concurrency: o.concurrency,
     resultsDir: resolve(o.resultsDir),
   };

@@ -4,6 +4,8 @@
  * records and the progress lines look the same for all of them.
  */
 
+import type { ProvisionerKind } from './csi/binaries.js';
+
 export type StorageKind = 'memory' | 'sqlite';
 
 export interface BenchOptions {
@@ -32,6 +34,10 @@ export interface BenchOptions {
   repetitionsGiven: boolean;
   /** Measured writes per loop of the apiserver scenario; undefined: its default (quick 1000, else 10000). */
   writes: number | undefined;
+  /** The CSI scenarios' provisioners under test (--provisioner), in the order they run. */
+  provisioners: ProvisionerKind[];
+  /** Rounds of csi-leak (--rounds); undefined: its default. */
+  rounds: number | undefined;
   /** In-flight requests of every client loop (and the controller's worker count). */
   concurrency: number;
   /** Where result JSON files (and cpu profiles) are written. */

@@ -3,6 +3,9 @@ import type { Scenario } from '../scenario.js';
 import { apiserverScenario } from './apiserver.js';
 import { apiserverMemoryScenario } from './apiserver-memory.js';
 import { bindScenario } from './bind.js';
+import { csiExpandScenario } from './csi-expand.js';
+import { csiLeakScenario } from './csi-leak.js';
+import { csiSpeedScenario } from './csi-speed.js';
 import { matchingScenario } from './matching.js';
 import { provisionScenario } from './provision.js';
 import { realApiServerScenario, realMemoryScenario } from './real-apiserver.js';
@@ -25,6 +28,9 @@ export const SCENARIOS: readonly Scenario[] = [
 /** Side by side with kube-controller-manager on kube-apiserver + etcd (`--real-cluster`). */
 export const REAL_CLUSTER_SCENARIOS: readonly Scenario[] = [realBindScenario, realProvisionScenario, realApiServerScenario, realMemoryScenario];
 
+/** Run only when named (`--scenario csi-leak`): the CSI side by side starts its own control plane and peers. */
+export const ON_REQUEST_SCENARIOS: readonly Scenario[] = [csiLeakScenario, csiSpeedScenario, csiExpandScenario];
+
 export function scenarioSet(realCluster: boolean): readonly Scenario[] {
   return realCluster ? REAL_CLUSTER_SCENARIOS : SCENARIOS;
 }
@@ -32,13 +38,14 @@ export function scenarioSet(realCluster: boolean): readonly Scenario[] {
 /** Resolves `--scenario` names and aliases within a set; throws on an unknown name. */
 export function selectScenarios(names: readonly string[], set: readonly Scenario[] = SCENARIOS): Scenario[] {
   if (names.length === 0) return [...set];
+  const pool = [...set, ...ON_REQUEST_SCENARIOS];
   const chosen = new Set<Scenario>();
   for (const name of names) {
-    const scenario = set.find((s) => s.name === name || s.aliases.includes(name));
+    const scenario = pool.find((s) => s.name === name || s.aliases.includes(name));
     if (!scenario) {
-      throw new Error(`unknown scenario "${name}"; known: ${set.map((s) => s.name).join(', ')}`);
+      throw new Error(`unknown scenario "${name}"; known: ${pool.map((s) => s.name).join(', ')}`);
     }
     chosen.add(scenario);
   }
-  return set.filter((s) => chosen.has(s));
+  return pool.filter((s) => chosen.has(s));
 }
