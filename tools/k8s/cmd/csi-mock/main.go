@@ -8,7 +8,7 @@
 //	         [--disable-attach] [--disable-controller-expansion] [--disable-online-expansion]
 //	         [--max-volumes-per-node N] [--keep-mock-volumes]
 //
-// A stale socket at PATH is removed before listening. SIGTERM or SIGINT stop it gracefully: new
+// PATH's directory is created when missing and a stale socket at PATH removed before listening. SIGTERM or SIGINT stop it gracefully: new
 // calls are refused with Unavailable, calls in flight finish (at most 10 s), the socket is
 // removed and the process exits 0. The driver keeps its volumes in memory only, so it outlives
 // restarts of its clients (a provisioner) and forgets everything when it stops.
@@ -42,6 +42,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -89,6 +90,9 @@ func run(socket string, cfg service.Config, keepSeeded bool) error {
 		if err := dropSeededVolumes(svc); err != nil {
 			return err
 		}
+	}
+	if err := os.MkdirAll(filepath.Dir(socket), 0o755); err != nil {
+		return err
 	}
 	if err := os.Remove(socket); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("removing stale socket: %w", err)
