@@ -141,4 +141,4 @@ function main(): void {
   process.stdout.write(`tools/k8s -> Kubernetes ${version} (${staging.length} staging modules), tools/etcd -> etcd v${etcd}\n`);
 }
 
-main();
+if (import.meta.url === `file://${process.argv[1]}`) main();
