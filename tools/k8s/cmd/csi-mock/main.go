@@ -25,8 +25,9 @@
 //	 "request":{...},"response":{...}|null,"code":"OK"|"NotFound"|...,"error":"msg"|null,
 //	 "durationMs":1.25}
 //
-// request and response are protojson with lowerCamelCase field names, unpopulated fields
-// omitted; response is null when the call failed. Every value of every `secrets` map, at any
+// time is when the call arrived; lines are written in the order calls return. request and
+// response are protojson with lowerCamelCase field names, unpopulated fields omitted;
+// response is null when the call failed. Every value of every `secrets` map, at any
 // depth, is replaced by "REDACTED" (the keys stay). code is the gRPC status code's name
 // (google.golang.org/grpc/codes), error the status message or null. Diagnostics go to stderr;
 // the first stderr line is `csi-mock: serving DRIVER on PATH`, printed once the socket accepts.
