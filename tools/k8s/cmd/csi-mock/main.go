@@ -26,8 +26,9 @@
 //	 "durationMs":1.25}
 //
 // time is when the call arrived; lines are written in the order calls return. request and
-// response are protojson with lowerCamelCase field names, unpopulated fields omitted;
-// response is null when the call failed. Every value of every `secrets` map, at any
+// response are protojson with lowerCamelCase field names, unpopulated fields omitted, enums
+// by name and 64-bit integers as JSON strings ("capacityBytes":"1073741824"); response is null
+// when the call failed. Volume IDs are decimal counters from "4" on (1-3 are the seeded ones). Every value of every `secrets` map, at any
 // depth, is replaced by "REDACTED" (the keys stay). code is the gRPC status code's name
 // (google.golang.org/grpc/codes), error the status message or null. Diagnostics go to stderr;
 // the first stderr line is `csi-mock: serving DRIVER on PATH`, printed once the socket accepts.
