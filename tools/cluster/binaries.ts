@@ -104,3 +104,28 @@ export function findKubectl(): string | undefined {
   const built = binaryPath('kubectl');
   return isExecutable(built) ? built : undefined;
 }
+
+/**
+ * The CSI peers: Kubernetes' e2e CSI mock driver served by tools/k8s/cmd/csi-mock, and the
+ * external-provisioner and external-resizer sidecars from the tools/csi-sidecars wrapper module.
+ * They sit beside the control plane; `<name>.version` next to each says what was built, so a new
+ * sidecar release (or a changed csi-mock main.go) is rebuilt (csi-build.ts).
+ */
+export const CSI_BINARIES = ['csi-mock', 'csi-provisioner', 'csi-resizer'] as const;
+export type CsiBinaryName = (typeof CSI_BINARIES)[number];
+export const CSI_SIDECARS_MODULE_DIR = join(REPO_ROOT, 'tools', 'csi-sidecars');
+export const CSI_MOCK_MAIN = join(K8S_MODULE_DIR, 'cmd', 'csi-mock', 'main.go');
+export const CSI_SIDECAR_MODULES = {
+  'csi-provisioner': 'github.com/kubernetes-csi/external-provisioner/v6',
+  'csi-resizer': 'github.com/kubernetes-csi/external-resizer/v2',
+} as const;
+export type CsiSidecarName = keyof typeof CSI_SIDECAR_MODULES;
+
+export function csiBinaryPath(name: CsiBinaryName, v: Versions = versions()): string {
+  return join(binDir(v), name);
+}
+
+/** The release tools/csi-sidecars/go.mod requires of a sidecar, e.g. v6.4.0. */
+export function csiSidecarVersion(name: CsiSidecarName): string {
+  return requiredVersion(readFileSync(join(CSI_SIDECARS_MODULE_DIR, 'go.mod'), 'utf8'), CSI_SIDECAR_MODULES[name]);
+}

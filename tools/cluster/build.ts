@@ -5,7 +5,7 @@
  * directory.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, rename } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
   binDir,
@@ -40,13 +40,15 @@ export function versionLdflags(kubernetes: string): string {
 }
 
 /** One `go build` of a wrapper module's tool into the cache. */
-interface BuildTarget {
+export interface BuildTarget {
   name: string;
   release: string;
   dir: string;
   pkg: string;
   ldflags: string;
   out: string;
+  /** Written to `<out>.version` once the binary is in place (what was built, to spot a stale one). */
+  stamp?: string;
 }
 
 function controlPlaneTarget(name: BinaryName, v: Versions): BuildTarget {
@@ -73,7 +75,7 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): 
   });
 }
 
-async function buildOne(t: BuildTarget): Promise<void> {
+export async function buildOne(t: BuildTarget): Promise<void> {
   const partial = `${t.out}.partial`;
   await mkdir(dirname(t.out), { recursive: true });
   // -mod=mod: the go.sum in the repo pins every module; the go command fetches what the module
@@ -81,6 +83,7 @@ async function buildOne(t: BuildTarget): Promise<void> {
   const env = { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' };
   await run('go', ['build', '-trimpath', '-ldflags', t.ldflags, '-o', partial, t.pkg], t.dir, env);
   await rename(partial, t.out);
+  if (t.stamp !== undefined) await writeFile(`${t.out}.version`, `${t.stamp}\n`);
 }
 
 export async function buildControlPlane(log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<string> {
@@ -93,10 +96,16 @@ export async function buildControlPlane(log: (line: string) => void = (l) => pro
     return binDir(v);
   }
   if (!onPath('go')) throw new Error('go is not on PATH: the real control plane cannot be built on this machine');
+  await buildTargets(missing, log);
+  return binDir(v);
+}
+
+/** Builds each target in turn, with progress lines every 30 s. */
+export async function buildTargets(targets: BuildTarget[], log: (line: string) => void): Promise<void> {
   const started = Date.now();
-  for (const [i, t] of missing.entries()) {
+  for (const [i, t] of targets.entries()) {
     const t0 = Date.now();
-    log(`[${i + 1}/${missing.length}] building ${t.name} (${t.release}); a cold build takes minutes`);
+    log(`[${i + 1}/${targets.length}] building ${t.name} (${t.release}); a cold build takes minutes`);
     const tick = setInterval(() => log(`  … ${t.name}: ${Math.round((Date.now() - t0) / 1000)} s`), 30_000);
     try {
       await buildOne(t);
@@ -106,7 +115,6 @@ export async function buildControlPlane(log: (line: string) => void = (l) => pro
     log(`  ${t.name} built in ${Math.round((Date.now() - t0) / 1000)} s -> ${t.out}`);
   }
   log(`built in ${Math.round((Date.now() - started) / 1000)} s`);
-  return binDir(v);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { grantedUses, summariseAudit, useKey } from './audit.js';
 import { binaryPath, controlPlaneUnavailable, missingBinaries, onPath, REPO_ROOT, versions } from './binaries.js';
 import { buildControlPlane } from './build.js';
+import { buildCsi, staleCsiBinaries } from './csi-build.js';
 import { startSharedEtcd } from './control-plane.js';
 
 /** The suites that drive the controller only through the API, so they mean the same on both servers. */
@@ -51,7 +52,7 @@ export const CLUSTER_SUITES = [
 export const CONTROLLER_USER = 'system:serviceaccount:kube-system:pv-controller';
 
 /** Cluster tests that never run the controller: a run of only these has no audit to check. */
-const CONTROLLER_FREE = ['cluster/fidelity', 'cluster/deploy', 'cluster/bench-real', 'cluster/protobuf', 'apiserver/integration/protobuf', 'cluster/openapi-definitions'];
+const CONTROLLER_FREE = ['cluster/fidelity', 'cluster/deploy', 'cluster/bench-real', 'cluster/protobuf', 'cluster/csi-binaries', 'apiserver/integration/protobuf', 'cluster/openapi-definitions'];
 
 const DIST = join(REPO_ROOT, 'dist');
 const suiteName = (file: string): string => testName(DIST, file);
@@ -109,6 +110,9 @@ async function main(): Promise<number> {
   process.stdout.write(`test:cluster: Kubernetes ${v.kubernetes}, etcd ${v.etcd} from ${binaryPath('kube-apiserver')}\n`);
   const files = testFiles(process.argv.slice(2));
   if (files.length === 0) throw new Error('no cluster test files matched');
+  // The CSI peers are built here too when a selected suite needs them (CI builds them beforehand,
+  // in the background while `npm test` runs).
+  if (files.some((f) => suiteName(f).includes('csi')) && onPath('go') && staleCsiBinaries().length > 0) await buildCsi();
   const work = await mkdtemp(join(tmpdir(), 'pv-test-cluster-'));
   const etcd = await startSharedEtcd(join(work, 'etcd'));
   const stopEtcd = (): void => void etcd.stop();
