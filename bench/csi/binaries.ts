@@ -3,23 +3,14 @@
  * built into the control plane's binary cache (tools/cluster/binaries.ts), and whether each
  * provisioner under test can run here.
  */
-import { join } from 'node:path';
-import { binDir, controlPlaneUnavailable, isExecutable } from '../../tools/cluster/binaries.js';
+import { binDir, controlPlaneUnavailable, csiBinaryPath, isExecutable } from '../../tools/cluster/binaries.js';
 import { hasFlag } from '../proc/controller.js';
 
 /** The two provisioners compared: the real sidecars, or our controller. */
 export const PROVISIONER_KINDS = ['external-provisioner', 'pv-controller'] as const;
 export type ProvisionerKind = (typeof PROVISIONER_KINDS)[number];
 
-export type CsiBinaryName = 'csi-mock' | 'csi-provisioner' | 'csi-resizer';
-
-/**
- * Where a CSI binary is built. Stands in for tools/cluster/binaries.ts's own `csiBinaryPath`
- * (same name and signature), which the branch that builds them adds: swap at merge.
- */
-export function csiBinaryPath(name: CsiBinaryName): string {
-  return join(binDir(), name);
-}
+type CsiBinaryName = Parameters<typeof csiBinaryPath>[0];
 
 /** Why `kind` cannot be measured here (a missing binary, or our CLI without --csi-address), or undefined. */
 export function csiPeersUnavailable(kind: ProvisionerKind, withResizer = false): string | undefined {

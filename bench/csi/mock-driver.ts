@@ -8,7 +8,7 @@ import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { startProcess, waitUntil, type ManagedProcess } from '../../tools/cluster/processes.js';
 import { logTail } from '../proc/child.js';
-import { csiBinaryPath } from './binaries.js';
+import { csiBinaryPath } from '../../tools/cluster/binaries.js';
 
 /** The driver name the mock is started with and the StorageClass names. */
 export const MOCK_DRIVER_NAME = 'mock.csi.pv-bench.io';

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { startProcess, type ManagedProcess } from '../../tools/cluster/processes.js';
 import { cliPath } from '../paths.js';
 import { hasFlag, UNLIMITED_QPS } from '../proc/controller.js';
-import { csiBinaryPath, type ProvisionerKind } from './binaries.js';
+import { csiBinaryPath } from '../../tools/cluster/binaries.js';
+import type { ProvisionerKind } from './binaries.js';
 
 export interface ProvisionerSpec {
   kind: ProvisionerKind;
