@@ -12,12 +12,14 @@ import { protectionModules } from './protection/module.js';
 import { orphanMonitorModule } from './orphan-monitor/module.js';
 import { capacityPublisherModule, type CapacityPublisherOptions } from './capacity-publisher/module.js';
 import { nodeGoneModule } from './node-gone/module.js';
+import { csiCapacityModule, type CsiCapacityOptions } from './csi-capacity/module.js';
 
 export interface ModuleOptions {
   provisioner?: ProvisionerModuleOptions;
   reclaimer?: ReclaimerModuleOptions;
   orphanMonitor?: { periodMs?: number };
   expander?: ExpanderModuleOptions;
+  csiCapacity?: CsiCapacityOptions;
 }
 
 export function defaultModules(options: ModuleOptions = {}): ControllerModule[] {
@@ -31,6 +33,8 @@ export function defaultModules(options: ModuleOptions = {}): ControllerModule[] 
     expanderModule(options.expander),
     nodeGoneModule(),
     orphanMonitorModule(options.orphanMonitor),
+    // Runs only when a CSI driver with GET_CAPACITY is driven (--csi-address).
+    csiCapacityModule(options.csiCapacity),
   ];
 }
 
