@@ -15,13 +15,13 @@ import {
 import { loadKubeConfig } from '../kube-client/kubeconfig.js';
 import type { PluginSettings } from '../plugins/from-options.js';
 import { addOptions, controllerFlags, flags, usageError } from './flags.js';
-import { pluginFlags, pluginSettingsFromFlags, startPlugins, type PluginFlags } from './plugin-flags.js';
+import { csiFlags, pluginFlags, pluginSettingsFromFlags, startPlugins, type PluginFlags } from './plugin-flags.js';
 
 export function register(program: Command): void {
   const command = program
     .command('controller')
     .description('Run the PV controller (bind, provision, reclaim) against a Kubernetes API server');
-  addOptions(command, [flags.kubeconfig(), ...controllerFlags(), ...pluginFlags()]).action(async (_flags: unknown, cmd: Command) => {
+  addOptions(command, [flags.kubeconfig(), ...controllerFlags(), ...pluginFlags(), ...csiFlags()]).action(async (_flags: unknown, cmd: Command) => {
     const { opts, plugins } = parseFlags(cmd);
     await runController(opts, plugins);
   });
@@ -30,10 +30,13 @@ export function register(program: Command): void {
 /** The controller's options and the plugin settings, or a usage error (exit 2) naming the bad flag. */
 export function parseFlags(cmd: Command, overrides: Partial<RawControllerFlags> = {}): { opts: ControllerOptions; plugins: PluginSettings } {
   try {
-    return {
-      opts: parseControllerOptions({ ...cmd.opts<RawControllerFlags>(), ...overrides }),
-      plugins: pluginSettingsFromFlags(cmd.opts<PluginFlags>()),
-    };
+    const opts = parseControllerOptions({ ...cmd.opts<RawControllerFlags>(), ...overrides });
+    const plugins = pluginSettingsFromFlags(cmd.opts<PluginFlags>());
+    // CSI volumes are named and tagged with the cluster's name, like every other backing volume.
+    // Its proof of which volumes it made is kept beside its Leases.
+    const { resourceNamespace: namespace, resourceName: name } = opts.leaderElection;
+    if (plugins.csi) plugins.csi = { ...plugins.csi, clusterName: opts.clusterName, state: { namespace, name } };
+    return { opts, plugins };
   } catch (err) {
     return usageError(cmd, err);
   }

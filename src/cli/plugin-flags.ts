@@ -8,9 +8,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Option } from 'commander';
 import type { Logger } from 'pino';
-import { topologyFromKubeConfig } from '../controller/index.js';
+import { parseDuration, startCsiPlugins, topologyFromKubeConfig } from '../controller/index.js';
 import type { TopologyResolver } from '../plugins/cloud-common/zones.js';
-import { buildPluginRegistry, CLOUD_PROVIDERS, type CloudProvider, type CloudSettings, type NfsMount, type PluginSettings } from '../plugins/from-options.js';
+import { buildPluginRegistry, CLOUD_PROVIDERS, type CloudProvider, type CloudSettings, type CsiSettings, type NfsMount, type PluginSettings } from '../plugins/from-options.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import { collect, FlagError } from './flags.js';
 
@@ -24,6 +24,10 @@ export interface PluginFlags {
   gceProject?: string;
   gceZone?: string;
   gceEndpoint?: string;
+  csiAddress?: string[];
+  csiTimeout?: string;
+  csiProbeTimeout?: string;
+  csiStrictTopology?: boolean;
 }
 
 export function pluginFlags(): Option[] {
@@ -41,6 +45,44 @@ export function pluginFlags(): Option[] {
   ];
 }
 
+/** The CSI flags of `controller` and `up` (not of node-agent or orphans: a CSI driver's controller side runs beside the controller). */
+export function csiFlags(): Option[] {
+  return [
+    new Option('--csi-address <socket>', 'unix socket of a CSI driver\'s controller service to provision, delete, expand and modify its volumes through (repeatable; the driver names itself)').argParser(collect),
+    new Option('--csi-timeout <duration>', 'deadline of each CSI call (CreateVolume, DeleteVolume, ...)').default('60s'),
+    new Option('--csi-probe-timeout <duration>', 'how long to wait at start for each CSI driver to answer Probe ready').default('2m'),
+    new Option('--csi-strict-topology', 'with a selected node, ask CSI drivers for a volume reachable from that node only (external-provisioner --strict-topology)').default(false),
+  ];
+}
+
+/** The CSI settings the flags give (undefined without `--csi-address`); throws a FlagError naming a bad flag. */
+export function csiSettingsFromFlags(flags: PluginFlags): CsiSettings | undefined {
+  const addresses = flags.csiAddress ?? [];
+  if (addresses.length === 0) return undefined;
+  for (const address of addresses) {
+    const path = address.replace(/^unix:\/\//, '/').replace(/^unix:/, '');
+    if (!path.startsWith('/')) throw new FlagError(`--csi-address must be a unix socket path (/path, unix:///path), got "${address}"`);
+  }
+  if (new Set(addresses).size !== addresses.length) throw new FlagError('--csi-address names the same socket twice');
+  return {
+    addresses,
+    callTimeoutMs: positiveDuration('--csi-timeout', flags.csiTimeout ?? '60s'),
+    probeTimeoutMs: positiveDuration('--csi-probe-timeout', flags.csiProbeTimeout ?? '2m'),
+    strictTopology: flags.csiStrictTopology === true,
+  };
+}
+
+function positiveDuration(flag: string, text: string): number {
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch (err) {
+    throw new FlagError(`${flag}: ${(err as Error).message}`);
+  }
+  if (!(ms > 0)) throw new FlagError(`${flag} must be longer than 0, got "${text}"`);
+  return ms;
+}
+
 /** The plugin settings the flags give (`topology` for the cloud plugin's node zones); throws a FlagError naming a bad flag. */
 export function pluginSettingsFromFlags(flags: PluginFlags, topology?: TopologyResolver): PluginSettings {
   const hostPathRoots = flags.hostPathRoot ?? [];
@@ -51,7 +93,9 @@ export function pluginSettingsFromFlags(flags: PluginFlags, topology?: TopologyR
   const ratio = Number(flags.hostPathOvercommitRatio ?? '1');
   if (!(ratio > 0) || !Number.isFinite(ratio)) throw new FlagError(`--host-path-overcommit-ratio must be a positive number, got "${flags.hostPathOvercommitRatio}"`);
   const { cloud } = cloudSettingsFromFlags(flags, topology);
+  const csi = csiSettingsFromFlags(flags);
   return {
+    ...(csi ? { csi } : {}),
     hostPathRoots,
     ...(ratio !== 1 ? { hostPathOvercommitRatio: ratio } : {}),
     nfsMounts: (flags.nfsMount ?? []).map(parseNfsMount),
@@ -94,19 +138,33 @@ export function parseNfsMount(text: string): NfsMount {
 /** The plugins a controller process serves, and what must be closed with it. */
 export interface RunningPlugins {
   plugins: PluginRegistry;
-  /** Releases the cloud plugin's node-zone resolver (its keep-alive connections). */
+  /** Closes the CSI drivers' connections and the cloud plugin's node-zone resolver (keep-alive connections). */
   close(): void;
 }
 
 /**
- * The plugins `settings` name; a cloud plugin gets a TopologyResolver reading nodes through its own
- * client on `kc`. `settings` comes from pluginSettingsFromFlags (checked before anything starts).
+ * The plugins `settings` name: the CSI drivers of `--csi-address` connected (each waited for until
+ * ready) and a cloud plugin given a TopologyResolver reading nodes through its own client on `kc`.
+ * `settings` comes from pluginSettingsFromFlags (checked before anything starts).
  */
 export async function startPlugins(settings: PluginSettings, kc: KubeConfig, logger: Logger): Promise<RunningPlugins> {
-  if (!settings.cloud) return { plugins: await buildPluginRegistry(settings, logger), close: () => undefined };
-  const { topology, close } = topologyFromKubeConfig(kc);
+  const closers: Array<() => void> = [];
+  const close = (): void => {
+    for (const closeOne of closers.splice(0)) closeOne();
+  };
   try {
-    const plugins = await buildPluginRegistry({ ...settings, cloud: { ...settings.cloud, topology } }, logger);
+    let { extra = [], cloud } = settings;
+    if (settings.csi) {
+      const csi = await startCsiPlugins(settings.csi, kc, logger);
+      closers.push(csi.close);
+      extra = [...extra, ...csi.plugins];
+    }
+    if (cloud) {
+      const zones = topologyFromKubeConfig(kc);
+      closers.push(zones.close);
+      cloud = { ...cloud, topology: zones.topology };
+    }
+    const plugins = await buildPluginRegistry({ ...settings, extra, ...(cloud ? { cloud } : {}) }, logger);
     return { plugins, close };
   } catch (err) {
     close();

@@ -17,7 +17,7 @@ import {
 import { HOST_PATH_PROVISIONER } from '../plugins/host-path/index.js';
 import { parseFlags } from './controller.js';
 import { addOptions, controllerFlags, flags } from './flags.js';
-import { pluginFlags, startPlugins } from './plugin-flags.js';
+import { csiFlags, pluginFlags, startPlugins } from './plugin-flags.js';
 import { previousFreePort, upVolumesRoot } from './up-data-dir.js';
 import { loadEmbeddedApiServer } from './embedded-apiserver.js';
 
@@ -51,7 +51,7 @@ export function register(program: Command): void {
   const command = program
     .command('up')
     .description('Run an embedded API server and the controller in one process (what `npm start` runs)');
-  const options = [flags.dataDir(), flags.listen(), flags.storage(), ...controllerFlags(), ...pluginFlags()];
+  const options = [flags.dataDir(), flags.listen(), flags.storage(), ...controllerFlags(), ...pluginFlags(), ...csiFlags()];
   addOptions(command, options.map(withUpDefault)).action(async (upFlags: UpFlags, cmd: Command) => {
     const { opts, plugins: settings } = parseFlags(cmd);
     const dataDir = resolve(upFlags.dataDir);

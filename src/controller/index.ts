@@ -30,3 +30,4 @@ export {
   type OrphanDeletion,
 } from './orphan-monitor/orphans.js';
 export { topologyFromKubeConfig } from './topology/node-zones.js';
+export { startCsiPlugins, type RunningCsiPlugins } from './csi/start.js';

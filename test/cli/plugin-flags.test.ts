@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FlagError } from '../../src/cli/flags.js';
-import { cloudSettingsFromFlags, parseCloudProvider, pluginSettingsFromFlags } from '../../src/cli/plugin-flags.js';
+import { cloudSettingsFromFlags, csiSettingsFromFlags, parseCloudProvider, pluginSettingsFromFlags } from '../../src/cli/plugin-flags.js';
 import type { TopologyResolver } from '../../src/plugins/cloud-common/zones.js';
 
 const noTopology: TopologyResolver = { zoneOfNode: async () => undefined };
@@ -30,4 +30,18 @@ test('builds cloud settings from flags, carrying the topology resolver the calle
   const { cloud } = cloudSettingsFromFlags(flags, noTopology);
   assert.equal(cloud?.topology, noTopology);
   assert.throws(() => cloudSettingsFromFlags({ cloudProvider: 'azure' }), /--cloud-provider/);
+});
+
+test('--csi-address (repeatable) selects CSI drivers by socket, with their call deadline, probe wait and strict topology; bad values are refused naming the flag', () => {
+  assert.equal(csiSettingsFromFlags({}), undefined);
+  assert.equal(pluginSettingsFromFlags({}).csi, undefined);
+  const csi = csiSettingsFromFlags({ csiAddress: ['/run/a.sock', 'unix:///run/b.sock'], csiTimeout: '90s', csiProbeTimeout: '5m', csiStrictTopology: true });
+  assert.deepEqual(csi, { addresses: ['/run/a.sock', 'unix:///run/b.sock'], callTimeoutMs: 90_000, probeTimeoutMs: 300_000, strictTopology: true });
+  assert.deepEqual(csiSettingsFromFlags({ csiAddress: ['/run/a.sock'] }), { addresses: ['/run/a.sock'], callTimeoutMs: 60_000, probeTimeoutMs: 120_000, strictTopology: false });
+  const refused = (flags: Parameters<typeof csiSettingsFromFlags>[0], flag: RegExp) =>
+    assert.throws(() => csiSettingsFromFlags(flags), (e: unknown) => e instanceof FlagError && flag.test(e.message));
+  refused({ csiAddress: ['localhost:9000'] }, /--csi-address must be a unix socket path/);
+  refused({ csiAddress: ['/a.sock', '/a.sock'] }, /--csi-address names the same socket twice/);
+  refused({ csiAddress: ['/a.sock'], csiTimeout: '0' }, /--csi-timeout must be longer than 0/);
+  refused({ csiAddress: ['/a.sock'], csiProbeTimeout: 'soon' }, /--csi-probe-timeout: invalid duration/);
 });
