@@ -33,6 +33,8 @@ test('a short seeded chaos run (controller and API server kills, API and cloud f
     workers: 3,
     opsPerSecond: 6,
     apiFaultRate: 0.08,
+    // The fake driver as a process: always there (the mock needs Go), atomic per name.
+    csiDriver: 'fake',
     settleTimeoutMs: 120_000,
     keep: false,
     log: (line) => lines.push(line),

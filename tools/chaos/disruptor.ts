@@ -2,11 +2,13 @@
  * The chaos itself, one seeded choice at a time while the workload runs: SIGKILL a controller
  * and restart it, run a second controller for a stretch (leader election on), run two without
  * leader election for a stretch, SIGKILL the embedded API server and restart it on the same data,
- * queue cloud faults in the EC2 emulator, and raise the proxy's API fault rate for a burst.
+ * queue cloud faults in the EC2 emulator, raise the proxy's API fault rate for a burst, and
+ * (with a CSI driver) fault the calls between the controllers and the driver (csi-faults.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultKind } from '../../test/emulators/loopback.js';
 import type { Ec2Emulator } from '../../test/emulators/ec2.js';
+import type { CsiDisruptions } from './csi-faults.js';
 import type { ControllerFleet, EmbeddedApiServer } from './processes.js';
 import type { Prng } from './prng.js';
 import type { FaultProxy } from './proxy.js';
@@ -19,13 +21,15 @@ export interface DisruptorOptions {
   apiServer: EmbeddedApiServer | undefined;
   proxy: FaultProxy;
   ec2: Ec2Emulator;
+  /** The CSI actions, when the run has a CSI driver. */
+  csi?: CsiDisruptions;
   random: Prng;
   /** The proxy's fault rate outside bursts. */
   apiFaultRate: number;
   log(line: string): void;
 }
 
-type Action = 'killController' | 'twoControllers' | 'unelected' | 'killApiServer' | 'cloudFaults' | 'apiBurst';
+type Action = 'killController' | 'twoControllers' | 'unelected' | 'killApiServer' | 'cloudFaults' | 'apiBurst' | 'csiFaults';
 
 interface Stretch {
   elected: boolean;
@@ -78,6 +82,7 @@ export class Disruptor {
       killApiServer: this.o.apiServer ? 0.9 : 0,
       cloudFaults: 6,
       apiBurst: 1,
+      csiFaults: this.o.csi ? 4 : 0,
     });
     switch (action) {
       case 'killController':
@@ -93,6 +98,8 @@ export class Disruptor {
         return this.killApiServer(r);
       case 'cloudFaults':
         return this.queueCloudFaults(r);
+      case 'csiFaults':
+        return this.o.csi?.act(r);
       case 'apiBurst':
         this.apiFaultBursts++;
         this.setApiFaultRate(0.35);

@@ -9,7 +9,9 @@
  * - decoys: nothing outside the root was deleted or changed, and each decoy's PV ended Failed;
  * - claims-explained: every claim is Bound, or Pending with an event that says why;
  * - volumes-finished: no PV is left being deleted (Terminating) once the system settled;
- * - acknowledged-writes: the history's acknowledged writes are all on the server.
+ * - acknowledged-writes: the history's acknowledged writes are all on the server;
+ * - csi-volumes (with a CSI driver): every driver volume belongs to exactly one PV or to a claim
+ *   still provisioning it, every PV of the driver names a volume it holds (csi-invariant.ts).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,11 +19,13 @@ import { FINALIZER_PROVISIONING } from '@pv-controller/kube/annotations.js';
 import { paths } from '../../src/kube-client/paths.js';
 import type { CoreEvent, PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { Ec2Volume } from '../../test/emulators/ec2.js';
+import type { DriverVolume } from './csi.js';
+import { checkCsiVolumes } from './csi-invariant.js';
 import { type HeldObject, type HistoryEntry, KEPT_OPS, lostWrites, type RecordingClient } from './history.js';
 import { claimPath, type Decoy, digestOf, NAMESPACE } from './world.js';
 import type { RetainWrite } from './workload.js';
 
-export const INVARIANTS = ['backing-volumes', 'binding', 'retain-data', 'decoys', 'claims-explained', 'volumes-finished', 'acknowledged-writes'] as const;
+export const INVARIANTS = ['backing-volumes', 'binding', 'retain-data', 'decoys', 'claims-explained', 'volumes-finished', 'acknowledged-writes', 'csi-volumes'] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
 export interface Violation {
@@ -42,6 +46,8 @@ export interface ObservedState {
   rootEntries: string[];
   ebsVolumes: Ec2Volume[];
   held: Map<string, HeldObject>;
+  /** The CSI driver's volumes (undefined when the run has no CSI driver). */
+  driverVolumes?: DriverVolume[];
 }
 
 export interface CheckInputs {
@@ -51,6 +57,8 @@ export interface CheckInputs {
   history: HistoryEntry[];
   /** Root entries the workload itself left without a PV (a static PV create it got no answer to). */
   unownedEntries: Set<string>;
+  /** The CSI driver's name, when the run has one. */
+  csiDriver?: string;
 }
 
 /** Reasons that explain a claim that is not Bound. */
@@ -63,7 +71,13 @@ async function list<T>(client: RecordingClient, path: string): Promise<T[]> {
 }
 
 /** Everything the checks look at, read once. */
-export async function observe(client: RecordingClient, root: string, ebs: () => Ec2Volume[], history: HistoryEntry[]): Promise<ObservedState> {
+export async function observe(
+  client: RecordingClient,
+  root: string,
+  ebs: () => Ec2Volume[],
+  history: HistoryEntry[],
+  driverVolumes?: () => Promise<DriverVolume[]>,
+): Promise<ObservedState> {
   const [claims, volumes, events] = await Promise.all([
     list<PersistentVolumeClaim>(client, paths.claims(NAMESPACE)),
     list<PersistentVolume>(client, paths.volumes()),
@@ -78,7 +92,7 @@ export async function observe(client: RecordingClient, root: string, ebs: () => 
     if (obj) held.set(path, { uid: obj.metadata?.uid, ...(obj.spec?.leaseTransitions !== undefined ? { value: obj.spec.leaseTransitions } : {}) });
   }
   const rootEntries = (await readdir(root)).filter((name) => name !== '.pv-controller');
-  return { claims, volumes, events, rootEntries, ebsVolumes: ebs(), held };
+  return { claims, volumes, events, rootEntries, ebsVolumes: ebs(), held, ...(driverVolumes ? { driverVolumes: await driverVolumes() } : {}) };
 }
 
 function provisioningUids(claims: PersistentVolumeClaim[]): Set<string> {
@@ -205,5 +219,10 @@ export async function checkInvariants(s: ObservedState, inputs: CheckInputs): Pr
   const lost = lostWrites(inputs.history, s.held);
   report.checked['acknowledged-writes'] = new Set(inputs.history.filter((e) => KEPT_OPS.has(e.op) && e.outcome === 'ok').map((e) => e.object)).size;
   for (const detail of lost) report.violations.push({ invariant: 'acknowledged-writes', detail });
+  if (s.driverVolumes && inputs.csiDriver) {
+    const csi = checkCsiVolumes({ driver: inputs.csiDriver, driverVolumes: s.driverVolumes, claims: s.claims, volumes: s.volumes });
+    report.checked['csi-volumes'] = csi.checked;
+    for (const detail of csi.violations) report.violations.push({ invariant: 'csi-volumes', detail });
+  }
   return report;
 }

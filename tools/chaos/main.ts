@@ -9,12 +9,14 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../../src/controller/duration.js';
 import { liveProcesses } from '../cluster/processes.js';
+import { csiDriverUnavailable, defaultCsiDriver, type CsiDriverKind } from './csi.js';
 import { killGroup } from './processes.js';
 import { cleanUp, runChaos, type ChaosOptions } from './run.js';
 import { summaryLines } from './report.js';
 
 const USAGE = `usage: npm run chaos -- [--claims N] [--seed S] [--kubeconfig FILE] [--duration D] [--dir DIR]
-                        [--workers N] [--rate R] [--api-fault-rate P] [--settle-timeout D] [--out FILE] [--keep]
+                        [--workers N] [--rate R] [--api-fault-rate P] [--csi-driver K] [--settle-timeout D]
+                        [--out FILE] [--keep]
 
   --claims N            claims the workload creates (default 200)
   --seed S              seed of every random choice (default: drawn, and printed)
@@ -28,6 +30,9 @@ const USAGE = `usage: npm run chaos -- [--claims N] [--seed S] [--kubeconfig FIL
   --workers N           concurrent workload workers (default 3)
   --rate R              workload operations per second, all workers together (default 6)
   --api-fault-rate P    share of controller requests that suffer a fault outside bursts (default 0.05)
+  --csi-driver K        the CSI driver behind the CSI fault proxy: mock (Kubernetes' CSI mock, the
+                        default where npm run csi:build built it), fake (our fake driver as a
+                        process, the default elsewhere) or none (no CSI class)
   --settle-timeout D    how long the system may take to settle after the chaos (default 3m)
   --out FILE            the JSON record (default DIR/chaos-<seed>.json; the history beside it)
   --keep                keep DIR after a clean run (only with --out; otherwise DIR is always kept)
@@ -53,6 +58,7 @@ async function parse(argv: string[]): Promise<ChaosOptions> {
       workers: { type: 'string' },
       rate: { type: 'string' },
       'api-fault-rate': { type: 'string', default: '0.05' },
+      'csi-driver': { type: 'string' },
       'settle-timeout': { type: 'string', default: '3m' },
       out: { type: 'string' },
       keep: { type: 'boolean', default: false },
@@ -69,6 +75,7 @@ async function parse(argv: string[]): Promise<ChaosOptions> {
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-negative integer, got "${values.seed}"`);
   return {
+    csiDriver: parseCsiDriver(values['csi-driver']),
     claims: positive('claims', values.claims, 200),
     seed,
     ...(values.kubeconfig ? { kubeconfig: resolve(values.kubeconfig) } : {}),
@@ -85,8 +92,16 @@ async function parse(argv: string[]): Promise<ChaosOptions> {
   };
 }
 
+function parseCsiDriver(text: string | undefined): CsiDriverKind | 'none' {
+  if (text === undefined) return defaultCsiDriver();
+  if (text !== 'mock' && text !== 'fake' && text !== 'none') throw new Error(`--csi-driver must be mock, fake or none, got "${text}"`);
+  const unavailable = text === 'none' ? undefined : csiDriverUnavailable(text);
+  if (unavailable) throw new Error(`--csi-driver ${text}: ${unavailable}`);
+  return text;
+}
+
 function replayCommand(o: ChaosOptions): string {
-  const args = [`--claims ${o.claims}`, `--seed ${o.seed}`, `--workers ${o.workers}`, `--rate ${o.opsPerSecond}`, `--api-fault-rate ${o.apiFaultRate}`];
+  const args = [`--claims ${o.claims}`, `--seed ${o.seed}`, `--workers ${o.workers}`, `--rate ${o.opsPerSecond}`, `--api-fault-rate ${o.apiFaultRate}`, `--csi-driver ${o.csiDriver}`];
   if (o.kubeconfig) args.push(`--kubeconfig ${o.kubeconfig}`);
   if (o.controllerKubeconfig) args.push(`--controller-kubeconfig ${o.controllerKubeconfig}`);
   return `npm run chaos -- ${args.join(' ')}`;

@@ -30,7 +30,12 @@ export interface ControllerSettings {
   logDir: string;
   /** The environment of the cloud plugin's SDK (endpoint, region, credentials). */
   cloudEnv: Record<string, string>;
+  /** The CSI driver's socket (the CSI fault proxy's), when the run has one. */
+  csiAddress?: string;
 }
+
+/** The deadline of the controllers' CSI calls: short, so a lost CreateVolume answer is given up on within the run. */
+const CSI_TIMEOUT = '8s';
 
 /**
  * The controllers of a run: started, SIGKILLed and counted here. A controller that exits by
@@ -63,6 +68,7 @@ export class ControllerFleet {
     args.push('--leader-elect', String(leaderElect), '--leader-elect-lease-duration', '2s', '--leader-elect-renew-deadline', '1500ms');
     args.push('--leader-elect-retry-period', '250ms', '--pvclaimbinder-sync-period', '2s', '--pv-recycler-maximum-retry', '6');
     args.push('--metrics-bind-address', '0', '--volume-stats-agg-period', '0', '--kube-api-qps', '200', '--kube-api-burst', '400');
+    if (s.csiAddress) args.push('--csi-address', s.csiAddress, '--csi-timeout', CSI_TIMEOUT, '--csi-probe-timeout', '60s');
     const proc = startProcess(`controller-${n}`, process.execPath, args, join(s.logDir, `controller-${n}.log`), s.logDir, s.cloudEnv);
     const entry = { proc, leaderElect };
     this.running.push(entry);
@@ -86,6 +92,13 @@ export class ControllerFleet {
     this.running.splice(this.running.indexOf(entry), 1);
     this.kills++;
     await killGroup(entry.proc);
+  }
+
+  /** SIGKILLs every running controller, then starts as many again, each as it ran (with or without leader election). */
+  async crashAll(): Promise<void> {
+    const modes = this.running.map((c) => c.leaderElect);
+    while (this.running.length > 0) await this.kill(0);
+    for (const leaderElect of modes) this.start(leaderElect);
   }
 
   /** Kills every controller, for good, and leaves the counts alone. */

@@ -35,6 +35,8 @@ export interface ChaosRecord {
   stillInFlight: string[];
   totalMs: number;
   invariants: InvariantReport;
+  /** The CSI driver's figures, when the run had one: volumes it holds at the end, the controllers' calls through the CSI proxy, faults fired by kind. */
+  csi?: { driver: string; driverVolumes: number; createVolumeCalls: number; deleteVolumeCalls: number; faults: Record<string, number> };
   dir: string;
   historyFile: string;
 }
@@ -72,6 +74,10 @@ export function progressLine(c: ProgressCounters): string {
   ].join(' · ');
 }
 
+function csiLine(c: NonNullable<ChaosRecord['csi']>): string {
+  return `  CSI (${c.driver})      ${sum(c.faults)} faults: ${byKind(c.faults)}; CreateVolume ${c.createVolumeCalls}, DeleteVolume ${c.deleteVolumeCalls} calls; ${c.driverVolumes} driver volumes at the end`;
+}
+
 export function summaryLines(r: ChaosRecord, replay: string): string[] {
   const violations = r.invariants.violations;
   const lines = [
@@ -82,6 +88,7 @@ export function summaryLines(r: ChaosRecord, replay: string): string[] {
     `  stretches       two controllers with leader election ${r.twoControllerStretches}, without ${r.unelectedStretches}; API fault bursts ${r.apiFaultBursts}`,
     `  API faults      ${sum(r.apiFaults)} of ${r.apiRequestsThroughProxy} controller requests during the chaos: ${byKind(r.apiFaults)}`,
     `  cloud faults    ${sum(r.cloudFaults)}: ${byKind(r.cloudFaults)}`,
+    ...(r.csi ? [csiLine(r.csi)] : []),
     `  invariants      ${sum(r.invariants.checked)} checks (${byKind(r.invariants.checked)}), ${violations.length} violations`,
   ];
   if (!r.settled) lines.push(`  still in flight when the settle timeout passed: ${r.stillInFlight.slice(0, 20).join('; ') || 'nothing (claims and PVs kept changing)'}`);

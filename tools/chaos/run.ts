@@ -1,6 +1,7 @@
 /**
  * One chaos run: the API server (the embedded one on SQLite, started here, or a real control
- * plane given by kubeconfig), the EC2 emulator, the fault proxy, the controllers behind it; the
+ * plane given by kubeconfig), the EC2 emulator, the CSI driver behind its fault proxy, the fault
+ * proxy, the controllers behind it; the
  * world, then the workload and the disruptor side by side until the workload created its
  * claims (or the duration ran out); then settle, check the invariants, and write the record.
  */
@@ -10,6 +11,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { loadKubeConfig } from '../../src/kube-client/kubeconfig.js';
 import { Ec2Emulator } from '../../test/emulators/ec2.js';
 import { AWS_CREDENTIALS } from '../../test/integration/cloud-helpers.js';
+import { ChaosCsi, CSI_DRIVER_NAME, type CsiDriverKind } from './csi.js';
+import { CsiDisruptions } from './csi-faults.js';
 import { Disruptor } from './disruptor.js';
 import { RecordingClient } from './history.js';
 import { checkInvariants, observe, type InvariantReport, type ObservedState } from './invariants.js';
@@ -36,6 +39,8 @@ export interface ChaosOptions {
   /** Workload operations per second, all workers together. */
   opsPerSecond: number;
   apiFaultRate: number;
+  /** The CSI driver behind the CSI fault proxy ('none': no CSI class in the run). */
+  csiDriver: CsiDriverKind | 'none';
   settleTimeoutMs: number;
   /** Where the JSON record goes (default DIR/chaos-<seed>.json). */
   out?: string;
@@ -49,6 +54,7 @@ interface Parts {
   kc: KubeConfig;
   ec2: Ec2Emulator;
   proxy: FaultProxy;
+  csi: ChaosCsi | undefined;
   client: RecordingClient;
   fleet: ControllerFleet;
 }
@@ -63,6 +69,8 @@ async function startParts(o: ChaosOptions, startedAt: number): Promise<Parts> {
   await ec2.start();
   const upstream = o.controllerKubeconfig ? loadKubeConfig(o.controllerKubeconfig) : kc;
   const proxy = await FaultProxy.start({ dir: join(o.dir, 'proxy'), upstream, holdMs: 40_000 });
+  // Started before the controllers and stopped after them: its volumes outlive every kill.
+  const csi = o.csiDriver === 'none' ? undefined : await ChaosCsi.start(o.csiDriver, logDir);
   const cloudEnv = {
     AWS_ENDPOINT_URL_EC2: ec2.url,
     AWS_REGION: ec2.region,
@@ -70,12 +78,13 @@ async function startParts(o: ChaosOptions, startedAt: number): Promise<Parts> {
     AWS_SECRET_ACCESS_KEY: AWS_CREDENTIALS.secretAccessKey,
     AWS_EC2_METADATA_DISABLED: 'true',
   };
-  const fleet = new ControllerFleet({ kubeconfig: proxy.kubeconfigPath, hostPathRoot: join(o.dir, 'volumes'), logDir, cloudEnv });
-  return { apiServer, kc, ec2, proxy, client: new RecordingClient(kc, startedAt), fleet };
+  const fleet = new ControllerFleet({ kubeconfig: proxy.kubeconfigPath, hostPathRoot: join(o.dir, 'volumes'), logDir, cloudEnv, ...(csi ? { csiAddress: csi.address } : {}) });
+  return { apiServer, kc, ec2, proxy, csi, client: new RecordingClient(kc, startedAt), fleet };
 }
 
 async function stopParts(p: Parts): Promise<void> {
   await p.fleet.stopAll();
+  await p.csi?.stop();
   await p.proxy.stop();
   p.client.close();
   await p.apiServer?.stop();
@@ -86,6 +95,7 @@ interface ChaosPhase {
   decoys: Decoy[];
   workload: Workload;
   disruptor: Disruptor;
+  csiDisruptions: CsiDisruptions | undefined;
   /** Figures taken when the chaos stopped, before settling. */
   cloudFaults: Record<string, number>;
   requests: number;
@@ -96,9 +106,10 @@ interface ChaosPhase {
 async function runChaosPhase(o: ChaosOptions, p: Parts, startedAt: number): Promise<ChaosPhase> {
   const prng = new Prng(o.seed);
   const root = join(o.dir, 'volumes');
-  const decoys = await createWorld(p.client, root, join(o.dir, 'decoys'), o.seed, o.workers);
-  const workload = new Workload(p.client, root, decoys, o.claims);
-  const disruptor = new Disruptor({ fleet: p.fleet, apiServer: p.apiServer, proxy: p.proxy, ec2: p.ec2, random: prng.fork('disruptor'), apiFaultRate: o.apiFaultRate, log: o.log });
+  const decoys = await createWorld(p.client, root, join(o.dir, 'decoys'), o.seed, o.workers, p.csi !== undefined);
+  const workload = new Workload(p.client, root, decoys, o.claims, p.csi !== undefined);
+  const csi = p.csi ? new CsiDisruptions(p.csi, p.client, () => p.fleet.crashAll(), o.log) : undefined;
+  const disruptor = new Disruptor({ fleet: p.fleet, apiServer: p.apiServer, proxy: p.proxy, ec2: p.ec2, ...(csi ? { csi } : {}), random: prng.fork('disruptor'), apiFaultRate: o.apiFaultRate, log: o.log });
   p.fleet.start(true);
   let workloadDone = false;
   const counters = { workload, disruptor, fleet: p.fleet, proxy: p.proxy, apiServer: p.apiServer, target: o.claims, startedAt };
@@ -113,7 +124,7 @@ async function runChaosPhase(o: ChaosOptions, p: Parts, startedAt: number): Prom
     clearInterval(progress);
   }
   o.log(progressLine(counters));
-  return { decoys, workload, disruptor, cloudFaults: disruptor.cloudFaultsFired(), requests: p.proxy.requests, chaosMs: Date.now() - startedAt };
+  return { decoys, workload, disruptor, csiDisruptions: csi, cloudFaults: disruptor.cloudFaultsFired(), requests: p.proxy.requests, chaosMs: Date.now() - startedAt };
 }
 
 function chaosRecord(o: ChaosOptions, p: Parts, c: ChaosPhase, end: { state: ObservedState; invariants: InvariantReport; settled: boolean; inFlight: string[]; totalMs: number }): ChaosRecord {
@@ -142,8 +153,19 @@ function chaosRecord(o: ChaosOptions, p: Parts, c: ChaosPhase, end: { state: Obs
     stillInFlight: end.inFlight,
     totalMs: end.totalMs,
     invariants: end.invariants,
+    ...(p.csi && end.state.driverVolumes ? { csi: csiFigures(p.csi, c, end.state.driverVolumes.length) } : {}),
     dir: o.dir,
     historyFile: `${recordPath(o)}.history.json`,
+  };
+}
+
+function csiFigures(csi: ChaosCsi, c: ChaosPhase, driverVolumes: number): NonNullable<ChaosRecord['csi']> {
+  return {
+    driver: csi.kind,
+    driverVolumes,
+    createVolumeCalls: csi.proxy.calls.get('CreateVolume') ?? 0,
+    deleteVolumeCalls: csi.proxy.calls.get('DeleteVolume') ?? 0,
+    faults: c.csiDisruptions?.faultsFired() ?? {},
   };
 }
 
@@ -158,9 +180,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosRecord> {
   try {
     const c = await runChaosPhase(o, p, startedAt);
     o.log('settling: faults off, one controller');
+    c.csiDisruptions?.calm();
     const { settled, inFlight } = await settle({ client: p.client, proxy: p.proxy, ec2: p.ec2, fleet: p.fleet, apiServer: p.apiServer }, o.settleTimeoutMs);
-    const state = await observe(p.client, root, () => p.ec2.volumes(), p.client.entries);
-    const inputs = { root, decoys: c.decoys, retainWrites: c.workload.retainWrites, history: p.client.entries, unownedEntries: c.workload.unownedStaticDirs };
+    const csi = p.csi;
+    const state = await observe(p.client, root, () => p.ec2.volumes(), p.client.entries, csi ? () => csi.volumes() : undefined);
+    const inputs = { root, decoys: c.decoys, retainWrites: c.workload.retainWrites, history: p.client.entries, unownedEntries: c.workload.unownedStaticDirs, ...(csi ? { csiDriver: CSI_DRIVER_NAME } : {}) };
     const invariants = await checkInvariants(state, inputs);
     const record = chaosRecord(o, p, c, { state, invariants, settled, inFlight, totalMs: Date.now() - startedAt });
     await writeFile(recordPath(o), `${JSON.stringify(record, null, 2)}\n`);

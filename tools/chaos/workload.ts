@@ -18,7 +18,7 @@ import {
   claimPath,
   type Decoy,
   digestOf,
-  IMMEDIATE_CLASSES,
+  immediateClasses,
   isRetainClass,
   ledgerBody,
   ledgerPath,
@@ -26,7 +26,7 @@ import {
   newClaim,
   NODE_NAME,
   staticVolume,
-  WFFC_CLASSES,
+  wffcClasses,
 } from './world.js';
 
 export type ClaimKind = 'dynamic' | 'static' | 'wffc' | 'decoy';
@@ -66,6 +66,8 @@ export class Workload {
     private readonly root: string,
     decoys: Decoy[],
     private readonly targetClaims: number,
+    /** The run has a CSI driver: its classes are drawn from too. */
+    private readonly withCsi = false,
   ) {
     for (const d of decoys) this.live.set(d.claimName, { name: d.claimName, className: '', kind: 'decoy', retain: false });
   }
@@ -111,7 +113,7 @@ export class Workload {
   private perform(op: Exclude<Op, 'ledger'>, r: Prng): Promise<Answer<unknown>['outcome']> {
     switch (op) {
       case 'dynamic':
-        return this.creating(() => this.createClaim(`claim-${++this.seq}`, r.pick(IMMEDIATE_CLASSES), 'dynamic'));
+        return this.creating(() => this.createClaim(`claim-${++this.seq}`, r.pick(immediateClasses(this.withCsi)), 'dynamic'));
       case 'static':
         return this.creating(() => this.createStaticPair(r));
       case 'wffc':
@@ -179,7 +181,7 @@ export class Workload {
 
   private async createWaitingClaim(r: Prng): Promise<Answer<unknown>['outcome']> {
     const name = `late-${++this.seq}`;
-    const className = r.pick(WFFC_CLASSES);
+    const className = r.pick(wffcClasses(this.withCsi));
     const annotatedAtOnce = r.chance(0.25);
     const outcome = await this.createClaim(name, className, 'wffc', newClaim(name, className, {}, annotatedAtOnce));
     // Some claims never get a consumer: they must stay Pending, saying why.

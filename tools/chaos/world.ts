@@ -1,7 +1,7 @@
 /**
  * What a chaos run creates before the workload starts, and the objects' shapes: the storage
  * classes (host-path Delete, Retain and WaitForFirstConsumer; EBS against the emulator, also
- * WaitForFirstConsumer), a node in a zone for the selected-node annotation, the ledgers whose
+ * WaitForFirstConsumer; with a CSI driver, its classes, Immediate and WaitForFirstConsumer), a node in a zone for the selected-node annotation, the ledgers whose
  * acknowledged values are checked at the end, and the decoys: directories outside the plugin's
  * root (and a symlink inside it pointing out) named by PVs whose policy would delete them.
  */
@@ -14,13 +14,16 @@ import type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '@pv-
 import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';
 import { HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
 import { newVolume } from '../../test/helpers/objects.js';
+import { CSI_DRIVER_NAME } from './csi.js';
 import type { RecordingClient } from './history.js';
 
 export const NAMESPACE = 'default';
 export const NODE_NAME = 'chaos-node';
 export const NODE_ZONE = 'us-east-1a';
 
-export type ClassName = 'chaos-delete' | 'chaos-retain' | 'chaos-wffc' | 'chaos-ebs' | 'chaos-ebs-wffc';
+export type ClassName = 'chaos-delete' | 'chaos-retain' | 'chaos-wffc' | 'chaos-ebs' | 'chaos-ebs-wffc' | 'chaos-csi' | 'chaos-csi-wffc';
+
+export const CSI_CLASS: ClassName = 'chaos-csi';
 
 const CLASSES: Record<ClassName, { provisioner: string; reclaimPolicy: 'Delete' | 'Retain'; wffc: boolean }> = {
   'chaos-delete': { provisioner: HOST_PATH_PROVISIONER, reclaimPolicy: 'Delete', wffc: false },
@@ -28,10 +31,20 @@ const CLASSES: Record<ClassName, { provisioner: string; reclaimPolicy: 'Delete' 
   'chaos-wffc': { provisioner: HOST_PATH_PROVISIONER, reclaimPolicy: 'Delete', wffc: true },
   'chaos-ebs': { provisioner: AWS_EBS_PLUGIN_NAME, reclaimPolicy: 'Delete', wffc: false },
   'chaos-ebs-wffc': { provisioner: AWS_EBS_PLUGIN_NAME, reclaimPolicy: 'Delete', wffc: true },
+  'chaos-csi': { provisioner: CSI_DRIVER_NAME, reclaimPolicy: 'Delete', wffc: false },
+  'chaos-csi-wffc': { provisioner: CSI_DRIVER_NAME, reclaimPolicy: 'Delete', wffc: true },
 };
 
-export const IMMEDIATE_CLASSES: ClassName[] = ['chaos-delete', 'chaos-retain', 'chaos-ebs'];
-export const WFFC_CLASSES: ClassName[] = ['chaos-wffc', 'chaos-ebs-wffc'];
+const isCsiClass = (name: ClassName): boolean => CLASSES[name].provisioner === CSI_DRIVER_NAME;
+
+/** The classes the workload draws Immediate claims from (the CSI one only when the run has a driver). */
+export function immediateClasses(withCsi: boolean): ClassName[] {
+  return (['chaos-delete', 'chaos-retain', 'chaos-ebs', 'chaos-csi'] as const).filter((c) => withCsi || !isCsiClass(c));
+}
+
+export function wffcClasses(withCsi: boolean): ClassName[] {
+  return (['chaos-wffc', 'chaos-ebs-wffc', 'chaos-csi-wffc'] as const).filter((c) => withCsi || !isCsiClass(c));
+}
 
 export function isRetainClass(name: string): boolean {
   return CLASSES[name as ClassName]?.reclaimPolicy === 'Retain';
@@ -88,8 +101,9 @@ export function digestOf(text: string | Buffer): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-async function createClasses(client: RecordingClient): Promise<void> {
+async function createClasses(client: RecordingClient, withCsi: boolean): Promise<void> {
   for (const [name, c] of Object.entries(CLASSES)) {
+    if (!withCsi && isCsiClass(name as ClassName)) continue;
     const body: StorageClass & { apiVersion: string; kind: string } = {
       apiVersion: 'storage.k8s.io/v1',
       kind: 'StorageClass',
@@ -103,8 +117,8 @@ async function createClasses(client: RecordingClient): Promise<void> {
 }
 
 /** Everything the workload needs before it starts (a ledger per worker); throws when a ledger cannot be made. */
-export async function createWorld(client: RecordingClient, root: string, decoyRoot: string, seed: number, ledgers: number): Promise<Decoy[]> {
-  await createClasses(client);
+export async function createWorld(client: RecordingClient, root: string, decoyRoot: string, seed: number, ledgers: number, withCsi: boolean): Promise<Decoy[]> {
+  await createClasses(client, withCsi);
   await client.send('setup', 'POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: NODE_NAME, labels: { [LABEL_TOPOLOGY_ZONE]: NODE_ZONE } } });
   // A real cluster without kube-controller-manager has no default ServiceAccount, and pods need one.
   await client.send('setup', 'POST', `/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });

@@ -1,0 +1,68 @@
+/**
+ * The chaos suite's CSI pieces that decide a verdict: which claim a driver volume was made for
+ * (from the mock's and the fake's volume context), and the `csi-volumes` invariant over the
+ * driver's volumes, the PVs and the claims; and the CSI fault actions' counting through a real
+ * CSI proxy in front of the fake driver.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FINALIZER_PROVISIONING } from '@pv-controller/kube/annotations.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { checkCsiVolumes } from '../../tools/chaos/csi-invariant.js';
+import { claimOfVolumeContext, CSI_DRIVER_NAME, type DriverVolume } from '../../tools/chaos/csi.js';
+
+const UID_A = '0b7e5a8e-1111-4a4a-9c9c-000000000001';
+const UID_B = '0b7e5a8e-2222-4a4a-9c9c-000000000002';
+
+function pv(name: string, handle: string, phase = 'Bound', driver = CSI_DRIVER_NAME): PersistentVolume {
+  return { metadata: { name }, spec: { csi: { driver, volumeHandle: handle } }, status: { phase } } as PersistentVolume;
+}
+
+function claim(uid: string, finalizers: string[] = []): PersistentVolumeClaim {
+  return { metadata: { name: `c-${uid.slice(-1)}`, uid, finalizers }, spec: {} } as PersistentVolumeClaim;
+}
+
+function vol(id: string, claimUid?: string): DriverVolume {
+  return { id, ...(claimUid ? { claimUid, name: `kubernetes-dynamic-pvc-${claimUid}` } : {}) };
+}
+
+test('a driver volume names its claim through the mock\'s CreateVolume name or the fake\'s pv/name parameter', () => {
+  assert.deepEqual(claimOfVolumeContext({ name: `kubernetes-dynamic-pvc-${UID_A}` }), { name: `kubernetes-dynamic-pvc-${UID_A}`, claimUid: UID_A });
+  assert.equal(claimOfVolumeContext({ 'csi.storage.k8s.io/pv/name': `pvc-${UID_B}`, 'csi.storage.k8s.io/pvc/name': 'data' }).claimUid, UID_B);
+  assert.deepEqual(claimOfVolumeContext({ other: 'x' }), {});
+  assert.equal(claimOfVolumeContext({ name: 'someone-elses-volume' }).claimUid, undefined);
+});
+
+test('csi-volumes: a driver volume named by exactly one PV, or made for a claim still provisioning, is no violation', () => {
+  const result = checkCsiVolumes({
+    driver: CSI_DRIVER_NAME,
+    driverVolumes: [vol('1', UID_A), vol('2', UID_B)],
+    claims: [claim(UID_B, [FINALIZER_PROVISIONING])],
+    volumes: [pv('pvc-a', '1'), pv('other-driver', '9', 'Bound', 'other.csi.io')],
+  });
+  assert.deepEqual(result.violations, []);
+  assert.equal(result.checked, 3);
+});
+
+test('csi-volumes: a driver volume of a deleted claim with no PV is a leak, whatever the claim\'s state', () => {
+  const gone = checkCsiVolumes({ driver: CSI_DRIVER_NAME, driverVolumes: [vol('7', UID_A)], claims: [], volumes: [] });
+  assert.equal(gone.violations.length, 1);
+  assert.match(gone.violations[0]!, /driver volume 7 .* leaked/);
+  assert.match(gone.violations[0]!, /which is gone/);
+  const finished = checkCsiVolumes({ driver: CSI_DRIVER_NAME, driverVolumes: [vol('8', UID_A)], claims: [claim(UID_A)], volumes: [] });
+  assert.match(finished.violations[0]!, /no longer carries the provisioning finalizer/);
+  const nameless = checkCsiVolumes({ driver: CSI_DRIVER_NAME, driverVolumes: [vol('9')], claims: [claim(UID_A, [FINALIZER_PROVISIONING])], volumes: [] });
+  assert.match(nameless.violations[0]!, /no claim named in its context/);
+});
+
+test('csi-volumes: two PVs naming one volume, and a PV in use naming a volume the driver lacks, are violations; a Failed PV\'s is not', () => {
+  const result = checkCsiVolumes({
+    driver: CSI_DRIVER_NAME,
+    driverVolumes: [vol('1', UID_A)],
+    claims: [],
+    volumes: [pv('pvc-a', '1'), pv('pvc-copy', '1', 'Released'), pv('pvc-b', '2', 'Bound'), pv('pvc-failed', '3', 'Failed')],
+  });
+  assert.equal(result.violations.length, 2, result.violations.join('\n'));
+  assert.match(result.violations[0]!, /driver volume 1 .*named by 2 PVs: pvc-a, pvc-copy/);
+  assert.match(result.violations[1]!, /PV pvc-b \(Bound\) names driver volume 2, which the driver does not hold/);
+});

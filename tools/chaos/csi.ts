@@ -1,0 +1,119 @@
+/**
+ * The CSI part of a chaos run: a CSI driver in its own process (Kubernetes' CSI mock where
+ * `npm run csi:build` built it, else our fake driver as a process), started before the
+ * controllers and stopped after them, so its volumes outlive every controller kill and are what
+ * the `csi-volumes` invariant checks; and the CSI fault proxy (tools/csi) in front of it, the
+ * only address the controllers are given. The run asks the driver itself, not the proxy, which
+ * volumes it holds (ListVolumes), and learns from each volume's context which claim it was made
+ * for: the mock puts the CreateVolume name there, the fake the request's parameters (the
+ * `csi.storage.k8s.io/pv/name` extra-create-metadata).
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connectCsi } from '../../src/csi/client.js';
+import { csiBinaryPath } from '../cluster/binaries.js';
+import { startProcess, waitUntil, type ManagedProcess } from '../cluster/processes.js';
+import { CsiProxy } from '../csi/csi-proxy.js';
+import { killGroup } from './processes.js';
+
+export type CsiDriverKind = 'mock' | 'fake';
+
+/** The driver name both drivers are started with: the provisioner of the chaos-csi classes. */
+export const CSI_DRIVER_NAME = 'chaos.csi.pv-controller.io';
+
+const FAKE_DRIVER_MAIN = fileURLToPath(new URL('../../test/csi/fake-driver-main.js', import.meta.url));
+
+/** One volume the driver holds, and the uid of the claim it was made for when its context says. */
+export interface DriverVolume {
+  id: string;
+  claimUid?: string;
+  /** Where the claim uid was read from (the CreateVolume name or the pv/name parameter). */
+  name?: string;
+}
+
+/** The mock where it is built (a driver no one here wrote), else the fake driver as a process. */
+export function defaultCsiDriver(): CsiDriverKind {
+  return existsSync(csiBinaryPath('csi-mock')) ? 'mock' : 'fake';
+}
+
+/** Why `kind` cannot run here, or undefined. */
+export function csiDriverUnavailable(kind: CsiDriverKind): string | undefined {
+  if (kind === 'mock' && !existsSync(csiBinaryPath('csi-mock'))) return `the CSI mock is not built (${csiBinaryPath('csi-mock')}): run npm run csi:build`;
+  return undefined;
+}
+
+const PVC_UID = /pvc-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/;
+
+/** The claim uid a driver volume's context names: the mock's `name` (the CreateVolume name) or the fake's `csi.storage.k8s.io/pv/name`. */
+export function claimOfVolumeContext(context: Record<string, string>): { claimUid?: string; name?: string } {
+  const name = context.name ?? context['csi.storage.k8s.io/pv/name'];
+  const uid = name === undefined ? undefined : PVC_UID.exec(name)?.[1];
+  return { ...(name !== undefined ? { name } : {}), ...(uid !== undefined ? { claimUid: uid } : {}) };
+}
+
+function driverCommand(kind: CsiDriverKind, socket: string): { bin: string; args: string[] } {
+  if (kind === 'mock') return { bin: csiBinaryPath('csi-mock'), args: ['--socket', socket, '--name', CSI_DRIVER_NAME] };
+  return { bin: process.execPath, args: [FAKE_DRIVER_MAIN, socket, '--name', CSI_DRIVER_NAME, '--quiet'] };
+}
+
+export class ChaosCsi {
+  private constructor(
+    readonly kind: CsiDriverKind,
+    private readonly proc: ManagedProcess,
+    readonly proxy: CsiProxy,
+    private readonly driverSocket: string,
+    private readonly socketDir: string,
+  ) {}
+
+  /** Starts the driver (its log in `logDir`) and the proxy in front of it, in a short directory of their own (a unix socket path has ~107 bytes). */
+  static async start(kind: CsiDriverKind, logDir: string): Promise<ChaosCsi> {
+    const unavailable = csiDriverUnavailable(kind);
+    if (unavailable) throw new Error(unavailable);
+    const socketDir = await mkdtemp(join(tmpdir(), 'chaos-csi-'));
+    const socket = join(socketDir, 'driver.sock');
+    const { bin, args } = driverCommand(kind, socket);
+    const logPath = join(logDir, `csi-${kind}.log`);
+    const proc = startProcess(`csi-${kind}`, bin, args, logPath, logDir);
+    try {
+      await waitUntil(`the CSI ${kind} driver to listen`, async () => existsSync(socket), proc, () => '', 60_000);
+      const proxy = await CsiProxy.start({ listen: join(socketDir, 'proxy.sock'), driver: socket });
+      return new ChaosCsi(kind, proc, proxy, socket, socketDir);
+    } catch (err) {
+      await killGroup(proc);
+      await rm(socketDir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  /** The socket the controllers dial: the proxy's. */
+  get address(): string {
+    return this.proxy.address;
+  }
+
+  /** The driver's volumes, straight from the driver (never through the proxy's faults). */
+  async volumes(): Promise<DriverVolume[]> {
+    const conn = await connectCsi(this.driverSocket, { timeoutMs: 15_000 });
+    try {
+      const out: DriverVolume[] = [];
+      let token = '';
+      do {
+        const page = await conn.controller.listVolumes({ maxEntries: 500, ...(token ? { startingToken: token } : {}) });
+        for (const e of page.entries) out.push({ id: e.volume.volumeId, ...claimOfVolumeContext(e.volume.volumeContext) });
+        token = page.nextToken;
+      } while (token !== '');
+      return out;
+    } finally {
+      conn.close();
+    }
+  }
+
+  /** Stops the proxy, then the driver (SIGTERM, then SIGKILL), and removes the sockets. Safe to call twice. */
+  async stop(): Promise<void> {
+    await this.proxy.stop();
+    await this.proc.stop();
+    await rm(this.socketDir, { recursive: true, force: true });
+  }
+}
