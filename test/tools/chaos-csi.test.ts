@@ -5,11 +5,17 @@
  * CSI proxy in front of the fake driver.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { status } from '@grpc/grpc-js';
 import { FINALIZER_PROVISIONING } from '@pv-controller/kube/annotations.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
+import { connectCsi } from '../../src/csi/client.js';
+import { CsiDisruptions } from '../../tools/chaos/csi-faults.js';
 import { checkCsiVolumes } from '../../tools/chaos/csi-invariant.js';
 import { claimOfVolumeContext, CSI_DRIVER_NAME, type DriverVolume } from '../../tools/chaos/csi.js';
+import { CsiProxy } from '../../tools/csi/csi-proxy.js';
+import { FakeCsiDriver } from '../csi/fake-driver.js';
 
 const UID_A = '0b7e5a8e-1111-4a4a-9c9c-000000000001';
 const UID_B = '0b7e5a8e-2222-4a4a-9c9c-000000000002';
@@ -65,4 +71,36 @@ test('csi-volumes: two PVs naming one volume, and a PV in use naming a volume th
   assert.equal(result.violations.length, 2, result.violations.join('\n'));
   assert.match(result.violations[0]!, /driver volume 1 .*named by 2 PVs: pvc-a, pvc-copy/);
   assert.match(result.violations[1]!, /PV pvc-b \(Bound\) names driver volume 2, which the driver does not hold/);
+});
+
+test('the CSI fault actions count only the faults that fired; calm lifts every rule and releases every held answer', async (t) => {
+  const driver = await FakeCsiDriver.start({ name: CSI_DRIVER_NAME });
+  const proxy = await CsiProxy.start({ listen: join(driver.dir, 'proxy.sock'), driver: driver.socketPath });
+  const conn = await connectCsi(proxy.address, { timeoutMs: 10_000 });
+  t.after(async () => {
+    conn.close();
+    await proxy.stop();
+    await driver.stop();
+  });
+  const target = { proxy, volumes: async () => [...driver.volumes.values()].map((v) => ({ id: v.id })) };
+  const noClaims = { send: () => Promise.reject(new Error('no claim is made by these actions')) };
+  const faults = new CsiDisruptions(target, noClaims, () => Promise.resolve(), () => undefined);
+  const create = (name: string, timeoutMs?: number) =>
+    conn.controller.createVolume({ name, volumeCapabilities: [{ mount: {}, accessMode: 'SINGLE_NODE_WRITER' }], parameters: {}, secrets: {} }, timeoutMs ? { timeoutMs } : undefined);
+
+  faults.failCalls('DeleteVolume', status.UNAVAILABLE, 3);
+  for (let i = 0; i < 2; i++) await assert.rejects(conn.controller.deleteVolume({ volumeId: 'vol-x', secrets: {} }), /UNAVAILABLE/);
+  assert.deepEqual(faults.faultsFired(), { 'DeleteVolume UNAVAILABLE': 2 });
+
+  // The driver makes the volume; the caller's deadline passes before the held answer comes.
+  faults.loseCreateAnswer(60_000);
+  await assert.rejects(create('lost', 500), /DEADLINE_EXCEEDED/);
+  assert.equal(driver.volumes.size, 1, 'the driver made the volume whose answer was lost');
+  assert.equal(proxy.held('CreateVolume', 'after'), 1);
+
+  faults.calm();
+  assert.equal(proxy.held(), 0, 'calm released the held answer');
+  await conn.controller.deleteVolume({ volumeId: 'vol-x', secrets: {} });
+  assert.equal((await create('lost')).volumeId, driver.volumes.get('lost')?.id, 'after calm the calls pass, and the retry finds the volume');
+  assert.deepEqual(faults.faultsFired(), { 'DeleteVolume UNAVAILABLE': 2, 'CreateVolume lostAnswer': 1 });
 });

@@ -21,6 +21,9 @@ import { claimPath, CSI_CLASS, NAMESPACE, newClaim } from './world.js';
 
 type CsiVolumeMethod = 'CreateVolume' | 'DeleteVolume';
 
+/** What the actions need of the run's CSI part: its proxy, and the driver's volumes. */
+export type CsiTarget = Pick<ChaosCsi, 'proxy' | 'volumes'>;
+
 interface ActiveRule {
   label: string;
   times: number;
@@ -34,8 +37,8 @@ export class CsiDisruptions {
   private seq = 0;
 
   constructor(
-    private readonly csi: ChaosCsi,
-    private readonly client: RecordingClient,
+    private readonly csi: CsiTarget,
+    private readonly client: Pick<RecordingClient, 'send'>,
     /** SIGKILLs every running controller and starts as many again (in the same mode). */
     private readonly crashControllers: () => Promise<void>,
     private readonly log: (line: string) => void,
@@ -43,24 +46,33 @@ export class CsiDisruptions {
 
   /** One seeded CSI action. */
   async act(r: Prng): Promise<void> {
-    const action = r.weighted({ lostCreateAnswer: 3, failCall: 3, slowCreateAnswer: 1.5, claimDeletedMidCreate: 1.5 });
+    const action = r.weighted({ lostCreateAnswer: 3, failCall: 3, slowCreateAnswer: 1.5, claimDeletedMidCreate: 2.5 });
     switch (action) {
       case 'lostCreateAnswer':
-        this.setRule('CreateVolume', 'lostAnswer', { kind: 'hang', when: 'after' }, 1);
-        this.later(r.int(1000, 15_000), () => this.csi.proxy.release('CreateVolume'));
-        return;
-      case 'failCall': {
-        const method = r.pick(['CreateVolume', 'DeleteVolume'] as const);
-        const code = r.pick([status.UNAVAILABLE, status.DEADLINE_EXCEEDED] as const);
-        this.setRule(method, status[code], { kind: 'fail', code }, r.int(1, 4));
-        return;
-      }
+        return this.loseCreateAnswer(r.int(1000, 15_000));
+      case 'failCall':
+        return this.failCalls(r.pick(['CreateVolume', 'DeleteVolume'] as const), r.pick([status.UNAVAILABLE, status.DEADLINE_EXCEEDED] as const), r.int(1, 4));
       case 'slowCreateAnswer':
-        this.setRule('CreateVolume', 'slowAnswer', { kind: 'delay', when: 'after', ms: r.int(1000, 6000) }, r.int(2, 6));
-        return;
+        return this.slowCreateAnswers(r.int(1000, 6000), r.int(2, 6));
       case 'claimDeletedMidCreate':
         return this.claimDeletedMidCreate();
     }
+  }
+
+  /** The next CreateVolume is made by the driver, its answer held for `releaseAfterMs`. */
+  loseCreateAnswer(releaseAfterMs: number): void {
+    this.setRule('CreateVolume', 'lostAnswer', { kind: 'hang', when: 'after' }, 1);
+    this.later(releaseAfterMs, () => this.csi.proxy.release('CreateVolume'));
+  }
+
+  /** The next `times` calls of `method` are answered `code` by the proxy, never forwarded. */
+  failCalls(method: CsiVolumeMethod, code: status, times: number): void {
+    this.setRule(method, status[code], { kind: 'fail', code }, times);
+  }
+
+  /** The next `times` CreateVolume answers come `ms` after the driver gave them. */
+  slowCreateAnswers(ms: number, times: number): void {
+    this.setRule('CreateVolume', 'slowAnswer', { kind: 'delay', when: 'after', ms }, times);
   }
 
   /** Faults fired so far, by kind. */
@@ -116,7 +128,7 @@ export class CsiDisruptions {
    * is deleted and the provisioner restarted. Ours must end with the volume deleted (the claim's
    * provisioning finalizer is the intent a restart finds).
    */
-  private async claimDeletedMidCreate(): Promise<void> {
+  async claimDeletedMidCreate(): Promise<void> {
     const name = `csi-486-${++this.seq}`;
     this.account('CreateVolume');
     // Answers held already were counted when their rule fired.

@@ -82,7 +82,7 @@ export class Disruptor {
       killApiServer: this.o.apiServer ? 0.9 : 0,
       cloudFaults: 6,
       apiBurst: 1,
-      csiFaults: this.o.csi ? 4 : 0,
+      csiFaults: this.o.csi ? 5 : 0,
     });
     switch (action) {
       case 'killController':

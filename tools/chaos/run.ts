@@ -13,6 +13,7 @@ import { Ec2Emulator } from '../../test/emulators/ec2.js';
 import { AWS_CREDENTIALS } from '../../test/integration/cloud-helpers.js';
 import { ChaosCsi, CSI_DRIVER_NAME, type CsiDriverKind } from './csi.js';
 import { CsiDisruptions } from './csi-faults.js';
+import { grantControllerCsiAccess } from './csi-rbac.js';
 import { Disruptor } from './disruptor.js';
 import { RecordingClient } from './history.js';
 import { checkInvariants, observe, type InvariantReport, type ObservedState } from './invariants.js';
@@ -106,6 +107,8 @@ interface ChaosPhase {
 async function runChaosPhase(o: ChaosOptions, p: Parts, startedAt: number): Promise<ChaosPhase> {
   const prng = new Prng(o.seed);
   const root = join(o.dir, 'volumes');
+  // On a real control plane the controllers' own account needs what the chart grants with a CSI driver.
+  if (p.csi && o.controllerKubeconfig) await grantControllerCsiAccess(p.client);
   const decoys = await createWorld(p.client, root, join(o.dir, 'decoys'), o.seed, o.workers, p.csi !== undefined);
   const workload = new Workload(p.client, root, decoys, o.claims, p.csi !== undefined);
   const csi = p.csi ? new CsiDisruptions(p.csi, p.client, () => p.fleet.crashAll(), o.log) : undefined;
