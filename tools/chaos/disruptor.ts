@@ -29,7 +29,7 @@ export interface DisruptorOptions {
   log(line: string): void;
 }
 
-type Action = 'killController' | 'twoControllers' | 'unelected' | 'killApiServer' | 'cloudFaults' | 'apiBurst' | 'csiFaults';
+type Action = 'killController' | 'twoControllers' | 'unelected' | 'killApiServer' | 'cloudFaults' | 'apiBurst' | 'csiFaults' | 'csiClaimDeletedMidCreate';
 
 interface Stretch {
   elected: boolean;
@@ -50,8 +50,9 @@ export class Disruptor {
   async run(stop: () => boolean): Promise<void> {
     const r = this.o.random;
     this.setApiFaultRate(this.o.apiFaultRate);
-    // Every run, however short, kills a controller and (embedded) the API server at least once.
-    const first: Action[] = ['killController', ...(this.o.apiServer ? (['killApiServer'] as const) : [])];
+    // Every run, however short, kills a controller and (embedded) the API server at least once, and
+    // with a CSI driver deletes a claim mid-CreateVolume and kills the controllers (#486's shape).
+    const first: Action[] = ['killController', ...(this.o.apiServer ? (['killApiServer'] as const) : []), ...(this.o.csi ? (['csiClaimDeletedMidCreate'] as const) : [])];
     while (!stop()) {
       await sleep(r.int(1000, 3500));
       if (this.stretch && Date.now() > this.stretch.until) await this.endStretch();
@@ -100,6 +101,8 @@ export class Disruptor {
         return this.queueCloudFaults(r);
       case 'csiFaults':
         return this.o.csi?.act(r);
+      case 'csiClaimDeletedMidCreate':
+        return this.o.csi?.claimDeletedMidCreate();
       case 'apiBurst':
         this.apiFaultBursts++;
         this.setApiFaultRate(0.35);
