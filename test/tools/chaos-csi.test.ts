@@ -13,7 +13,7 @@ import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kub
 import { connectCsi } from '../../src/csi/client.js';
 import { CsiDisruptions } from '../../tools/chaos/csi-faults.js';
 import { checkCsiVolumes } from '../../tools/chaos/csi-invariant.js';
-import { claimOfVolumeContext, CSI_DRIVER_NAME, type DriverVolume } from '../../tools/chaos/csi.js';
+import { claimOfVolumeContext, CSI_DRIVER_NAME, type DriverVolume, volumesMadeByName } from '../../tools/chaos/csi.js';
 import { CsiProxy } from '../../tools/csi/csi-proxy.js';
 import { FakeCsiDriver } from '../csi/fake-driver.js';
 
@@ -103,4 +103,24 @@ test('the CSI fault actions count only the faults that fired; calm lifts every r
   await conn.controller.deleteVolume({ volumeId: 'vol-x', secrets: {} });
   assert.equal((await create('lost')).volumeId, driver.volumes.get('lost')?.id, 'after calm the calls pass, and the retry finds the volume');
   assert.deepEqual(faults.faultsFired(), { 'DeleteVolume UNAVAILABLE': 2, 'CreateVolume lostAnswer': 1 });
+});
+
+test('the mock\'s call log tells how many volumes each CreateVolume name made; failed calls and other methods make none', () => {
+  const line = (method: string, name: string, code: string, id?: string): string =>
+    JSON.stringify({ time: 't', method: `/csi.v1.Controller/${method}`, request: { name, volumeId: id }, response: id && code === 'OK' ? { volume: { volumeId: id } } : null, code, error: null, durationMs: 0.1 });
+  const log = [
+    'csi-mock: serving chaos.csi.pv-controller.io on /tmp/x.sock',
+    line('CreateVolume', 'kubernetes-dynamic-pvc-a', 'OK', '4'),
+    line('CreateVolume', 'kubernetes-dynamic-pvc-a', 'OK', '4'),
+    line('DeleteVolume', '', 'OK', '4'),
+    line('CreateVolume', 'kubernetes-dynamic-pvc-a', 'OK', '5'),
+    line('CreateVolume', 'kubernetes-dynamic-pvc-b', 'Unavailable'),
+    line('CreateVolume', 'kubernetes-dynamic-pvc-c', 'OK', '6'),
+    '',
+  ].join('\n');
+  const made = volumesMadeByName(log);
+  assert.deepEqual([...made].map(([name, ids]) => [name, [...ids]]), [
+    ['kubernetes-dynamic-pvc-a', ['4', '5']],
+    ['kubernetes-dynamic-pvc-c', ['6']],
+  ]);
 });

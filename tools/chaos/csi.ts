@@ -9,7 +9,7 @@
  * `csi.storage.k8s.io/pv/name` extra-create-metadata).
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +54,25 @@ export function claimOfVolumeContext(context: Record<string, string>): { claimUi
   return { ...(name !== undefined ? { name } : {}), ...(uid !== undefined ? { claimUid: uid } : {}) };
 }
 
+/** Volumes the driver made, by CreateVolume name: from the mock's call log (one JSON line a call). */
+export function volumesMadeByName(log: string): Map<string, Set<string>> {
+  const made = new Map<string, Set<string>>();
+  for (const line of log.split('\n')) {
+    if (!line.startsWith('{') || !line.includes('/CreateVolume"')) continue;
+    let call: { code?: string; request?: { name?: string }; response?: { volume?: { volumeId?: string } } | null };
+    try {
+      call = JSON.parse(line) as typeof call;
+    } catch {
+      continue;
+    }
+    const id = call.response?.volume?.volumeId;
+    const name = call.request?.name;
+    if (call.code !== 'OK' || id === undefined || name === undefined) continue;
+    made.set(name, (made.get(name) ?? new Set()).add(id));
+  }
+  return made;
+}
+
 function driverCommand(kind: CsiDriverKind, socket: string): { bin: string; args: string[] } {
   if (kind === 'mock') return { bin: csiBinaryPath('csi-mock'), args: ['--socket', socket, '--name', CSI_DRIVER_NAME] };
   return { bin: process.execPath, args: [FAKE_DRIVER_MAIN, socket, '--name', CSI_DRIVER_NAME, '--quiet'] };
@@ -66,6 +85,7 @@ export class ChaosCsi {
     readonly proxy: CsiProxy,
     private readonly driverSocket: string,
     private readonly socketDir: string,
+    private readonly logPath: string,
   ) {}
 
   /** Starts the driver (its log in `logDir`) and the proxy in front of it, in a short directory of their own (a unix socket path has ~107 bytes). */
@@ -80,7 +100,7 @@ export class ChaosCsi {
     try {
       await waitUntil(`the CSI ${kind} driver to listen`, async () => existsSync(socket), proc, () => '', 60_000);
       const proxy = await CsiProxy.start({ listen: join(socketDir, 'proxy.sock'), driver: socket });
-      return new ChaosCsi(kind, proc, proxy, socket, socketDir);
+      return new ChaosCsi(kind, proc, proxy, socket, socketDir, logPath);
     } catch (err) {
       await killGroup(proc);
       await rm(socketDir, { recursive: true, force: true });
@@ -108,6 +128,17 @@ export class ChaosCsi {
     } finally {
       conn.close();
     }
+  }
+
+  /**
+   * How many volumes the driver made, and the CreateVolume names that made more than one (each
+   * a volume made again for one claim): the mock's log says; undefined for the fake (it logs no answers).
+   */
+  async volumesMade(): Promise<{ volumes: number; namesWithSeveral: Record<string, number> } | undefined> {
+    if (this.kind !== 'mock') return undefined;
+    const made = volumesMadeByName(await readFile(this.logPath, 'utf8'));
+    const several = [...made].filter(([, ids]) => ids.size > 1).map(([name, ids]) => [name, ids.size] as const);
+    return { volumes: [...made.values()].reduce((n, ids) => n + ids.size, 0), namesWithSeveral: Object.fromEntries(several) };
   }
 
   /** Stops the proxy, then the driver (SIGTERM, then SIGKILL), and removes the sockets. Safe to call twice. */

@@ -36,7 +36,16 @@ export interface ChaosRecord {
   totalMs: number;
   invariants: InvariantReport;
   /** The CSI driver's figures, when the run had one: volumes it holds at the end, the controllers' calls through the CSI proxy, faults fired by kind. */
-  csi?: { driver: string; driverVolumes: number; createVolumeCalls: number; deleteVolumeCalls: number; faults: Record<string, number> };
+  csi?: {
+    driver: string;
+    driverVolumes: number;
+    createVolumeCalls: number;
+    deleteVolumeCalls: number;
+    faults: Record<string, number>;
+    /** The mock's log: volumes it made in all, and CreateVolume names that made more than one (not a leak when all were deleted). */
+    volumesMade?: number;
+    namesWithSeveralVolumes?: Record<string, number>;
+  };
   dir: string;
   historyFile: string;
 }
@@ -75,7 +84,8 @@ export function progressLine(c: ProgressCounters): string {
 }
 
 function csiLine(c: NonNullable<ChaosRecord['csi']>): string {
-  return `  CSI (${c.driver})      ${sum(c.faults)} faults: ${byKind(c.faults)}; CreateVolume ${c.createVolumeCalls}, DeleteVolume ${c.deleteVolumeCalls} calls; ${c.driverVolumes} driver volumes at the end`;
+  const made = c.volumesMade === undefined ? '' : `; ${c.volumesMade} volumes made, ${Object.keys(c.namesWithSeveralVolumes ?? {}).length} names made more than one`;
+  return `  CSI (${c.driver})      ${sum(c.faults)} faults: ${byKind(c.faults)}; CreateVolume ${c.createVolumeCalls}, DeleteVolume ${c.deleteVolumeCalls} calls; ${c.driverVolumes} driver volumes at the end${made}`;
 }
 
 export function summaryLines(r: ChaosRecord, replay: string): string[] {

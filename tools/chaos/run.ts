@@ -130,7 +130,16 @@ async function runChaosPhase(o: ChaosOptions, p: Parts, startedAt: number): Prom
   return { decoys, workload, disruptor, csiDisruptions: csi, cloudFaults: disruptor.cloudFaultsFired(), requests: p.proxy.requests, chaosMs: Date.now() - startedAt };
 }
 
-function chaosRecord(o: ChaosOptions, p: Parts, c: ChaosPhase, end: { state: ObservedState; invariants: InvariantReport; settled: boolean; inFlight: string[]; totalMs: number }): ChaosRecord {
+interface RunEnd {
+  state: ObservedState;
+  invariants: InvariantReport;
+  settled: boolean;
+  inFlight: string[];
+  totalMs: number;
+  csi: ChaosRecord['csi'];
+}
+
+function chaosRecord(o: ChaosOptions, p: Parts, c: ChaosPhase, end: RunEnd): ChaosRecord {
   const { claims, volumes } = end.state;
   return {
     seed: o.seed,
@@ -156,19 +165,21 @@ function chaosRecord(o: ChaosOptions, p: Parts, c: ChaosPhase, end: { state: Obs
     stillInFlight: end.inFlight,
     totalMs: end.totalMs,
     invariants: end.invariants,
-    ...(p.csi && end.state.driverVolumes ? { csi: csiFigures(p.csi, c, end.state.driverVolumes.length) } : {}),
+    ...(end.csi ? { csi: end.csi } : {}),
     dir: o.dir,
     historyFile: `${recordPath(o)}.history.json`,
   };
 }
 
-function csiFigures(csi: ChaosCsi, c: ChaosPhase, driverVolumes: number): NonNullable<ChaosRecord['csi']> {
+async function csiFigures(csi: ChaosCsi, c: ChaosPhase, driverVolumes: number): Promise<NonNullable<ChaosRecord['csi']>> {
+  const made = await csi.volumesMade();
   return {
     driver: csi.kind,
     driverVolumes,
     createVolumeCalls: csi.proxy.calls.get('CreateVolume') ?? 0,
     deleteVolumeCalls: csi.proxy.calls.get('DeleteVolume') ?? 0,
     faults: c.csiDisruptions?.faultsFired() ?? {},
+    ...(made ? { volumesMade: made.volumes, namesWithSeveralVolumes: made.namesWithSeveral } : {}),
   };
 }
 
@@ -189,7 +200,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosRecord> {
     const state = await observe(p.client, root, () => p.ec2.volumes(), p.client.entries, csi ? () => csi.volumes() : undefined);
     const inputs = { root, decoys: c.decoys, retainWrites: c.workload.retainWrites, history: p.client.entries, unownedEntries: c.workload.unownedStaticDirs, ...(csi ? { csiDriver: CSI_DRIVER_NAME } : {}) };
     const invariants = await checkInvariants(state, inputs);
-    const record = chaosRecord(o, p, c, { state, invariants, settled, inFlight, totalMs: Date.now() - startedAt });
+    const csiEnd = csi && state.driverVolumes ? await csiFigures(csi, c, state.driverVolumes.length) : undefined;
+    const record = chaosRecord(o, p, c, { state, invariants, settled, inFlight, totalMs: Date.now() - startedAt, csi: csiEnd });
     await writeFile(recordPath(o), `${JSON.stringify(record, null, 2)}\n`);
     await writeFile(record.historyFile, `${JSON.stringify(p.client.entries)}\n`);
     return record;
