@@ -13,6 +13,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CSI_PARAM_PV_NAME } from '@pv-controller/kube/annotations.js';
 import { connectCsi } from '../../src/csi/client.js';
 import { csiBinaryPath } from '../cluster/binaries.js';
 import { startProcess, waitUntil, type ManagedProcess } from '../cluster/processes.js';
@@ -49,7 +50,7 @@ const PVC_UID = /pvc-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 /** The claim uid a driver volume's context names: the mock's `name` (the CreateVolume name) or the fake's `csi.storage.k8s.io/pv/name`. */
 export function claimOfVolumeContext(context: Record<string, string>): { claimUid?: string; name?: string } {
-  const name = context.name ?? context['csi.storage.k8s.io/pv/name'];
+  const name = context.name ?? context[CSI_PARAM_PV_NAME];
   const uid = name === undefined ? undefined : PVC_UID.exec(name)?.[1];
   return { ...(name !== undefined ? { name } : {}), ...(uid !== undefined ? { claimUid: uid } : {}) };
 }
