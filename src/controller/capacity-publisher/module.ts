@@ -16,6 +16,7 @@ import type { VolumePlugin } from '../../plugins/api/core.js';
 import { canReportCapacity, type CapacityReporter } from '../../plugins/api/capabilities/capacity.js';
 import type { ControllerContext } from '../runtime/context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
+import { getOrUndefined, type ModuleRest } from '../runtime/rest-get.js';
 import { periodicRefresher, refreshOnVolumeAndClassChanges } from '../runtime/refresher.js';
 
 export const CAPACITY_PUBLISHER_MODULE_NAME = 'capacity-publisher';
@@ -45,16 +46,8 @@ export function capacityObjectName(nodeName: string, className: string): string 
   return `pv-controller-${short(`${nodeName}\u0000${className}`)}`;
 }
 
-type Rest = NonNullable<ModuleEnv['rest']>;
+type Rest = ModuleRest;
 
-async function getOrUndefined<T>(rest: Rest, path: string): Promise<T | undefined> {
-  try {
-    return await rest.request<T>({ method: 'GET', verb: 'get', path });
-  } catch (err) {
-    if ((err as ApiError).code === 404) return undefined;
-    throw err;
-  }
-}
 
 class Publisher {
   private readonly capacities: string;

@@ -22,6 +22,7 @@ import { canReportCapacity, type CapacityReporter } from '../../plugins/api/capa
 import { segmentOf, type CsiNodeInfo } from '../csi/kube-deps.js';
 import type { ControllerContext } from '../runtime/context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
+import { getOrUndefined, type ModuleRest } from '../runtime/rest-get.js';
 import { periodicRefresher, refreshOnVolumeAndClassChanges } from '../runtime/refresher.js';
 
 export const CSI_CAPACITY_MODULE_NAME = 'csi-capacity';
@@ -38,7 +39,7 @@ export interface CsiCapacityOptions {
   pod?: { name: string; namespace: string };
 }
 
-type Rest = NonNullable<ModuleEnv['rest']>;
+type Rest = ModuleRest;
 type CsiCapacityPlugin = VolumePlugin & CapacityReporter;
 type Segment = Record<string, string>;
 
@@ -54,14 +55,6 @@ export function csiCapacityObjectName(driver: string, className: string, segment
   return `csisc-${createHash('sha256').update(key).digest('hex').slice(0, 20)}`;
 }
 
-async function getOrUndefined<T>(rest: Rest, path: string): Promise<T | undefined> {
-  try {
-    return await rest.request<T>({ method: 'GET', verb: 'get', path });
-  } catch (err) {
-    if ((err as ApiError).code === 404) return undefined;
-    throw err;
-  }
-}
 
 /** The controlling owner of `obj`, when it has one. */
 const controllerOf = (obj: KubeObject | undefined): OwnerReference | undefined => obj?.metadata.ownerReferences?.find((o) => o.controller === true);
