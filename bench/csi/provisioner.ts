@@ -82,7 +82,7 @@ export function startProvisioner(spec: ProvisionerSpec, keepResizer?: ManagedPro
   if (spec.kind === 'external-provisioner') {
     procs = keepResizer ? { provisioner: startSidecars({ ...spec, resizer: false }, n).provisioner, resizer: keepResizer } : startSidecars(spec, n);
   } else {
-    procs = { provisioner: startProcess('pv-controller', process.execPath, [cliPath(), ...ourControllerArgs(spec)], join(spec.dir, `pv-controller-${n}.log`), spec.dir) };
+    procs = { provisioner: startProcess('pv-controller', process.execPath, [...(process.env.PV_BENCH_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PV_BENCH_PROF_DIR}`] : []), cliPath(), ...ourControllerArgs(spec)], join(spec.dir, `pv-controller-${n}.log`), spec.dir) };
   }
   const { provisioner, resizer } = procs;
   return {

@@ -93,6 +93,8 @@ export async function startCsiWorld(opts: CsiWorldOptions): Promise<CsiWorld> {
       dir: opts.planeDir ?? join(opts.dir, 'plane'),
       etcdUrl: opts.etcdUrl,
       controllerServiceAccount: opts.controllerServiceAccount,
+      // Ours drives the driver: the chart's roles for csi.drivers (deploy/rbac-csi.yaml).
+      ...(opts.provisioner === 'pv-controller' ? { controllerRbac: 'rbac-csi.yaml' } : {}),
     });
     stops.push(() => plane.stop());
     const kcm = await plane.startControllerManager({

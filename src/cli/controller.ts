@@ -13,6 +13,7 @@ import {
   startController,
 } from '../controller/index.js';
 import { loadKubeConfig } from '../kube-client/kubeconfig.js';
+import { ControllerMetrics } from '../metrics/prometheus.js';
 import type { PluginSettings } from '../plugins/from-options.js';
 import { addOptions, controllerFlags, flags, usageError } from './flags.js';
 import { csiFlags, pluginFlags, pluginSettingsFromFlags, startPlugins, type PluginFlags } from './plugin-flags.js';
@@ -45,8 +46,10 @@ export function parseFlags(cmd: Command, overrides: Partial<RawControllerFlags> 
 async function runController(opts: ControllerOptions, settings: PluginSettings): Promise<void> {
   const logger = createControllerLogger(opts.logFormat, opts.logLevel);
   const kubeConfig = loadKubeConfig(opts.kubeconfig);
-  const { plugins, close: closePlugins } = await startPlugins(settings, kubeConfig, logger);
-  const running = await startController(opts, { logger, plugins, modules: defaultModules(), kubeConfig }).catch((err: unknown) => {
+  // One registry for the controller's metrics and the CSI calls' (csi_sidecar_operations_seconds).
+  const metrics = new ControllerMetrics();
+  const { plugins, close: closePlugins } = await startPlugins(settings, kubeConfig, logger, metrics.registry);
+  const running = await startController(opts, { logger, plugins, modules: defaultModules(), kubeConfig, metrics }).catch((err: unknown) => {
     closePlugins();
     throw err;
   });

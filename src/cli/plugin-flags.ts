@@ -7,6 +7,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Option } from 'commander';
+import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { parseDuration, startCsiPlugins, topologyFromKubeConfig } from '../controller/index.js';
 import type { TopologyResolver } from '../plugins/cloud-common/zones.js';
@@ -145,9 +146,10 @@ export interface RunningPlugins {
 /**
  * The plugins `settings` name: the CSI drivers of `--csi-address` connected (each waited for until
  * ready) and a cloud plugin given a TopologyResolver reading nodes through its own client on `kc`.
- * `settings` comes from pluginSettingsFromFlags (checked before anything starts).
+ * `settings` comes from pluginSettingsFromFlags (checked before anything starts); CSI calls are
+ * measured into `registry` (the controller's).
  */
-export async function startPlugins(settings: PluginSettings, kc: KubeConfig, logger: Logger): Promise<RunningPlugins> {
+export async function startPlugins(settings: PluginSettings, kc: KubeConfig, logger: Logger, registry?: Registry): Promise<RunningPlugins> {
   const closers: Array<() => void> = [];
   const close = (): void => {
     for (const closeOne of closers.splice(0)) closeOne();
@@ -155,7 +157,7 @@ export async function startPlugins(settings: PluginSettings, kc: KubeConfig, log
   try {
     let { extra = [], cloud } = settings;
     if (settings.csi) {
-      const csi = await startCsiPlugins(settings.csi, kc, logger);
+      const csi = await startCsiPlugins(settings.csi, kc, logger, registry);
       closers.push(csi.close);
       extra = [...extra, ...csi.plugins];
     }

@@ -18,6 +18,7 @@ import { HOST_PATH_PROVISIONER } from '../plugins/host-path/index.js';
 import { parseFlags } from './controller.js';
 import { addOptions, controllerFlags, flags } from './flags.js';
 import { csiFlags, pluginFlags, startPlugins } from './plugin-flags.js';
+import { ControllerMetrics } from '../metrics/prometheus.js';
 import { previousFreePort, upVolumesRoot } from './up-data-dir.js';
 import { loadEmbeddedApiServer } from './embedded-apiserver.js';
 
@@ -65,8 +66,9 @@ export function register(program: Command): void {
     kc.loadFromFile(server.kubeconfigPath);
     await ensureDefaultStorageClass(kc, { name: 'standard', provisioner: HOST_PATH_PROVISIONER });
     // The default class's volumes live under DIR/volumes, beside any root the flags add.
-    const { plugins, close: closePlugins } = await startPlugins({ ...settings, hostPathRoots: [volumes, ...settings.hostPathRoots] }, kc, logger);
-    const controller = await startController({ ...opts, kubeconfig: server.kubeconfigPath }, { kubeConfig: kc, plugins, modules: defaultModules(), logger });
+    const metrics = new ControllerMetrics();
+    const { plugins, close: closePlugins } = await startPlugins({ ...settings, hostPathRoots: [volumes, ...settings.hostPathRoots] }, kc, logger, metrics.registry);
+    const controller = await startController({ ...opts, kubeconfig: server.kubeconfigPath }, { kubeConfig: kc, plugins, modules: defaultModules(), logger, metrics });
     printBanner(server.url, server.kubeconfigPath, volumes, upFlags.storage);
     let stopping = false;
     const stop = (signal: string): void => {

@@ -264,7 +264,7 @@ describe('charts/pv-controller', { skip }, () => {
     assert.equal(sized.find((o) => o.kind === 'StorageClass')?.allowVolumeExpansion, true);
   });
 
-  test('deploy/ (RBAC, the Deployment, its Service, the host-path class, the node agents and their class) is what the chart renders (npm run chart:manifests)', async () => {
+  test('deploy/ (RBAC, the Deployment, its Service, the host-path class, the node agents and their class, the RBAC with CSI drivers) is what the chart renders (npm run chart:manifests)', async () => {
     assert.deepEqual(PLAIN_MANIFESTS.map((m) => m.file), [
       'deploy/rbac.yaml',
       'deploy/deployment.yaml',
@@ -272,6 +272,7 @@ describe('charts/pv-controller', { skip }, () => {
       'deploy/storageclass-host-path.yaml',
       'deploy/node-agent.yaml',
       'deploy/storageclass-host-path-node.yaml',
+      'deploy/rbac-csi.yaml',
     ]);
     assert.deepEqual(await staleManifests(helm), []);
   });

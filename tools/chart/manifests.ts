@@ -14,6 +14,7 @@ export const CHART_DIR = join(REPO_ROOT, 'charts', 'pv-controller');
 
 /** The chart's values for the node-agent shape (local volumes on many nodes). */
 export const NODE_AGENT_VALUES = 'ci/node-agent-values.yaml';
+export const CSI_VALUES = 'ci/csi-values.yaml';
 
 export interface PlainManifest {
   template: string;
@@ -30,6 +31,8 @@ export const PLAIN_MANIFESTS: readonly PlainManifest[] = [
   { template: 'templates/storageclasses.yaml', file: 'deploy/storageclass-host-path.yaml' },
   { template: 'templates/node-agent.yaml', file: 'deploy/node-agent.yaml', values: NODE_AGENT_VALUES },
   { template: 'templates/storageclasses.yaml', file: 'deploy/storageclass-host-path-node.yaml', values: NODE_AGENT_VALUES },
+  // The controller's roles when it drives CSI drivers (--csi-address): test:cluster's CSI suites run it with these.
+  { template: 'templates/rbac.yaml', file: 'deploy/rbac-csi.yaml', values: CSI_VALUES },
 ];
 
 const run = promisify(execFile);

@@ -31,6 +31,8 @@ export interface ControlPlaneOptions {
   apiServerArgs?: string[];
   /** Create the ServiceAccount and roles of deploy/rbac.yaml and write D/controller.kubeconfig. */
   controllerServiceAccount?: boolean;
+  /** Those roles from another file of deploy/ (e.g. rbac-csi.yaml: the controller driving CSI drivers). */
+  controllerRbac?: string;
   /** Let the etcd it starts fsync its log (default off: tests want speed, not durability). */
   etcdFsync?: boolean;
   /** Write the audit log (default on; a benchmark of the server alone turns it off). */
@@ -147,9 +149,9 @@ function kubeConfigFor(path: string): KubeConfig {
   return kc;
 }
 
-/** Creates the objects of deploy/rbac.yaml and returns a TokenRequest token for its ServiceAccount. */
-async function bootstrapControllerAccount(admin: KubeConfig): Promise<string> {
-  const docs = parseAllDocuments(await readFile(join(REPO_ROOT, 'deploy', 'rbac.yaml'), 'utf8'));
+/** Creates the objects of deploy/rbac.yaml (or `file` of deploy/) and returns a TokenRequest token for its ServiceAccount. */
+async function bootstrapControllerAccount(admin: KubeConfig, file = 'rbac.yaml'): Promise<string> {
+  const docs = parseAllDocuments(await readFile(join(REPO_ROOT, 'deploy', file), 'utf8'));
   const objects = docs.map((d) => d.toJS() as KubernetesObject).filter((o) => o && o.kind);
   const client = KubernetesObjectApi.makeApiClient(admin);
   let account: KubernetesObject | undefined;
@@ -222,7 +224,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     await writeKubeconfig(kubeconfigPath, url, tls.caPem, adminToken);
     let controllerKubeconfigPath: string | undefined;
     if (opts.controllerServiceAccount) {
-      const token = await bootstrapControllerAccount(kubeConfigFor(kubeconfigPath));
+      const token = await bootstrapControllerAccount(kubeConfigFor(kubeconfigPath), opts.controllerRbac);
       controllerKubeconfigPath = join(dir, 'controller.kubeconfig');
       await writeKubeconfig(controllerKubeconfigPath, url, tls.caPem, token);
     }

@@ -16,6 +16,8 @@ import type { VolumePlugin } from '../../plugins/api/core.js';
 import { canReportCapacity, type CapacityReporter } from '../../plugins/api/capabilities/capacity.js';
 import type { ControllerContext } from '../runtime/context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
+import { getOrUndefined, type ModuleRest } from '../runtime/rest-get.js';
+import { periodicRefresher, refreshOnVolumeAndClassChanges } from '../runtime/refresher.js';
 
 export const CAPACITY_PUBLISHER_MODULE_NAME = 'capacity-publisher';
 const CAPACITIES = '/apis/storage.k8s.io/v1';
@@ -44,16 +46,8 @@ export function capacityObjectName(nodeName: string, className: string): string 
   return `pv-controller-${short(`${nodeName}\u0000${className}`)}`;
 }
 
-type Rest = NonNullable<ModuleEnv['rest']>;
+type Rest = ModuleRest;
 
-async function getOrUndefined<T>(rest: Rest, path: string): Promise<T | undefined> {
-  try {
-    return await rest.request<T>({ method: 'GET', verb: 'get', path });
-  } catch (err) {
-    if ((err as ApiError).code === 404) return undefined;
-    throw err;
-  }
-}
 
 class Publisher {
   private readonly capacities: string;
@@ -145,41 +139,16 @@ export function capacityPublisherModule(options: CapacityPublisherOptions): Cont
       const rest = env.rest;
       if (!rest || plugins.length === 0) return {};
       const publisher = new Publisher(ctx, env, rest, options);
-      let timer: NodeJS.Timeout | undefined;
-      let soon: NodeJS.Timeout | undefined;
-      let running: Promise<void> | undefined;
-      let started = false;
-      const refresh = (): void => {
-        if (!started) return;
-        running ??= publisher
-          .publish(plugins)
-          .catch((err: unknown) => env.logger.warn({ err: (err as Error).message }, 'publishing storage capacity failed; next period retries'))
-          .finally(() => (running = undefined));
-      };
-      const refreshSoon = (): void => {
-        soon ??= setTimeout(() => ((soon = undefined), refresh()), SOON_MS);
-      };
-      // A volume of ours made or deleted changes what is left: refresh soon, once for a burst.
-      env.changes.volumes.onChange((_name, pv, prev) => {
-        const subject = pv ?? prev;
-        if (subject && plugins.some((p) => p.handles(subject))) refreshSoon();
+      const refresher = periodicRefresher({
+        periodMs: options.periodMs,
+        soonMs: SOON_MS,
+        run: () => publisher.publish(plugins),
+        prepare: () => publisher.ensureDrivers(plugins),
+        logger: env.logger,
+        failure: 'publishing storage capacity failed',
       });
-      env.changes.classes.onChange(() => refreshSoon());
-      return {
-        start: async () => {
-          started = true;
-          await publisher.ensureDrivers(plugins).catch((err: unknown) => env.logger.warn({ err: (err as Error).message }, 'cannot create CSIDriver'));
-          refresh();
-          timer = setInterval(refresh, options.periodMs);
-          timer.unref();
-        },
-        stop: async () => {
-          started = false;
-          clearInterval(timer);
-          clearTimeout(soon);
-          await running;
-        },
-      };
+      refreshOnVolumeAndClassChanges(env, plugins, refresher);
+      return { start: refresher.start, stop: refresher.stop };
     },
   };
 }

@@ -22,6 +22,8 @@ import { canReportCapacity, type CapacityReporter } from '../../plugins/api/capa
 import { segmentOf, type CsiNodeInfo } from '../csi/kube-deps.js';
 import type { ControllerContext } from '../runtime/context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
+import { getOrUndefined, type ModuleRest } from '../runtime/rest-get.js';
+import { periodicRefresher, refreshOnVolumeAndClassChanges } from '../runtime/refresher.js';
 
 export const CSI_CAPACITY_MODULE_NAME = 'csi-capacity';
 export const LABEL_CSI_DRIVER_NAME = 'csi.storage.k8s.io/drivername';
@@ -37,7 +39,7 @@ export interface CsiCapacityOptions {
   pod?: { name: string; namespace: string };
 }
 
-type Rest = NonNullable<ModuleEnv['rest']>;
+type Rest = ModuleRest;
 type CsiCapacityPlugin = VolumePlugin & CapacityReporter;
 type Segment = Record<string, string>;
 
@@ -53,14 +55,6 @@ export function csiCapacityObjectName(driver: string, className: string, segment
   return `csisc-${createHash('sha256').update(key).digest('hex').slice(0, 20)}`;
 }
 
-async function getOrUndefined<T>(rest: Rest, path: string): Promise<T | undefined> {
-  try {
-    return await rest.request<T>({ method: 'GET', verb: 'get', path });
-  } catch (err) {
-    if ((err as ApiError).code === 404) return undefined;
-    throw err;
-  }
-}
 
 /** The controlling owner of `obj`, when it has one. */
 const controllerOf = (obj: KubeObject | undefined): OwnerReference | undefined => obj?.metadata.ownerReferences?.find((o) => o.controller === true);
@@ -193,40 +187,16 @@ export function csiCapacityModule(options: CsiCapacityOptions = {}): ControllerM
       const rest = env.rest;
       if (!rest || plugins.length === 0) return {};
       const publisher = new CsiCapacityPublisher(ctx, env, rest, plugins);
-      let timer: NodeJS.Timeout | undefined;
-      let soon: NodeJS.Timeout | undefined;
-      let running: Promise<void> | undefined;
-      let started = false;
-      const refresh = (): void => {
-        if (!started) return;
-        running ??= publisher
-          .publish()
-          .catch((err: unknown) => env.logger.warn({ err: (err as Error).message }, 'publishing CSI storage capacity failed; next period retries'))
-          .finally(() => (running = undefined));
-      };
-      const refreshSoon = (): void => {
-        soon ??= setTimeout(() => ((soon = undefined), refresh()), SOON_MS);
-      };
-      env.changes.volumes.onChange((_name, pv, prev) => {
-        const subject = pv ?? prev;
-        if (subject && plugins.some((p) => p.handles(subject))) refreshSoon();
+      const refresher = periodicRefresher({
+        periodMs,
+        soonMs: SOON_MS,
+        run: () => publisher.publish(),
+        prepare: () => publisher.findOwner(options.pod ?? podFromEnvironment()),
+        logger: env.logger,
+        failure: 'publishing CSI storage capacity failed',
       });
-      env.changes.classes.onChange(() => refreshSoon());
-      return {
-        start: async () => {
-          started = true;
-          await publisher.findOwner(options.pod ?? podFromEnvironment());
-          refresh();
-          timer = setInterval(refresh, periodMs);
-          timer.unref();
-        },
-        stop: async () => {
-          started = false;
-          clearInterval(timer);
-          clearTimeout(soon);
-          await running;
-        },
-      };
+      refreshOnVolumeAndClassChanges(env, plugins, refresher);
+      return { start: refresher.start, stop: refresher.stop };
     },
   };
 }

@@ -7,7 +7,9 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { connectCsi, waitForDriver } from '../../csi/client.js';
+import { CsiCallMetrics } from '../../csi/metrics.js';
 import type { CsiConnection } from '../../csi/types.js';
 import { createCsiPlugin } from '../../plugins/csi/index.js';
 import type { VolumePlugin } from '../../plugins/api/core.js';
@@ -21,7 +23,9 @@ export interface RunningCsiPlugins {
   close(): void;
 }
 
-export async function startCsiPlugins(settings: CsiSettings, kc: KubeConfig, logger: Logger): Promise<RunningCsiPlugins> {
+/** `registry`: where the sidecars' csi_sidecar_operations_seconds goes (the controller's /metrics). */
+export async function startCsiPlugins(settings: CsiSettings, kc: KubeConfig, logger: Logger, registry?: Registry): Promise<RunningCsiPlugins> {
+  const metrics = registry ? new CsiCallMetrics(registry) : undefined;
   const deps = csiKubeDeps(kc);
   const connections: CsiConnection[] = [];
   const close = (): void => {
@@ -34,7 +38,7 @@ export async function startCsiPlugins(settings: CsiSettings, kc: KubeConfig, log
     const plugins: VolumePlugin[] = [];
     for (const address of settings.addresses) {
       const log = logger.child({ csiAddress: address });
-      const conn = await connectCsi(address, { timeoutMs: settings.callTimeoutMs, logger: log });
+      const conn = await connectCsi(address, { timeoutMs: settings.callTimeoutMs, logger: log, ...(metrics ? { metrics } : {}) });
       connections.push(conn);
       const info = await waitForDriver(conn, { deadlineMs: settings.probeTimeoutMs, logger: log });
       const plugin = await createCsiPlugin(conn, {

@@ -88,6 +88,9 @@ export function volumeIdsOfPv(pv: PersistentVolume): string[] {
   if (ebs) ids.push(ebs, ebs.slice(ebs.lastIndexOf('/') + 1));
   if (spec.gcePersistentDisk?.pdName) ids.push(spec.gcePersistentDisk.pdName);
   if (spec.cinder?.volumeID) ids.push(spec.cinder.volumeID);
+  // A migrated volume written with a csi source (a cloud plugin's PV with a VolumeAttributesClass) names its disk there.
+  const handle = spec.csi?.['volumeHandle'];
+  if (typeof handle === 'string') ids.push(handle, handle.slice(handle.lastIndexOf('/') + 1));
   for (const path of [spec.hostPath?.path, spec.local?.path, spec.nfs?.path]) {
     if (path) ids.push(path, basename(path));
   }

@@ -108,6 +108,15 @@ describe('findOrphans', () => {
     assert.deepEqual(scan.scannedPlugins, ['kubernetes.io/aws-ebs']);
   });
 
+  it('a PV that names its disk in a csi source (a cloud volume with a VolumeAttributesClass) accounts for it', async () => {
+    const plugin = new MemoryPlugin('kubernetes.io/aws-ebs');
+    plugin.put({ backingName: 'handmade', id: 'vol-0csi' });
+    const cluster = new FakeCluster();
+    cluster.volumes = [pv('static-csi', { csi: { driver: 'ebs.csi.aws.com', volumeHandle: 'vol-0csi' } })];
+    const scan = await findOrphans([plugin], CLUSTER, cluster);
+    assert.deepEqual(names(scan.orphans), []);
+  });
+
   it('matches PVs by disk name, Cinder id and host path, and uses the plugin name-length limit for provisioning claims', async () => {
     const gce = new MemoryPlugin('kubernetes.io/gce-pd', 63);
     const longUid = '0b7c5b1e-6f0e-4c55-9d2c-3c2b7c1f9a01';

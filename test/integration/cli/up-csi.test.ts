@@ -26,7 +26,7 @@ const post = (path: string, body: object): Promise<unknown> => api.request({ met
 
 before(async () => {
   driver = await FakeCsiDriver.start({ name: DRIVER });
-  up = await startUp(['--storage', 'memory', '--metrics-bind-address', '0', '--csi-address', driver.socketPath]);
+  up = await startUp(['--storage', 'memory', '--metrics-bind-address', '127.0.0.1:0', '--log-format', 'json', '--csi-address', driver.socketPath]);
   const kc = new KubeConfig();
   kc.loadFromFile(up.kubeconfigPath);
   api = new RestTransport(kc, { qps: 0, burst: 0 });
@@ -103,6 +103,12 @@ test('up --csi-address provisions, grows, publishes capacity for and deletes a c
   }, 'the forged PV\'s delete to be refused', { timeoutMs: 30_000 });
   assert.match(refusal.message ?? '', /no valid proof that pv-controller made CSI volume/);
   assert.equal(driver.calls.filter((c) => c.method === 'DeleteVolume').length, 0, 'the volume was not deleted for the forged PV');
+
+  // The CSI calls are measured where the sidecars measure them, on the controller's /metrics.
+  const address = /"address":"([^"]+)","msg":"serving \/metrics/.exec(up.output())?.[1];
+  assert.ok(address, 'up logged its metrics address');
+  const metrics = await (await fetch(`http://${address}/metrics`)).text();
+  assert.match(metrics, /csi_sidecar_operations_seconds_count\{driver_name="fake.csi.pv-controller.io",method_name="\/csi.v1.Controller\/CreateVolume",grpc_status_code="OK"\} 1/);
 
   // Deleting the claim deletes its volume on the driver.
   await api.request({ method: 'DELETE', verb: 'delete', path: claimPath });
