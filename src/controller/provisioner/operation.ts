@@ -20,6 +20,7 @@ import { isConflict } from '@pv-controller/kube/errors.js';
 import type { PersistentVolume, PersistentVolumeClaim, StorageClass, VolumeAttributesClass } from '@pv-controller/kube/types.js';
 import { hasAnnotation, storageClassOfClaim } from '@pv-controller/kube/volume-helpers.js';
 import type { ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../plugins/api/core.js';
+import { PluginError } from '../../plugins/api/errors.js';
 import { keyOf } from '@pv-controller/kube/object-key.js';
 import { hasProvisioningFinalizer, recordIntent, releaseIntent } from './claim-intent.js';
 import { cleanUpClaimVolume } from './cleanup.js';
@@ -163,6 +164,9 @@ class ProvisionOperation {
       const detail = errorText(failure);
       this.d.ctx.events.event(fresh, 'Warning', EventReason.ProvisioningFailed, msgProvisionFailed(cls.metadata.name ?? '', detail));
       this.d.log.warn({ claim: this.key, plugin: plugin.name, err: detail }, 'provisioning failed');
+      // The backend may still be making it: the next attempt repeats the same call (same name,
+      // same node), and only a final answer — or the claim leaving — cleans up.
+      if (failure instanceof PluginError && failure.code === 'InProgress') return 'failed';
       await this.cleanUp(fresh, 'provisioning failed', true);
       return 'failed';
     }

@@ -12,6 +12,12 @@ export type PluginErrorCode =
   | 'Unsafe'
   | 'NotSupported'
   | 'Transient'
+  /**
+   * The backend may still be doing it (a call that timed out or whose answer was lost): the same
+   * call, same name, must be repeated until it answers — the claim keeps its intent and node,
+   * nothing is cleaned up (external-provisioner's ProvisioningInBackground). Always retryable.
+   */
+  | 'InProgress'
   | 'Backend';
 
 /** Every plugin failure. `retryable`: trying again later may succeed without anyone's help. */

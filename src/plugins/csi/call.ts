@@ -1,7 +1,8 @@
 /**
  * One CSI call with the plugin's deadline and the caller's abort signal, its failure turned into
  * a PluginError: an outcome the driver may still be working on (`in-progress`: deadline,
- * cancelled, unavailable, aborted) is retryable — the same call is repeated until it answers —
+ * cancelled, unavailable, aborted, resource exhausted) is InProgress — the same call is repeated
+ * until it answers, with nothing cleaned up in between —
  * and a `final` answer is not, carrying the driver's message (external-provisioner's
  * ProvisioningInBackground / ProvisioningFinished). Anything else (the socket is gone, a bug) is
  * retryable: nothing says the driver did not act.
@@ -18,7 +19,7 @@ export function toPluginError(err: unknown, what: string): unknown {
   if (err instanceof Error && err.name === 'AbortError') return err;
   if (err instanceof CsiCallError) {
     const message = `${what}: ${err.codeName}: ${err.details}`;
-    return err.kind === 'final' ? new PluginError('Backend', message, false, { cause: err }) : new PluginError('Transient', message, true, { cause: err });
+    return err.kind === 'final' ? new PluginError('Backend', message, false, { cause: err }) : new PluginError('InProgress', message, true, { cause: err });
   }
   const detail = err instanceof Error ? err.message : String(err);
   return new PluginError('Transient', `${what}: ${detail}`, true, { cause: err });

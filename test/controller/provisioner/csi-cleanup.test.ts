@@ -14,7 +14,7 @@ import {
   FINALIZER_PROVISIONING,
 } from '@pv-controller/kube/annotations.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
-import type { CreateVolumeRequest, DeleteVolumeRequest } from '../../../src/csi/types.js';
+import { CsiCallError, type CreateVolumeRequest, type DeleteVolumeRequest } from '../../../src/csi/types.js';
 import { Provisioner } from '../../../src/controller/provisioner/index.js';
 import { PluginRegistry } from '../../../src/plugins/registry.js';
 import { createCsiPlugin } from '../../../src/plugins/csi/index.js';
@@ -92,4 +92,25 @@ test('a CSI PV carries the deletion-secret annotations the plugin returns beside
   assert.equal(pv.metadata.annotations?.[ANN_PROVISIONED_BY], DRIVER);
   assert.equal(pv.spec.csi?.volumeHandle, 'fake-vol-1');
   assert.equal(driver.volumes.size, 1);
+});
+
+test('a CreateVolume whose outcome is unknown (DEADLINE_EXCEEDED) cleans nothing up: the intent stays and the next attempt repeats the same call', async () => {
+  const { fake, driver, provisioner } = await setup();
+  driver.failNext('CreateVolume', new CsiCallError('/csi.v1.Controller/CreateVolume', 4, 'DEADLINE_EXCEEDED', 'in-progress', 'deadline exceeded'));
+  await provisioner.provisionClaim(fake.addClaim(claim('data')));
+  await provisioner.idle();
+  assert.equal(driver.callsOf('CreateVolume').length, 1);
+  assert.equal(driver.callsOf('DeleteVolume').length, 0, 'no clean-up: the driver may still be making the volume');
+  assert.deepEqual(fake.claim('default/data')?.metadata.finalizers, [FINALIZER_PROVISIONING], 'the intent is kept for the retry');
+  assert.deepEqual(fake.eventReasons('default/data'), ['ProvisioningFailed']);
+});
+
+test('a final CreateVolume refusal (INVALID_ARGUMENT) is cleaned up: the intent goes, nothing is left on the driver', async () => {
+  const { fake, driver, provisioner } = await setup();
+  driver.failNext('CreateVolume', ...[1, 2].map(() => new CsiCallError('/csi.v1.Controller/CreateVolume', 3, 'INVALID_ARGUMENT', 'final', 'bad type')));
+  await provisioner.provisionClaim(fake.addClaim(claim('data')));
+  await provisioner.idle();
+  assert.equal(driver.callsOf('DeleteVolume').length, 0, 'the repeated create was refused too: no volume to delete');
+  assert.deepEqual(fake.claim('default/data')?.metadata.finalizers ?? [], [], 'the intent was released');
+  assert.equal(driver.volumes.size, 0);
 });
