@@ -175,6 +175,22 @@ test('a PV of a provisioner we do not serve is left to that external deleter', a
   assert.equal(r.fake.successfulWrites().length, 0);
 });
 
+test('a PV provisioned under a migrated in-tree name no plugin here serves is left to the CSI driver\'s external deleter, never marked Failed', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { provisionedBy: 'kubernetes.io/aws-ebs', path: '/elsewhere/v' }));
+  await r.reclaim();
+  assert.deepEqual(r.plugin.calls, []);
+  assert.equal(r.fake.successfulWrites().length, 0);
+  assert.equal(r.fake.volume('v')!.status?.phase, 'Released');
+});
+
+test('a PV of an in-tree name that never migrated and no plugin here serves still goes Failed', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { provisionedBy: 'kubernetes.io/glusterfs', path: '/elsewhere/v' }));
+  await r.reclaim();
+  assert.equal(r.fake.volume('v')!.status?.phase, 'Failed');
+});
+
 test('no plugin for the volume: Failed with VolumeFailedDelete after one counted attempt', async () => {
   const r = rig();
   r.fake.addVolume(volume('v', { path: '/elsewhere/v' }));
