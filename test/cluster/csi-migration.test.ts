@@ -17,7 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ANN_PROVISIONED_BY, ANN_STORAGE_PROVISIONER, FINALIZER_EXTERNAL_PROVISIONER } from '@pv-controller/kube/annotations.js';
+import { ANN_PROVISIONED_BY, ANN_STORAGE_PROVISIONER, FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '@pv-controller/kube/annotations.js';
 import { csiMigrationTarget } from '@pv-controller/kube/csi-migration.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { csiPeersUnavailable } from '../../bench/csi/binaries.js';
@@ -33,7 +33,7 @@ import { AWS_CREDENTIALS } from '../integration/cloud-helpers.js';
 const EBS_DRIVER = csiMigrationTarget(AWS_EBS_PLUGIN_NAME) ?? assert.fail('aws-ebs is a migrated plugin');
 const skip = csiPeersUnavailable('external-provisioner') ?? csiPeersUnavailable('pv-controller') ?? false;
 const DEADLINE_MS = 120_000;
-/** Neither the sidecar's log nor the driver's CreateVolume count changed for this long: the sidecar is idle. */
+/** Neither the sidecar's log, the driver's CreateVolume count nor the PV list changed for this long: the sidecar is idle. */
 const QUIET_MS = 5000;
 
 type MigrationOptions = Pick<CsiWorldOptions, 'under' | 'sidecarBeside'>;
@@ -100,16 +100,18 @@ function createCalls(world: CsiWorld, uid: string): { all: number; forClaim: num
 }
 
 /**
- * Waits (deadline DEADLINE_MS) until the sidecar's log has not grown and the driver has logged no
- * further CreateVolume for QUIET_MS: whatever the sidecar was going to do about the claim it has done.
+ * Waits (deadline DEADLINE_MS) until the sidecar's log has not grown, the driver has logged no
+ * further CreateVolume and no PV changed (resourceVersions) for QUIET_MS: whatever the sidecar was
+ * going to do about the claim it has done, and no one is writing the PV in a loop.
  */
 async function sidecarIdle(world: CsiWorld, uid: string): Promise<void> {
   const logPath = world.sidecar?.provisioner.logPath ?? assert.fail('a sidecar runs');
   let last = '';
   let since = Date.now();
-  await waitFor(`external-provisioner idle for ${QUIET_MS} ms`, () => {
+  await waitFor(`external-provisioner idle for ${QUIET_MS} ms`, async () => {
     world.checkAlive();
-    const state = `${statSync(logPath).size}/${createCalls(world, uid).all}`;
+    const pvs = (await volumes(world)).map((pv) => pv.metadata.resourceVersion).join(',');
+    const state = `${statSync(logPath).size}/${createCalls(world, uid).all}/${pvs}`;
     if (state !== last) [last, since] = [state, Date.now()];
     return Date.now() - since >= QUIET_MS ? true : undefined;
   }, DEADLINE_MS, 250);
@@ -149,7 +151,7 @@ describe('a kubernetes.io/aws-ebs class on a migrated cluster is provisioned by 
     });
   });
 
-  it('with our in-tree EBS plugin (--cloud-provider aws), ours provisions the claim and the driver beside it never sees CreateVolume', async () => {
+  it('with our in-tree EBS plugin (--cloud-provider aws), ours provisions the claim, the driver beside it never sees CreateVolume, and the PV is not written in a loop', async () => {
     const ec2 = new Ec2Emulator();
     await ec2.start();
     try {
@@ -174,6 +176,15 @@ describe('a kubernetes.io/aws-ebs class on a migrated cluster is provisioned by 
         const [pv] = ownPv(pvs, claim);
         assert.equal(pv?.spec.awsElasticBlockStore?.volumeID.endsWith(ec2.volumes()[0].id), true, 'the PV names the EBS volume');
         assert.equal(pv.metadata.annotations?.[ANN_PROVISIONED_BY], AWS_EBS_PLUGIN_NAME);
+        // The sidecar owns every PV provisioned under its in-tree name too: it adds its finalizer, which ours leaves be.
+        assert.deepEqual(pv.metadata.finalizers?.slice().sort(), [FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION].sort());
+        // Deleting the claim: the EBS volume and the PV go (the sidecar's DeleteVolume of the same id is a second delete, not a leak).
+        expectOk(await world.client.raw('DELETE', `${CLAIMS_PATH}/in-tree`), 'delete claim in-tree');
+        await waitFor('the PV and the EBS volume gone', async () => {
+          world.checkAlive();
+          return (await volumes(world)).length === 0 && ec2.volumes().length === 0 ? true : undefined;
+        }, DEADLINE_MS, 250);
+        assert.equal(createCalls(world, uid).all, 0, 'still no CreateVolume');
       });
     } finally {
       await ec2.stop();

@@ -5,7 +5,7 @@
  * anywhere else is refused before anything is touched, and that refusal is a failed attempt.
  */
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
-import { ANN_PROVISIONED_BY, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '@pv-controller/kube/annotations.js';
+import { ANN_PROVISIONED_BY, FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '@pv-controller/kube/annotations.js';
 import { csiMigrationTarget } from '@pv-controller/kube/csi-migration.js';
 import { isNotFound } from '@pv-controller/kube/errors.js';
 import { storageClassOfVolume } from '@pv-controller/kube/volume-helpers.js';
@@ -42,13 +42,15 @@ function drivesCsiVolume(s: ReclaimerDeps, pv: PersistentVolume): boolean {
 }
 
 /**
- * Our finalizer, and pv-protection's, off a PV whose backing volume is gone; undefined when
- * neither is there. pv-protection's own rule is "not while the PV is Bound" (upstream
+ * Our finalizer, external-provisioner's (kept on a migrated in-tree PV, finalizers.ts: the backing
+ * volume it protects is gone) and pv-protection's, off a PV whose backing volume is gone;
+ * undefined when none is there. pv-protection's own rule is "not while the PV is Bound" (upstream
  * pvprotection), and our pv-protection sync leaves a PV being deleted that still carries our
  * finalizer to us, so the two finalizers go in one write instead of two racing ones.
  */
 function withoutDeletionFinalizers(pv: PersistentVolume): PersistentVolume | undefined {
-  const drop = (f: string): boolean => f === FINALIZER_PV_CONTROLLER || (f === FINALIZER_PV_PROTECTION && pv.status?.phase !== 'Bound');
+  const drop = (f: string): boolean =>
+    f === FINALIZER_PV_CONTROLLER || f === FINALIZER_EXTERNAL_PROVISIONER || (f === FINALIZER_PV_PROTECTION && pv.status?.phase !== 'Bound');
   const finalizers = pv.metadata.finalizers ?? [];
   if (!finalizers.some(drop)) return undefined;
   const { finalizers: _dropped, ...metadata } = pv.metadata;
