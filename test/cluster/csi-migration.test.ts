@@ -28,7 +28,7 @@ import { waitFor } from '../../bench/proc/child.js';
 import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';
 import { Ec2Emulator } from '../emulators/ec2.js';
 import { auditDir } from '../helpers/control-plane.js';
-import { AWS_CREDENTIALS } from '../integration/cloud-helpers.js';
+import { awsEnvironment } from '../integration/cloud-helpers.js';
 
 const EBS_DRIVER = csiMigrationTarget(AWS_EBS_PLUGIN_NAME) ?? assert.fail('aws-ebs is a migrated plugin');
 const skip = csiPeersUnavailable('external-provisioner') ?? csiPeersUnavailable('pv-controller') ?? false;
@@ -117,35 +117,43 @@ async function sidecarIdle(world: CsiWorld, uid: string): Promise<void> {
   }, DEADLINE_MS, 250);
 }
 
-function ownPv(pvs: PersistentVolume[], claim: PersistentVolumeClaim): PersistentVolume[] {
-  return pvs.filter((pv) => pv.spec.claimRef?.uid === claim.metadata.uid);
+/** A claim created once the sidecar runs, waited for until Bound and the sidecar idle (sidecarIdle). */
+async function claimBesideSidecar(world: CsiWorld, name: string): Promise<{ uid: string; claim: PersistentVolumeClaim }> {
+  await sidecarStarted(world);
+  const uid = await createClaim(world, name);
+  const claim = await boundClaim(world, name);
+  await sidecarIdle(world, uid);
+  return { uid, claim };
+}
+
+/** The one driver volume and the one PV, which is the claim's; asserted. */
+async function theDriverVolumeAndPv(world: CsiWorld, claim: PersistentVolumeClaim): Promise<{ volumeId: string; pv: PersistentVolume }> {
+  const live = world.driver.ledger.refresh().liveVolumes();
+  assert.equal(live.length, 1, 'the driver holds one volume');
+  const pvs = await volumes(world);
+  assert.equal(pvs.length, 1, 'one PV');
+  assert.equal(pvs[0].spec.claimRef?.uid, claim.metadata.uid, 'the claim\'s');
+  assert.equal(pvs[0].metadata.name, claim.spec.volumeName);
+  return { volumeId: live[0].id, pv: pvs[0] };
 }
 
 describe('a kubernetes.io/aws-ebs class on a migrated cluster is provisioned by exactly one party', { skip, timeout: 20 * 60_000 }, () => {
   it('with neither our EBS plugin nor the driver configured, our binder hands the claim to ebs.csi.aws.com and external-provisioner provisions it once, writing an awsElasticBlockStore PV it also deletes', async () => {
     await inMigratedWorld('sidecar', { under: { drivesCsi: false }, sidecarBeside: {} }, async (world) => {
-      await sidecarStarted(world);
-      const uid = await createClaim(world, 'migrated');
-      const claim = await boundClaim(world, 'migrated');
+      const { uid, claim } = await claimBesideSidecar(world, 'migrated');
       assert.equal(claim.metadata.annotations?.[ANN_STORAGE_PROVISIONER], EBS_DRIVER, 'our binder annotated the driver name');
-      await sidecarIdle(world, uid);
       assert.deepEqual(createCalls(world, uid), { all: 1, forClaim: 1 }, 'one CreateVolume, for this claim');
-      const live = world.driver.ledger.liveVolumes();
-      assert.equal(live.length, 1, 'the driver holds one volume');
-      const pvs = await volumes(world);
-      assert.equal(pvs.length, 1, 'one PV');
-      const [pv] = ownPv(pvs, claim);
-      assert.equal(pv?.metadata.name, claim.spec.volumeName);
+      const { volumeId, pv } = await theDriverVolumeAndPv(world, claim);
       // external-provisioner translates the PV of a migrated class back to the in-tree source.
       assert.equal(pv.spec.csi, undefined, 'no spec.csi');
-      assert.equal(pv.spec.awsElasticBlockStore?.volumeID, live[0].id, 'awsElasticBlockStore names the driver volume');
+      assert.equal(pv.spec.awsElasticBlockStore?.volumeID, volumeId, 'awsElasticBlockStore names the driver volume');
       assert.equal(pv.metadata.annotations?.[ANN_PROVISIONED_BY], AWS_EBS_PLUGIN_NAME, 'provisioned-by: the class\'s in-tree name');
       assert.ok(pv.metadata.finalizers?.includes(FINALIZER_EXTERNAL_PROVISIONER), 'external-provisioner\'s deletion finalizer');
       // Deleting the claim: the sidecar deletes the volume; ours leaves the PV to it (never Failed).
       expectOk(await world.client.raw('DELETE', `${CLAIMS_PATH}/migrated`), 'delete claim migrated');
       await waitFor('the PV gone and the driver volume deleted', async () => {
         world.checkAlive();
-        const gone = (await volumes(world)).length === 0 && world.driver.ledger.refresh().deleted.has(live[0].id);
+        const gone = (await volumes(world)).length === 0 && world.driver.ledger.refresh().deleted.has(volumeId);
         return gone ? true : undefined;
       }, DEADLINE_MS, 250);
     });
@@ -155,26 +163,17 @@ describe('a kubernetes.io/aws-ebs class on a migrated cluster is provisioned by 
     const ec2 = new Ec2Emulator();
     await ec2.start();
     try {
-      const env = {
-        AWS_ENDPOINT_URL_EC2: ec2.url,
-        AWS_REGION: ec2.region,
-        AWS_ACCESS_KEY_ID: AWS_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: AWS_CREDENTIALS.secretAccessKey,
-        AWS_EC2_METADATA_DISABLED: 'true',
-      };
-      const options: MigrationOptions = { under: { drivesCsi: false, extraArgs: ['--cloud-provider', 'aws'], env }, sidecarBeside: {} };
+      const options: MigrationOptions = { under: { drivesCsi: false, extraArgs: ['--cloud-provider', 'aws'], env: awsEnvironment(ec2) }, sidecarBeside: {} };
       await inMigratedWorld('in-tree', options, async (world) => {
-        await sidecarStarted(world);
-        const uid = await createClaim(world, 'in-tree');
-        const claim = await boundClaim(world, 'in-tree');
+        const { uid, claim } = await claimBesideSidecar(world, 'in-tree');
         assert.equal(claim.metadata.annotations?.[ANN_STORAGE_PROVISIONER], AWS_EBS_PLUGIN_NAME, 'annotated with the in-tree name');
-        await sidecarIdle(world, uid);
         assert.deepEqual(createCalls(world, uid), { all: 0, forClaim: 0 }, 'the driver saw no CreateVolume');
         assert.equal(ec2.volumes().length, 1, 'one EBS volume in the emulator');
         const pvs = await volumes(world);
         assert.equal(pvs.length, 1, 'one PV');
-        const [pv] = ownPv(pvs, claim);
-        assert.equal(pv?.spec.awsElasticBlockStore?.volumeID.endsWith(ec2.volumes()[0].id), true, 'the PV names the EBS volume');
+        const [pv] = pvs;
+        assert.equal(pv.spec.claimRef?.uid, claim.metadata.uid);
+        assert.equal(pv.spec.awsElasticBlockStore?.volumeID.endsWith(ec2.volumes()[0].id), true, 'the PV names the EBS volume');
         assert.equal(pv.metadata.annotations?.[ANN_PROVISIONED_BY], AWS_EBS_PLUGIN_NAME);
         // The sidecar owns every PV provisioned under its in-tree name too: it adds its finalizer, which ours leaves be.
         assert.deepEqual(pv.metadata.finalizers?.slice().sort(), [FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION].sort());
@@ -196,13 +195,12 @@ describe('a kubernetes.io/aws-ebs class on a migrated cluster is provisioned by 
       const uid = await createClaim(world, 'through-csi');
       const claim = await boundClaim(world, 'through-csi');
       assert.deepEqual(createCalls(world, uid), { all: 1, forClaim: 1 }, 'one CreateVolume, for this claim');
-      const live = world.driver.ledger.liveVolumes();
-      assert.equal(live.length, 1, 'the driver holds one volume');
-      const pvs = await volumes(world);
-      assert.equal(pvs.length, 1, 'one PV');
-      const [pv] = ownPv(pvs, claim);
-      assert.equal(pv?.spec.csi?.driver, EBS_DRIVER);
-      assert.equal(pv.spec.csi.volumeHandle, live[0].id);
+      const { volumeId, pv } = await theDriverVolumeAndPv(world, claim);
+      assert.equal(pv.spec.csi?.driver, EBS_DRIVER);
+      assert.equal(pv.spec.csi.volumeHandle, volumeId);
+      // Ours writes the driver's name where external-provisioner would have written the in-tree one.
+      assert.equal(claim.metadata.annotations?.[ANN_STORAGE_PROVISIONER], EBS_DRIVER);
+      assert.equal(pv.metadata.annotations?.[ANN_PROVISIONED_BY], EBS_DRIVER);
     });
   });
 });
