@@ -22,6 +22,12 @@ export interface ProvisionerSpec {
   resizer: boolean;
   /** Workers of each (csi-provisioner --worker-threads, csi-resizer --workers, ours --concurrent-syncs). */
   workers: number;
+  /** Ours only: give it `--csi-address` (default true; false where it must not drive the driver). */
+  drivesCsi?: boolean;
+  /** Further flags of the provisioner (csi-provisioner's or our controller's). */
+  extraArgs?: string[];
+  /** Further environment of the provisioner's process (e.g. AWS_ENDPOINT_URL_EC2 for ours). */
+  env?: Record<string, string>;
 }
 
 export interface RunningProvisioner {
@@ -52,7 +58,7 @@ function sidecarArgs(spec: ProvisionerSpec): string[] {
 
 /** Our controller's flags, each only where its --help lists it (the lead's wiring decides some). */
 export function ourControllerArgs(spec: ProvisionerSpec): string[] {
-  const args = ['controller', '--kubeconfig', spec.kubeconfig, '--csi-address', spec.csiAddress];
+  const args = ['controller', '--kubeconfig', spec.kubeconfig, ...(spec.drivesCsi === false ? [] : ['--csi-address', spec.csiAddress])];
   const optional: Array<[string, string[]]> = [
     ['--leader-elect', ['--leader-elect=false']],
     ['--kube-api-qps', ['--kube-api-qps', String(UNLIMITED_QPS)]],
@@ -61,7 +67,7 @@ export function ourControllerArgs(spec: ProvisionerSpec): string[] {
     ['--metrics-bind-address', ['--metrics-bind-address', '127.0.0.1:0']],
   ];
   for (const [flag, extra] of optional) if (hasFlag('controller', flag)) args.push(...extra);
-  return args;
+  return [...args, ...(spec.extraArgs ?? [])];
 }
 
 function startSidecars(spec: ProvisionerSpec, n: number): { provisioner: ManagedProcess; resizer?: ManagedProcess } {
@@ -69,7 +75,8 @@ function startSidecars(spec: ProvisionerSpec, n: number): { provisioner: Managed
     ...sidecarArgs(spec),
     '--extra-create-metadata',
     `--worker-threads=${spec.workers}`,
-  ], join(spec.dir, `csi-provisioner-${n}.log`), spec.dir);
+    ...(spec.extraArgs ?? []),
+  ], join(spec.dir, `csi-provisioner-${n}.log`), spec.dir, spec.env);
   if (!spec.resizer) return { provisioner };
   const resizer = startProcess('csi-resizer', csiBinaryPath('csi-resizer'), [...sidecarArgs(spec), `--workers=${spec.workers}`], join(spec.dir, `csi-resizer-${n}.log`), spec.dir);
   return { provisioner, resizer };
@@ -82,7 +89,7 @@ export function startProvisioner(spec: ProvisionerSpec, keepResizer?: ManagedPro
   if (spec.kind === 'external-provisioner') {
     procs = keepResizer ? { provisioner: startSidecars({ ...spec, resizer: false }, n).provisioner, resizer: keepResizer } : startSidecars(spec, n);
   } else {
-    procs = { provisioner: startProcess('pv-controller', process.execPath, [...(process.env.PV_BENCH_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PV_BENCH_PROF_DIR}`] : []), cliPath(), ...ourControllerArgs(spec)], join(spec.dir, `pv-controller-${n}.log`), spec.dir) };
+    procs = { provisioner: startProcess('pv-controller', process.execPath, [...(process.env.PV_BENCH_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PV_BENCH_PROF_DIR}`] : []), cliPath(), ...ourControllerArgs(spec)], join(spec.dir, `pv-controller-${n}.log`), spec.dir, spec.env) };
   }
   const { provisioner, resizer } = procs;
   return {

@@ -4,7 +4,10 @@
  * proxy, and one provisioner under test dialling the proxy, with a StorageClass whose provisioner
  * is the mock's driver name. With external-provisioner, kube-controller-manager's binder does the
  * binding (the sidecar only provisions and deletes); with ours, our controller binds and
- * kube-controller-manager runs only the protection controllers. Everything started is stopped by
+ * kube-controller-manager runs only the protection controllers. For CSI migration (issue 26) the
+ * mock may carry a migrated driver's name, the class an in-tree provisioner name, our controller
+ * may be started without `--csi-address`, and external-provisioner beside it on the same driver.
+ * Everything started is stopped by
  * process group, SIGTERM first; `stop` is safe to call from a `finally`.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -46,6 +49,14 @@ export interface CsiWorldOptions {
   controllerServiceAccount?: boolean;
   /** The control plane's directory (default `<dir>/plane`). */
   planeDir?: string;
+  /** The name the mock driver is started with (default MOCK_DRIVER_NAME). */
+  driverName?: string;
+  /** The class's provisioner (default the driver's name; an in-tree name such as `kubernetes.io/aws-ebs` for migration). */
+  classProvisioner?: string;
+  /** The provisioner under test's own settings: whether ours drives the driver, further flags and environment. */
+  under?: Pick<ProvisionerSpec, 'drivesCsi' | 'extraArgs' | 'env'>;
+  /** Also start external-provisioner (as the admin) on the same driver, beside the provisioner under test. */
+  sidecarBeside?: Pick<ProvisionerSpec, 'extraArgs'>;
 }
 
 export interface CsiWorld {
@@ -56,6 +67,8 @@ export interface CsiWorld {
   proxy: CsiProxy;
   client: BenchClient;
   provisioner(): RunningProvisioner;
+  /** external-provisioner beside the provisioner under test, when `sidecarBeside` asked for it. */
+  sidecar?: RunningProvisioner;
   /** Throws (with the log's tail) once a process under test has exited on its own. */
   checkAlive(): void;
   /** SIGKILL to the provisioning process, then a fresh one; csi-resizer keeps running. */
@@ -63,21 +76,21 @@ export interface CsiWorld {
   stop(): Promise<void>;
 }
 
-function csiClass(): Record<string, unknown> {
+function csiClass(provisioner: string): Record<string, unknown> {
   return {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
     metadata: { name: CSI_CLASS },
-    provisioner: MOCK_DRIVER_NAME,
+    provisioner,
     reclaimPolicy: 'Delete',
     volumeBindingMode: 'Immediate',
     allowVolumeExpansion: true,
   };
 }
 
-async function createObjects(client: BenchClient): Promise<void> {
+async function createObjects(client: BenchClient, classProvisioner: string): Promise<void> {
   expectOk(await client.raw('POST', '/api/v1/namespaces', JSON.stringify(namespaceObject())), 'create the bench namespace');
-  expectOk(await client.raw('POST', '/apis/storage.k8s.io/v1/storageclasses', JSON.stringify(csiClass())), 'create the CSI StorageClass');
+  expectOk(await client.raw('POST', '/apis/storage.k8s.io/v1/storageclasses', JSON.stringify(csiClass(classProvisioner))), 'create the CSI StorageClass');
 }
 
 export async function startCsiWorld(opts: CsiWorldOptions): Promise<CsiWorld> {
@@ -88,13 +101,15 @@ export async function startCsiWorld(opts: CsiWorldOptions): Promise<CsiWorld> {
   const stopAll = async (): Promise<void> => {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
   };
+  const driverName = opts.driverName ?? MOCK_DRIVER_NAME;
+  const oursDrivesCsi = opts.provisioner === 'pv-controller' && opts.under?.drivesCsi !== false;
   try {
     const plane = await startControlPlane({
       dir: opts.planeDir ?? join(opts.dir, 'plane'),
       etcdUrl: opts.etcdUrl,
       controllerServiceAccount: opts.controllerServiceAccount,
       // Ours drives the driver: the chart's roles for csi.drivers (deploy/rbac-csi.yaml).
-      ...(opts.provisioner === 'pv-controller' ? { controllerRbac: 'rbac-csi.yaml' } : {}),
+      ...(oursDrivesCsi ? { controllerRbac: 'rbac-csi.yaml' } : {}),
     });
     stops.push(() => plane.stop());
     const kcm = await plane.startControllerManager({
@@ -104,8 +119,8 @@ export async function startCsiWorld(opts: CsiWorldOptions): Promise<CsiWorld> {
     });
     const client = await connect(plane.kubeconfigPath);
     stops.push(async () => client.close());
-    await createObjects(client);
-    const driver = await startMockDriver(socketDir, opts.mockArgs);
+    await createObjects(client, opts.classProvisioner ?? driverName);
+    const driver = await startMockDriver(socketDir, opts.mockArgs, driverName);
     stops.push(() => driver.stop());
     const proxy = await CsiProxy.start({ listen: join(socketDir, 'proxy.sock'), driver: driver.socket });
     stops.push(() => proxy.stop());
@@ -116,10 +131,13 @@ export async function startCsiWorld(opts: CsiWorldOptions): Promise<CsiWorld> {
       dir: opts.dir,
       resizer: opts.resizer ?? false,
       workers: opts.workers ?? 16,
+      ...opts.under,
     };
     let running = startProvisioner(spec);
     stops.push(() => running.stop());
-    const watched = (): ManagedProcess[] => [kcm, driver.proc, running.provisioner, ...(running.resizer ? [running.resizer] : [])];
+    const sidecar = opts.sidecarBeside && startProvisioner({ ...spec, kind: 'external-provisioner', kubeconfig: plane.kubeconfigPath, resizer: false, env: undefined, extraArgs: undefined, ...opts.sidecarBeside });
+    if (sidecar) stops.push(() => sidecar.stop());
+    const watched = (): ManagedProcess[] => [kcm, driver.proc, running.provisioner, ...(running.resizer ? [running.resizer] : []), ...(sidecar ? [sidecar.provisioner] : [])];
     const exited = new Set<ManagedProcess>();
     const track = (p: ManagedProcess): void => void p.exited.then(() => exited.add(p));
     watched().forEach(track);
@@ -131,6 +149,7 @@ export async function startCsiWorld(opts: CsiWorldOptions): Promise<CsiWorld> {
       proxy,
       client,
       provisioner: () => running,
+      ...(sidecar ? { sidecar } : {}),
       checkAlive() {
         const dead = watched().find((p) => exited.has(p));
         if (dead) throw new Error(`${dead.name} exited:\n${logTail(dead.logPath, 25)}`);

@@ -24,6 +24,17 @@ import { TestApi } from './provisioning-helpers.js';
 
 export const AWS_CREDENTIALS = { accessKeyId: 'AKIDEMULATOR', secretAccessKey: 'emulator-secret-key' };
 
+/** The AWS SDK's standard environment pointing a controller process at the emulator (what a deployment would set). */
+export function awsEnvironment(ec2: Ec2Emulator): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL_EC2: ec2.url,
+    AWS_REGION: ec2.region,
+    AWS_ACCESS_KEY_ID: AWS_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: AWS_CREDENTIALS.secretAccessKey,
+    AWS_EC2_METADATA_DISABLED: 'true',
+  };
+}
+
 export function awsPlugin(ec2: Ec2Emulator, topology?: TopologyResolver): AwsEbsPlugin {
   return new AwsEbsPlugin({ region: ec2.region, endpoint: ec2.url, credentials: AWS_CREDENTIALS, ...fastCloudOptions(), ...(topology ? { topology } : {}) });
 }

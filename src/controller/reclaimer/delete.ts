@@ -5,7 +5,8 @@
  * anywhere else is refused before anything is touched, and that refusal is a failed attempt.
  */
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
-import { ANN_PROVISIONED_BY, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '@pv-controller/kube/annotations.js';
+import { ANN_PROVISIONED_BY, FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '@pv-controller/kube/annotations.js';
+import { csiMigrationTarget } from '@pv-controller/kube/csi-migration.js';
 import { isNotFound } from '@pv-controller/kube/errors.js';
 import { storageClassOfVolume } from '@pv-controller/kube/volume-helpers.js';
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
@@ -20,12 +21,16 @@ const IN_TREE_PREFIX = 'kubernetes.io/';
 /**
  * True when the PV belongs to a deleter outside this process (upstream's external deleter): it
  * was provisioned by a provisioner we do not serve whose name is not in-tree, or it is a CSI
- * volume of a driver this process does not drive (`--csi-address`).
+ * volume of a driver this process does not drive (`--csi-address`). A migrated in-tree name we do
+ * not serve counts as external too: on a migrated cluster external-provisioner provisions such a
+ * class, writes `provisioned-by: kubernetes.io/aws-ebs` with the in-tree source, and deletes the
+ * volume itself (kube-controller-manager leaves it to that deleter; marking it Failed would stop it).
  */
 export function hasExternalDeleter(s: ReclaimerDeps, pv: PersistentVolume): boolean {
   if (pv.spec.csi !== undefined) return !drivesCsiVolume(s, pv);
   const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
-  return provisioner !== undefined && !s.plugins.byProvisioner(provisioner) && !provisioner.startsWith(IN_TREE_PREFIX);
+  if (provisioner === undefined || s.plugins.byProvisioner(provisioner)) return false;
+  return !provisioner.startsWith(IN_TREE_PREFIX) || csiMigrationTarget(provisioner) !== undefined;
 }
 
 /** A CSI volume whose driver is one of ours: the plugin registered under the driver's name owns it. */
@@ -37,13 +42,15 @@ function drivesCsiVolume(s: ReclaimerDeps, pv: PersistentVolume): boolean {
 }
 
 /**
- * Our finalizer, and pv-protection's, off a PV whose backing volume is gone; undefined when
- * neither is there. pv-protection's own rule is "not while the PV is Bound" (upstream
+ * Our finalizer, external-provisioner's (kept on a migrated in-tree PV, finalizers.ts: the backing
+ * volume it protects is gone) and pv-protection's, off a PV whose backing volume is gone;
+ * undefined when none is there. pv-protection's own rule is "not while the PV is Bound" (upstream
  * pvprotection), and our pv-protection sync leaves a PV being deleted that still carries our
  * finalizer to us, so the two finalizers go in one write instead of two racing ones.
  */
 function withoutDeletionFinalizers(pv: PersistentVolume): PersistentVolume | undefined {
-  const drop = (f: string): boolean => f === FINALIZER_PV_CONTROLLER || (f === FINALIZER_PV_PROTECTION && pv.status?.phase !== 'Bound');
+  const drop = (f: string): boolean =>
+    f === FINALIZER_PV_CONTROLLER || f === FINALIZER_EXTERNAL_PROVISIONER || (f === FINALIZER_PV_PROTECTION && pv.status?.phase !== 'Bound');
   const finalizers = pv.metadata.finalizers ?? [];
   if (!finalizers.some(drop)) return undefined;
   const { finalizers: _dropped, ...metadata } = pv.metadata;

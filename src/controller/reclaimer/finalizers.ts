@@ -4,6 +4,7 @@
  * reclaim policy is Delete, so deleting the PV object before its claim still deletes the backing
  * volume. Static PVs and PVs of provisioners we do not serve are never touched.
  */
+import { csiMigrationTarget } from '@pv-controller/kube/csi-migration.js';
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { ANN_PROVISIONED_BY, FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER } from '@pv-controller/kube/annotations.js';
 
@@ -33,7 +34,12 @@ export function withFinalizer<T extends { metadata: { finalizers?: string[] } }>
  * then); Retain/Recycle ⇒ absent; an unknown policy leaves it as it is. A PV we serve never keeps
  * the external provisioner's finalizer: its deletion is ours — an in-tree provisioner's PV
  * ("kubernetes.io/…"), and a CSI driver's PV once this process drives the driver in place of
- * external-provisioner (whose HonorPVReclaimPolicy finalizer its PVs still carry).
+ * external-provisioner (whose HonorPVReclaimPolicy finalizer its PVs still carry). Except a
+ * migrated in-tree name (`kubernetes.io/aws-ebs`, ...): it is also the migrated driver's
+ * external-provisioner's own name (its additional provisioner name), and that sidecar puts its
+ * finalizer back on every such PV — taking it off only starts a write loop with the sidecar
+ * (measured on the real control plane: ~50 writes/s each). Left on, the sidecar deletes the same
+ * backing volume through its driver once the PV is released; our delete drops it (delete.ts).
  */
 export function annealDeletionFinalizer(
   pv: PersistentVolume,
@@ -42,7 +48,7 @@ export function annealDeletionFinalizer(
   const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
   if (provisioner === undefined || !servesProvisioner(provisioner)) return undefined;
   let next = pv;
-  if (hasFinalizer(next, FINALIZER_EXTERNAL_PROVISIONER)) {
+  if (csiMigrationTarget(provisioner) === undefined && hasFinalizer(next, FINALIZER_EXTERNAL_PROVISIONER)) {
     next = withoutFinalizer(next, FINALIZER_EXTERNAL_PROVISIONER);
   }
   const has = hasFinalizer(next, FINALIZER_PV_CONTROLLER);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   ANN_RECLAIM_FAILED_ATTEMPTS,
   ANN_RECLAIM_LAST_ATTEMPT,
+  FINALIZER_EXTERNAL_PROVISIONER,
   FINALIZER_PV_CONTROLLER,
   FINALIZER_PV_PROTECTION,
   ANN_NODE_GONE_CLAIM,
@@ -45,6 +46,14 @@ test('Delete marks the PV deleted, then removes our finalizer and, the PV not be
   assert.equal(r.fake.volume('b'), undefined, 'no finalizer is left to hold the deleted PV');
   const bWrites = r.fake.successfulWrites().filter((w) => w.key === 'b').map((w) => w.verb);
   assert.deepEqual(bWrites, ['update', 'update', 'delete', 'update'], 'attempt charged; backing volume recorded gone; delete (marks it); both finalizers off in one write (removes it)');
+});
+
+test('our delete also takes external-provisioner\'s finalizer off (the backing volume it guards is gone): the PV disappears', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { provisionedBy: FAKE_PROVISIONER, finalizers: [FINALIZER_PV_PROTECTION, FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER] }));
+  await r.reclaim('v');
+  assert.equal(r.plugin.calls.length, 1);
+  assert.equal(r.fake.volume('v'), undefined, 'no finalizer is left to hold the deleted PV');
 });
 
 test('finishing a deletion leaves pv-protection on a PV that is Bound', async () => {
@@ -173,6 +182,22 @@ test('a PV of a provisioner we do not serve is left to that external deleter', a
   await r.reclaim();
   assert.deepEqual(r.plugin.calls, []);
   assert.equal(r.fake.successfulWrites().length, 0);
+});
+
+test('a PV provisioned under a migrated in-tree name no plugin here serves is left to the CSI driver\'s external deleter, never marked Failed', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { provisionedBy: 'kubernetes.io/aws-ebs', path: '/elsewhere/v' }));
+  await r.reclaim();
+  assert.deepEqual(r.plugin.calls, []);
+  assert.equal(r.fake.successfulWrites().length, 0);
+  assert.equal(r.fake.volume('v')!.status?.phase, 'Released');
+});
+
+test('a PV of an in-tree name that never migrated and no plugin here serves still goes Failed', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { provisionedBy: 'kubernetes.io/glusterfs', path: '/elsewhere/v' }));
+  await r.reclaim();
+  assert.equal(r.fake.volume('v')!.status?.phase, 'Failed');
 });
 
 test('no plugin for the volume: Failed with VolumeFailedDelete after one counted attempt', async () => {

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '@pv-controller/kube/annotations.js';
 import { syncVolume, VolumeIndex } from '../../../src/controller/binder/index.js';
+import { annealDeletionFinalizer } from '../../../src/controller/reclaimer/finalizers.js';
 import { FAKE_PROVISIONER, claim, rig, volume } from './fixtures.js';
 
 const serves = (name: string) => name === FAKE_PROVISIONER;
@@ -29,6 +30,14 @@ test('an in-tree provisioned Delete PV trades the external provisioner\'s finali
   for (const name of ['d', 'k']) await r.presync(name);
   assert.deepEqual(r.fake.volume('d')!.metadata.finalizers, [FINALIZER_PV_PROTECTION, FINALIZER_PV_CONTROLLER]);
   assert.equal(r.fake.volume('k')!.metadata.finalizers, undefined);
+});
+
+test('a PV provisioned under a migrated in-tree name keeps external-provisioner\'s finalizer beside ours: the migrated driver\'s sidecar puts it back on every such PV', () => {
+  const pv = volume('d', { provisionedBy: 'kubernetes.io/aws-ebs', phase: 'Bound', finalizers: [FINALIZER_PV_PROTECTION, FINALIZER_EXTERNAL_PROVISIONER] });
+  const servesEbs = (name: string) => name === 'kubernetes.io/aws-ebs';
+  const annealed = annealDeletionFinalizer(pv, servesEbs);
+  assert.deepEqual(annealed?.metadata.finalizers, [FINALIZER_PV_PROTECTION, FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER]);
+  assert.equal(annealDeletionFinalizer(annealed!, servesEbs), undefined, 'nothing more to write: no loop with the sidecar');
 });
 
 test('annealing leaves static PVs, external provisioners and unknown policies alone', async () => {

@@ -14,6 +14,7 @@ import { OpenStackEmulator } from '../../emulators/openstack.js';
 import { runCli, stopCliProcesses } from '../../helpers/run-cli.js';
 import {
   AWS_CREDENTIALS,
+  awsEnvironment,
   awsPlugin,
   boundClaim,
   cinderPlugin,
@@ -46,14 +47,7 @@ async function awsSetup(): Promise<{ s: CloudSetup; ec2: Ec2Emulator; env: Recor
   teardown.push(() => ec2.stop());
   const s = await startCloudCluster((topology) => awsPlugin(ec2, topology));
   teardown.push(() => s.stop());
-  const env = {
-    AWS_ENDPOINT_URL_EC2: ec2.url,
-    AWS_REGION: ec2.region,
-    AWS_ACCESS_KEY_ID: AWS_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: AWS_CREDENTIALS.secretAccessKey,
-    AWS_EC2_METADATA_DISABLED: 'true',
-  };
-  return { s, ec2, env };
+  return { s, ec2, env: awsEnvironment(ec2) };
 }
 
 test('orphans: lists only the EBS volume left behind, and --delete removes only that one', async () => {
