@@ -19,7 +19,7 @@ import { formatBytes } from '@pv-controller/kube/quantity.js';
 import type { KubeObject, Node, OwnerReference, StorageClass } from '@pv-controller/kube/types.js';
 import type { VolumePlugin } from '../../plugins/api/core.js';
 import { canReportCapacity, type CapacityReporter } from '../../plugins/api/capabilities/capacity.js';
-import { segmentOf, type CsiNodeInfo } from '../csi/kube-deps.js';
+import { distinctSegments, type CsiNodeInfo } from '../csi/kube-deps.js';
 import type { ControllerContext } from '../runtime/context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import { getOrUndefined, type ModuleRest } from '../runtime/rest-get.js';
@@ -100,13 +100,8 @@ class CsiCapacityPublisher {
       this.rest.request<{ items: CsiNodeInfo[] }>({ method: 'GET', verb: 'list', path: `${STORAGE}/csinodes` }),
       this.rest.request<{ items: Node[] }>({ method: 'GET', verb: 'list', path: '/api/v1/nodes' }),
     ]);
-    const byName = new Map(nodes.items.map((n) => [n.metadata.name ?? '', n]));
-    const seen = new Map<string, Segment>();
-    for (const csiNode of csiNodes.items) {
-      const segment = segmentOf(csiNode, byName.get(csiNode.metadata.name ?? ''), driver);
-      if (segment && Object.keys(segment).length > 0) seen.set(csiCapacityObjectName(driver, '', segment), segment);
-    }
-    return seen.size > 0 ? [...seen.values()] : [undefined];
+    const segments = distinctSegments(csiNodes.items, nodes.items, driver);
+    return segments.length > 0 ? segments : [undefined];
   }
 
   async publish(): Promise<void> {

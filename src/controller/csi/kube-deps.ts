@@ -61,6 +61,18 @@ export function segmentOf(csiNode: CsiNodeInfo | undefined, node: Node | undefin
   return segment;
 }
 
+/** Every distinct non-empty segment of the nodes whose CSINode lists `driver`, in a stable order. */
+export function distinctSegments(csiNodes: CsiNodeInfo[], nodes: Node[], driver: string): Array<Record<string, string>> {
+  const nodeByName = new Map(nodes.map((n) => [n.metadata.name ?? '', n]));
+  const seen = new Map<string, Record<string, string>>();
+  for (const csiNode of csiNodes) {
+    const segment = segmentOf(csiNode, nodeByName.get(csiNode.metadata.name ?? ''), driver);
+    if (!segment || Object.keys(segment).length === 0) continue;
+    seen.set(JSON.stringify(Object.entries(segment).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), segment);
+  }
+  return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, s]) => s);
+}
+
 const SEGMENTS_TTL_MS = 5_000;
 
 /** The CSI plugin's view of topology (CsiTopologySource in plugins/csi). */
@@ -82,15 +94,7 @@ export class KubeCsiTopology {
     const cached = this.all.get(driver);
     if (cached && this.now() - cached.at < SEGMENTS_TTL_MS) return cached.value.map((s) => ({ ...s }));
     const [csiNodes, nodes] = await Promise.all([this.reader.listCsiNodes(), this.reader.listNodes()]);
-    const nodeByName = new Map(nodes.map((n) => [n.metadata.name ?? '', n]));
-    const seen = new Map<string, Record<string, string>>();
-    for (const csiNode of csiNodes) {
-      const segment = segmentOf(csiNode, nodeByName.get(csiNode.metadata.name ?? ''), driver);
-      if (!segment || Object.keys(segment).length === 0) continue;
-      const key = JSON.stringify(Object.entries(segment).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-      seen.set(key, segment);
-    }
-    const value = [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, s]) => s);
+    const value = distinctSegments(csiNodes, nodes, driver);
     this.all.set(driver, { at: this.now(), value });
     return value.map((s) => ({ ...s }));
   }
