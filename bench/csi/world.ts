@@ -57,6 +57,8 @@ export interface CsiWorldOptions {
   under?: Pick<ProvisionerSpec, 'drivesCsi' | 'extraArgs' | 'env'>;
   /** Also start external-provisioner (as the admin) on the same driver, beside the provisioner under test. */
   sidecarBeside?: Pick<ProvisionerSpec, 'extraArgs'>;
+  /** Runs once the namespace and class exist, before the driver and the provisioner start (e.g. CRDs they list at start). */
+  prepare?: (client: BenchClient, plane: ControlPlane) => Promise<void>;
 }
 
 export interface CsiWorld {
@@ -69,6 +71,8 @@ export interface CsiWorld {
   provisioner(): RunningProvisioner;
   /** external-provisioner beside the provisioner under test, when `sidecarBeside` asked for it. */
   sidecar?: RunningProvisioner;
+  /** Stops the world's processes with this (last in, first out), e.g. peers started beside it. */
+  onStop(stop: () => Promise<void>): void;
   /** Throws (with the log's tail) once a process under test has exited on its own. */
   checkAlive(): void;
   /** SIGKILL to the provisioning process, then a fresh one; csi-resizer keeps running. */
@@ -120,6 +124,7 @@ export async function startCsiWorld(opts: CsiWorldOptions): Promise<CsiWorld> {
     const client = await connect(plane.kubeconfigPath);
     stops.push(async () => client.close());
     await createObjects(client, opts.classProvisioner ?? driverName);
+    await opts.prepare?.(client, plane);
     const driver = await startMockDriver(socketDir, opts.mockArgs, driverName);
     stops.push(() => driver.stop());
     const proxy = await CsiProxy.start({ listen: join(socketDir, 'proxy.sock'), driver: driver.socket });
@@ -150,6 +155,9 @@ export async function startCsiWorld(opts: CsiWorldOptions): Promise<CsiWorld> {
       client,
       provisioner: () => running,
       ...(sidecar ? { sidecar } : {}),
+      onStop(stop) {
+        stops.push(stop);
+      },
       checkAlive() {
         const dead = watched().find((p) => exited.has(p));
         if (dead) throw new Error(`${dead.name} exited:\n${logTail(dead.logPath, 25)}`);

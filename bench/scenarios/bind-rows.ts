@@ -4,6 +4,13 @@ import { FLOOR_WRITES_PER_PAIR, type FloorSample } from '../binding/floor.js';
 import { checkAtLeast, checkAtMost, skippedRow, type ResultRow } from '../scenario.js';
 import { formatNumber, formatRatio, median, medianOfRatios, percentile } from '../stats.js';
 
+/**
+ * Writes per bound claim: a perfect binder makes 4 (two binds, two statuses), and the claim's
+ * `Unused` condition (KEP-5541) one more, as kube-controller-manager 1.37's pvc-protection
+ * controller makes it (KCM measured 5.00 writes in `real-bind`); the 0.2 is slack for retries.
+ */
+const WRITES_TARGET = 5.2;
+
 export interface SizeSamples {
   storage: string;
   n: number;
@@ -123,7 +130,7 @@ export function bindRows(scenario: string, where: string, s: SizeSamples): Resul
           atTarget ? checkAtMost(ratio, FLOOR_RATIO_TARGET, `≤ ${FLOOR_RATIO_TARGET}× floor`) : undefined,
         )
       : skippedRow(scenario, `bind time / write floor, ${where}, ${size}`, 'floor not measured (--no-floor)'),
-    row(scenario, `API writes per bound claim, ${where}, ${size}`, formatNumber(writes, 2), checkAtMost(writes, 4.2, '≤ 4.2')),
+    row(scenario, `API writes per bound claim, ${where}, ${size}`, formatNumber(writes, 2), checkAtMost(writes, WRITES_TARGET, `≤ ${WRITES_TARGET}`)),
     counted.length > 0
       ? row(scenario, `API requests per bound claim, ${where}, ${size}`, formatNumber(requests, 2))
       : skippedRow(scenario, `API requests per bound claim, ${where}, ${size}`, 'the server exposes no request counters'),

@@ -6,6 +6,7 @@ import { bindScenario } from './bind.js';
 import { csiExpandScenario } from './csi-expand.js';
 import { csiLeakScenario } from './csi-leak.js';
 import { csiSpeedScenario } from './csi-speed.js';
+import { localPathScenario } from './local-path.js';
 import { matchingScenario } from './matching.js';
 import { provisionScenario } from './provision.js';
 import { realApiServerScenario, realMemoryScenario } from './real-apiserver.js';
@@ -13,6 +14,7 @@ import { realBindScenario } from './real-bind.js';
 import { realProvisionScenario } from './real-provision.js';
 import { usageCollectionScenario } from './usage-collection.js';
 import { sizedVolumesScenario } from './sized-volumes.js';
+import { snapshotScenario } from './snapshot.js';
 
 /** The default set; `--real-cluster` runs REAL_CLUSTER_SCENARIOS instead. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -23,13 +25,17 @@ export const SCENARIOS: readonly Scenario[] = [
   provisionScenario,
   usageCollectionScenario,
   sizedVolumesScenario,
+  snapshotScenario,
 ];
 
 /** Side by side with kube-controller-manager on kube-apiserver + etcd (`--real-cluster`). */
 export const REAL_CLUSTER_SCENARIOS: readonly Scenario[] = [realBindScenario, realProvisionScenario, realApiServerScenario, realMemoryScenario];
 
-/** Run only when named (`--scenario csi-leak`): the CSI side by side starts its own control plane and peers. */
-export const ON_REQUEST_SCENARIOS: readonly Scenario[] = [csiLeakScenario, csiSpeedScenario, csiExpandScenario];
+/**
+ * Run only when named (`--scenario csi-leak`): the CSI side by side starts its own control plane
+ * and peers; local-path its own control plane and a real kubelet node.
+ */
+export const ON_REQUEST_SCENARIOS: readonly Scenario[] = [csiLeakScenario, csiSpeedScenario, csiExpandScenario, localPathScenario];
 
 export function scenarioSet(realCluster: boolean): readonly Scenario[] {
   return realCluster ? REAL_CLUSTER_SCENARIOS : SCENARIOS;

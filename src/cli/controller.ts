@@ -1,22 +1,13 @@
 /**
  * `pv-controller controller`: runs the persistent-volume controller against a cluster (a
  * kubeconfig file, or in-cluster). Flag parsing and wiring only; controller/options.ts and
- * plugin-flags.ts do the checking.
+ * plugin-flags.ts do the checking; controller-run.ts runs it.
  */
 import { Command } from 'commander';
-import {
-  type ControllerOptions,
-  createControllerLogger,
-  defaultModules,
-  parseControllerOptions,
-  type RawControllerFlags,
-  startController,
-} from '../controller/index.js';
-import { loadKubeConfig } from '../kube-client/kubeconfig.js';
-import { ControllerMetrics } from '../metrics/prometheus.js';
+import { type ControllerOptions, parseControllerOptions, type RawControllerFlags } from '../controller/options.js';
 import type { PluginSettings } from '../plugins/from-options.js';
 import { addOptions, controllerFlags, flags, usageError } from './flags.js';
-import { csiFlags, pluginFlags, pluginSettingsFromFlags, startPlugins, type PluginFlags } from './plugin-flags.js';
+import { csiFlags, pluginFlags, pluginSettingsFromFlags, type PluginFlags } from './plugin-flags.js';
 
 export function register(program: Command): void {
   const command = program
@@ -24,6 +15,8 @@ export function register(program: Command): void {
     .description('Run the PV controller (bind, provision, reclaim) against a Kubernetes API server');
   addOptions(command, [flags.kubeconfig(), ...controllerFlags(), ...pluginFlags(), ...csiFlags()]).action(async (_flags: unknown, cmd: Command) => {
     const { opts, plugins } = parseFlags(cmd);
+    // The controller, client-node and the cloud SDKs load only now, never for --help.
+    const { runController } = await import('./controller-run.js');
     await runController(opts, plugins);
   });
 }
@@ -41,30 +34,4 @@ export function parseFlags(cmd: Command, overrides: Partial<RawControllerFlags> 
   } catch (err) {
     return usageError(cmd, err);
   }
-}
-
-async function runController(opts: ControllerOptions, settings: PluginSettings): Promise<void> {
-  const logger = createControllerLogger(opts.logFormat, opts.logLevel);
-  const kubeConfig = loadKubeConfig(opts.kubeconfig);
-  // One registry for the controller's metrics and the CSI calls' (csi_sidecar_operations_seconds).
-  const metrics = new ControllerMetrics();
-  const { plugins, close: closePlugins } = await startPlugins(settings, kubeConfig, logger, metrics.registry);
-  const running = await startController(opts, { logger, plugins, modules: defaultModules(), kubeConfig, metrics }).catch((err: unknown) => {
-    closePlugins();
-    throw err;
-  });
-  const shutDown = async (): Promise<void> => {
-    await running.stop();
-    closePlugins();
-  };
-  const stop = (signal: string): void => {
-    logger.info({ signal }, 'shutting down');
-    void shutDown().then(() => process.exit(0));
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
-  await running.lost;
-  logger.error('leader election lost');
-  await shutDown();
-  process.exit(1);
 }

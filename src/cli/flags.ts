@@ -49,6 +49,10 @@ export function controllerFlags(): Option[] {
     new Option('--metrics-bind-address <host:port>', 'where /metrics is served (0 disables)').default(DEFAULTS.metricsBindAddress),
     new Option('--volume-stats-agg-period <duration>', 'how often volume usage is measured (0 disables)').default(DEFAULTS.volumeStatsAggPeriod),
     new Option('--node-gone-delay <duration>', 'release the local volumes of a deleted Node once it has stayed deleted this long (0 disables)').default(DEFAULTS.nodeGoneDelay),
+    new Option(
+      '--snapshot-role <role>',
+      'controller+sidecar: bind every VolumeSnapshot and cut the snapshots of our plugins; sidecar: only cut and delete our plugins\' snapshots, beside external-snapshotter\'s snapshot-controller (docs/snapshots.md)',
+    ).default(DEFAULTS.snapshotRole),
   ];
 }
 

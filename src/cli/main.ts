@@ -46,10 +46,12 @@ export async function main(argv: string[]): Promise<void> {
   const program = new Command('pv-controller')
     .description('Kubernetes persistent-volume lifecycle: bind, provision, reclaim, report usage')
     .version(packageVersion(), '--version', 'print the version and exit')
-    .showHelpAfterError()
+    .showHelpAfterError("(see 'pv-controller --help')")
     .showSuggestionAfterError()
     .exitOverride();
   for (const load of modulesFor(argv)) (await load()).register(program);
+  // A usage error is the error and where the help is, not forty lines of help that bury it.
+  for (const command of program.commands) command.showHelpAfterError(`(see 'pv-controller ${command.name()} --help')`);
   const unknown = unknownCommand(argv);
   if (unknown !== undefined) {
     process.stderr.write(`error: unknown command '${unknown}' (commands: ${Object.keys(commandModules).join(', ')}; see pv-controller --help)\n`);

@@ -9,39 +9,20 @@
  *
  * Exit status: 0; 1 when a plugin could not list its volumes or stray files, or an orphan or a
  * stray file could not be removed; 2 on bad flags.
+ *
+ * `--cloud aws|gce|cinder` is the other mode: no cluster at all (no kubeconfig, no data dir), only
+ * cloud credentials, sweeping the volumes and snapshots a gone cluster left (orphans-cloud.ts).
  */
 import { Command, Option } from 'commander';
-import { listAllPages, listCallFor } from '../kube-client/list-calls.js';
-import { RestTransport } from '../kube-client/transport.js';
-import { loadKubeConfig } from '../kube-client/kubeconfig.js';
-import { paths } from '../kube-client/paths.js';
-import {
-  type ClusterObjects,
-  createControllerLogger,
-  deleteOrphans,
-  findOrphans,
-  findStrayFiles,
-  type FoundStrayFile,
-  logLevelOf,
-  type Orphan,
-  type OrphanDeletion,
-  removeStrayFiles,
-} from '../controller/index.js';
-import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
-import type { VolumePlugin } from '../plugins/api/core.js';
-import { buildPluginRegistry, type PluginSettings } from '../plugins/from-options.js';
+import { logLevelOf } from '../controller/options.js';
+import type { PluginSettings } from '../plugins/from-options.js';
 import { addOptions, FlagError, flags, usageError } from './flags.js';
-import { pluginFlags, pluginSettingsFromFlags, type PluginFlags } from './plugin-flags.js';
+import { pluginFlags, pluginSettingsFromFlags } from './plugin-flags.js';
+import type { OrphansFlags } from './orphans-run.js';
 import { findClusterSource, upVolumesRoot } from './up-data-dir.js';
-
-interface OrphansFlags extends PluginFlags {
-  kubeconfig?: string;
-  dataDir?: string;
-  delete?: boolean;
-  clusterName: string;
-  logFormat: 'json' | 'text';
-  v?: string;
-}
+import { SWEEP_CLOUDS } from '../plugins/cloud-common/sweep.js';
+import { type CloudModeFlags, cloudSweepSettings } from './orphans-cloud-flags.js';
+import type { CloudSweepSettings } from './orphans-cloud.js';
 
 /** Plugin flags that do not apply to listing and deleting backing volumes. */
 const NOT_FOR_ORPHANS = new Set(['--node-name']);
@@ -49,19 +30,41 @@ const NOT_FOR_ORPHANS = new Set(['--node-name']);
 export function register(program: Command): void {
   const command = program
     .command('orphans')
-    .description('List (or --delete) backing volumes of this cluster that no PV or provisioning claim refers to');
+    .description(
+      'List (or --delete) backing volumes of this cluster that no PV or provisioning claim refers to; ' +
+        'with --cloud, the cloud volumes and snapshots a gone cluster left (no cluster needed)',
+    );
   const options = [
     flags.kubeconfig(),
     flags.upDataDir(),
     new Option('--delete', 'delete the orphans found (each re-checked just before its delete) and the stray files no write in progress can own'),
     flags.clusterName(),
     ...pluginFlags().filter((o) => !NOT_FOR_ORPHANS.has(o.long ?? '')),
+    new Option('--cloud <cloud>', 'sweep a gone cluster\'s cloud volumes and snapshots by its tags, with cloud credentials and no cluster (dry run unless --delete)').choices([...SWEEP_CLOUDS]),
+    new Option('--older-than <duration>', '--cloud: only volumes and snapshots older than this are deleted (Go duration, or days: 7d) [default: 24h]'),
+    new Option('--yes', '--cloud --delete: do not ask for the cluster name (scripts)'),
+    // As `usage` says it (one help text per flag); only --cloud reports in JSON.
+    new Option('-o, --output <format>', 'table | json').choices(['table', 'json']).default('table'),
     // A report for a person: text (the report itself is on stdout, the log on stderr).
     flags.logFormat().default('text'),
     flags.verbosity(),
   ];
   addOptions(command, options).action(async (_flags: unknown, cmd: Command) => {
-    const orphanFlags = cmd.opts<OrphansFlags>();
+    const orphanFlags = cmd.opts<OrphansFlags & CloudModeFlags>();
+    if (orphanFlags.cloud !== undefined) {
+      let sweep: CloudSweepSettings;
+      try {
+        sweep = cloudSweepSettings(orphanFlags, (key) => cmd.getOptionValueSource(key), process.stdin.isTTY === true);
+      } catch (err) {
+        usageError(cmd, err);
+      }
+      const { runCloudSweep } = await import('./orphans-cloud.js');
+      process.exitCode = await runCloudSweep(sweep);
+      return;
+    }
+    for (const [only, flag] of [['olderThan', '--older-than'], ['yes', '--yes'], ['output', '--output']] as const) {
+      if (orphanFlags[only] !== undefined && cmd.getOptionValueSource(only) !== 'default') usageError(cmd, new FlagError(`${flag} only goes with --cloud`));
+    }
     const source = findClusterSource(orphanFlags);
     // An `up` cluster keeps its host-path volumes in its data dir: look there unless told otherwise.
     if (source.dataDir !== undefined && orphanFlags.hostPathRoot === undefined) orphanFlags.hostPathRoot = [upVolumesRoot(source.dataDir)];
@@ -76,97 +79,8 @@ export function register(program: Command): void {
       usageError(cmd, err);
     }
     if (source.notice) process.stderr.write(`pv-controller orphans: ${source.notice}\n`);
+    // The plugins, the cloud SDKs and client-node load only now, never for --help.
+    const { runOrphans } = await import('./orphans-run.js');
     process.exitCode = await runOrphans({ ...orphanFlags, kubeconfig: source.kubeconfig }, settings, logLevel);
   });
-}
-
-/** Claims and PVs read live through the kubeconfig. */
-function liveCluster(transport: RestTransport): ClusterObjects {
-  return {
-    listClaims: async () => (await listAllPages(listCallFor<PersistentVolumeClaim>(transport, paths.claimsAll()))).items,
-    listVolumes: async () => (await listAllPages(listCallFor<PersistentVolume>(transport, paths.volumes()))).items,
-  };
-}
-
-async function runOrphans(flags: OrphansFlags, settings: PluginSettings, logLevel: string): Promise<number> {
-  const logger = createControllerLogger(flags.logFormat, logLevel);
-  const plugins = (await buildPluginRegistry(settings, logger)).all();
-  const transport = new RestTransport(loadKubeConfig(flags.kubeconfig), { qps: 20, burst: 30 });
-  try {
-    const cluster = liveCluster(transport);
-    const scan = await findOrphans(plugins, flags.clusterName, cluster);
-    const strays = await findStrayFiles(plugins);
-    for (const failure of scan.failures) {
-      process.stderr.write(`pv-controller orphans: ${failure.plugin}: cannot list backing volumes: ${failure.message}\n`);
-    }
-    for (const failure of strays.failures) {
-      process.stderr.write(`pv-controller orphans: ${failure.plugin}: cannot list stray files: ${failure.message}\n`);
-    }
-    if (scan.scannedPlugins.length === 0 && scan.failures.length === 0) {
-      process.stderr.write('pv-controller orphans: no plugin to scan: give --cloud-provider, --host-path-root or --nfs-mount\n');
-      return 2;
-    }
-    if (scan.orphans.length === 0) process.stderr.write(`No orphaned volumes found (${scan.scannedPlugins.join(', ')}).\n`);
-    else process.stdout.write(renderTable(['PLUGIN', 'NAME', 'ID', 'CLAIM', 'PV'], scan.orphans.map(orphanRow)));
-    printStrayFiles(strays.files, scan.orphans.length > 0);
-    let failed = scan.failures.length > 0 || strays.failures.length > 0;
-    if (flags.delete && scan.orphans.length > 0) {
-      const results = await deleteOrphans(scan.orphans, plugins, flags.clusterName, cluster, { logger });
-      process.stdout.write(`\n${renderTable(['PLUGIN', 'NAME', 'ID', 'RESULT'], results.map(deletionRow))}`);
-      failed ||= results.some((r) => r.outcome === 'failed' || r.outcome === 'still-present');
-    }
-    if (flags.delete && strays.files.length > 0) failed = (await removeStrays(plugins, strays.files)) || failed;
-    return failed ? 1 : 0;
-  } finally {
-    transport.close();
-  }
-}
-
-function printStrayFiles(files: FoundStrayFile[], afterOrphans: boolean): void {
-  if (files.length === 0) return;
-  const rows = files.map(({ plugin, file }) => [plugin, file.path, file.modifiedAt.toISOString()]);
-  process.stdout.write(`${afterOrphans ? '\n' : ''}${renderTable(['PLUGIN', 'STRAY FILE', 'MODIFIED'], rows)}`);
-  process.stderr.write(
-    'Stray files are temporary files a killed write left behind, not volumes: the controller removes them when it starts, ' +
-      '--delete removes them now (except those modified in the last minute, which may be a write in progress).\n',
-  );
-}
-
-/** `--delete` for stray files: the plugins remove what they may; prints each; true when one failed. */
-async function removeStrays(plugins: VolumePlugin[], files: FoundStrayFile[]): Promise<boolean> {
-  const removed = await removeStrayFiles(plugins);
-  const gone = new Set(removed.files.map(({ file }) => file.path));
-  const rows = files.map(({ plugin, file }) => [
-    plugin,
-    file.path,
-    gone.has(file.path) ? 'removed' : file.removable ? 'not removed' : 'kept: modified in the last minute (may be a write in progress)',
-  ]);
-  process.stdout.write(`\n${renderTable(['PLUGIN', 'STRAY FILE', 'RESULT'], rows)}`);
-  for (const failure of removed.failures) {
-    process.stderr.write(`pv-controller orphans: ${failure.plugin}: cannot remove stray files: ${failure.message}\n`);
-  }
-  return removed.failures.length > 0;
-}
-
-function orphanRow({ plugin, volume }: Orphan): string[] {
-  const claim = volume.claimName ? `${volume.claimNamespace ?? ''}/${volume.claimName}` : '<none>';
-  return [plugin, volume.backingName, volume.id, claim, volume.pvName ?? '<none>'];
-}
-
-function deletionRow(result: OrphanDeletion): string[] {
-  const { plugin, volume } = result.orphan;
-  const text: Record<OrphanDeletion['outcome'], string> = {
-    deleted: 'deleted',
-    referenced: `kept: now referenced by ${result.detail ?? 'the cluster'}`,
-    'still-present': `not deleted: ${result.detail ?? ''}`,
-    failed: `failed: ${result.detail ?? ''}`,
-  };
-  return [plugin, volume.backingName, volume.id, text[result.outcome]];
-}
-
-/** kubectl-style columns: left-aligned, three spaces apart. */
-export function renderTable(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] + 3))).join('').trimEnd();
-  return [header, ...rows].map(line).join('\n') + '\n';
 }

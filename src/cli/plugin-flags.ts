@@ -3,21 +3,19 @@
  * PluginSettings plugins/from-options.ts builds the plugins from: host-path roots and node name,
  * NFS mounts, and the cloud, chosen like kube-controller-manager's `--cloud-provider` (aws | gce |
  * openstack | none) plus what the GCE plugin cannot learn from its SDK's environment. Credentials
- * are never flags: each SDK's standard environment provides them.
+ * are never flags: each SDK's standard environment provides them. Definitions and parsing only,
+ * light to import (every command's `--help` loads this file); plugin-start.ts starts the plugins.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { Option } from 'commander';
-import type { Registry } from 'prom-client';
-import type { Logger } from 'pino';
-import { parseDuration, startCsiPlugins, topologyFromKubeConfig } from '../controller/index.js';
+import { parseDuration } from '../controller/options.js';
 import type { TopologyResolver } from '../plugins/cloud-common/zones.js';
-import { buildPluginRegistry, CLOUD_PROVIDERS, type CloudProvider, type CloudSettings, type CsiSettings, type NfsMount, type PluginSettings } from '../plugins/from-options.js';
-import type { PluginRegistry } from '../plugins/registry.js';
+import { CLOUD_PROVIDERS, type CloudProvider, type CloudSettings, type CsiSettings, type NfsMount, type PluginSettings } from '../plugins/from-options.js';
 import { collect, FlagError } from './flags.js';
+import { parseAnnotationTags, type AnnotationTag } from '../plugins/cloud-common/annotation-tags.js';
+import { hostPathRootFlags, rootLimitsFromFlags, type HostPathRootFlags } from './host-path-root-flags.js';
 
 /** The plugin flags as commander hands them over. */
-export interface PluginFlags {
-  hostPathRoot?: string[];
+export interface PluginFlags extends HostPathRootFlags {
   hostPathOvercommitRatio?: string;
   nodeName?: string;
   nfsMount?: string[];
@@ -25,6 +23,7 @@ export interface PluginFlags {
   gceProject?: string;
   gceZone?: string;
   gceEndpoint?: string;
+  cloudTagFromAnnotation?: string[];
   csiAddress?: string[];
   csiTimeout?: string;
   csiProbeTimeout?: string;
@@ -34,12 +33,14 @@ export interface PluginFlags {
 export function pluginFlags(): Option[] {
   return [
     new Option('--host-path-root <dir>', 'directory host-path volumes live under (repeatable)').argParser(collect),
+    ...hostPathRootFlags(),
     new Option('--host-path-overcommit-ratio <ratio>', 'sized host-path volumes (class parameter sizing: image) a root may promise, as a multiple of its filesystem').default('1'),
     new Option('--node-name <name>', 'node this process runs on (host-path volumes)'),
     new Option('--nfs-mount <server:/share=/mount>', 'an NFS export mounted into this process, for nfs-subdir volumes (repeatable)').argParser(collect),
     new Option('--cloud-provider <name>', 'cloud whose volumes to provision/list (credentials from the SDK environment)')
       .choices([...CLOUD_PROVIDERS, 'none'])
       .default('none'),
+    new Option('--cloud-tag-from-annotation <annotation=tag>', 'copy this PVC annotation into this tag of the cloud disks made for claims (repeatable; never one of our own tags, values checked against the cloud\'s limits)').argParser(collect),
     new Option('--gce-project <project>', 'GCE project (default: GOOGLE_CLOUD_PROJECT, the credentials, or the metadata server)'),
     new Option('--gce-zone <zone>', 'GCE zone when neither class, selected node nor nodes name one (default: the metadata server)'),
     new Option('--gce-endpoint <url>', 'Compute API base URL (tests only)').hideHelp(),
@@ -93,11 +94,13 @@ export function pluginSettingsFromFlags(flags: PluginFlags, topology?: TopologyR
   if (flags.nodeName !== undefined && flags.nodeName.trim() === '') throw new FlagError('--node-name must not be empty');
   const ratio = Number(flags.hostPathOvercommitRatio ?? '1');
   if (!(ratio > 0) || !Number.isFinite(ratio)) throw new FlagError(`--host-path-overcommit-ratio must be a positive number, got "${flags.hostPathOvercommitRatio}"`);
+  const rootLimits = rootLimitsFromFlags(flags);
   const { cloud } = cloudSettingsFromFlags(flags, topology);
   const csi = csiSettingsFromFlags(flags);
   return {
     ...(csi ? { csi } : {}),
     hostPathRoots,
+    ...(Object.keys(rootLimits).length > 0 ? { hostPathRootLimits: rootLimits } : {}),
     ...(ratio !== 1 ? { hostPathOvercommitRatio: ratio } : {}),
     nfsMounts: (flags.nfsMount ?? []).map(parseNfsMount),
     ...(flags.nodeName !== undefined ? { nodeName: flags.nodeName } : {}),
@@ -111,9 +114,19 @@ export function pluginSettingsFromFlags(flags: PluginFlags, topology?: TopologyR
  */
 export function cloudSettingsFromFlags(flags: PluginFlags, topology?: TopologyResolver): { cloud?: CloudSettings } {
   const provider = parseCloudProvider(flags.cloudProvider);
-  if (provider === undefined) return {};
+  if (provider === undefined) {
+    if (flags.cloudTagFromAnnotation?.length) throw new FlagError('--cloud-tag-from-annotation needs --cloud-provider');
+    return {};
+  }
+  let annotationTags: AnnotationTag[] = [];
+  try {
+    annotationTags = parseAnnotationTags(flags.cloudTagFromAnnotation ?? [], provider);
+  } catch (err) {
+    throw new FlagError(`--cloud-tag-from-annotation: ${(err as Error).message}`);
+  }
   const cloud: CloudSettings = {
     provider,
+    ...(annotationTags.length > 0 ? { annotationTags } : {}),
     ...(flags.gceProject ? { gceProject: flags.gceProject } : {}),
     ...(flags.gceZone ? { gceZone: flags.gceZone } : {}),
     ...(flags.gceEndpoint ? { gceEndpoint: flags.gceEndpoint } : {}),
@@ -134,42 +147,4 @@ export function parseNfsMount(text: string): NfsMount {
   const m = /^([^:=\s]+):(\/[^=\s]*)=(\/\S*)$/.exec(text);
   if (!m) throw new FlagError(`--nfs-mount must be server:/share=/mount/path, got "${text}"`);
   return { server: m[1]!, share: m[2]!, mountPath: m[3]! };
-}
-
-/** The plugins a controller process serves, and what must be closed with it. */
-export interface RunningPlugins {
-  plugins: PluginRegistry;
-  /** Closes the CSI drivers' connections and the cloud plugin's node-zone resolver (keep-alive connections). */
-  close(): void;
-}
-
-/**
- * The plugins `settings` name: the CSI drivers of `--csi-address` connected (each waited for until
- * ready) and a cloud plugin given a TopologyResolver reading nodes through its own client on `kc`.
- * `settings` comes from pluginSettingsFromFlags (checked before anything starts); CSI calls are
- * measured into `registry` (the controller's).
- */
-export async function startPlugins(settings: PluginSettings, kc: KubeConfig, logger: Logger, registry?: Registry): Promise<RunningPlugins> {
-  const closers: Array<() => void> = [];
-  const close = (): void => {
-    for (const closeOne of closers.splice(0)) closeOne();
-  };
-  try {
-    let { extra = [], cloud } = settings;
-    if (settings.csi) {
-      const csi = await startCsiPlugins(settings.csi, kc, logger, registry);
-      closers.push(csi.close);
-      extra = [...extra, ...csi.plugins];
-    }
-    if (cloud) {
-      const zones = topologyFromKubeConfig(kc);
-      closers.push(zones.close);
-      cloud = { ...cloud, topology: zones.topology };
-    }
-    const plugins = await buildPluginRegistry({ ...settings, extra, ...(cloud ? { cloud } : {}) }, logger);
-    return { plugins, close };
-  } catch (err) {
-    close();
-    throw err;
-  }
 }

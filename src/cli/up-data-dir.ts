@@ -6,7 +6,7 @@
  * person never wonders which cluster a report is about.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { parse } from 'yaml';
 import { join, relative, resolve } from 'node:path';
@@ -54,6 +54,58 @@ export function findClusterSource(
     };
   }
   return { notice: 'using the default kubeconfig (~/.kube/config, or in-cluster); --kubeconfig or --data-dir to choose another' };
+}
+
+/** The file in an `up` data dir that names the /metrics URL that `up` serves, while it runs. */
+export const METRICS_ADDRESS_FILE = 'metrics-address.json';
+
+interface MetricsAddressRecord {
+  url: string;
+  pid: number;
+}
+
+/**
+ * Records the /metrics URL `up` bound (whatever port it got, `:0` included) with its pid, so
+ * `usage` beside it reads this process's metrics and never whatever else listens on the default
+ * port. Written after binding; removed on a clean stop and before every start.
+ */
+export async function writeMetricsAddress(dataDir: string, url: string, pid: number = process.pid): Promise<void> {
+  const record: MetricsAddressRecord = { url, pid };
+  await writeFile(join(dataDir, METRICS_ADDRESS_FILE), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+}
+
+export async function removeMetricsAddress(dataDir: string): Promise<void> {
+  await rm(join(dataDir, METRICS_ADDRESS_FILE), { force: true });
+}
+
+/** What an `up` data dir says about its /metrics: the URL, or why there is none. */
+export type MetricsAddress = { url: string } | { missing: string };
+
+/**
+ * The /metrics URL of the `up` running on `dataDir`: read from its record, if the process that
+ * wrote it still lives (a crashed `up` leaves a record whose port another process may hold now).
+ */
+export async function readMetricsAddress(dataDir: string, alive: (pid: number) => boolean = processAlive): Promise<MetricsAddress> {
+  let record: Partial<MetricsAddressRecord>;
+  try {
+    record = JSON.parse(await readFile(join(dataDir, METRICS_ADDRESS_FILE), 'utf8')) as Partial<MetricsAddressRecord>;
+  } catch {
+    return { missing: `no /metrics is served by \`up\` in ${dataDir} (not running, or started with --metrics-bind-address 0, or its port was taken)` };
+  }
+  if (typeof record.url !== 'string' || !/^http:\/\/[^/]+\/metrics$/.test(record.url) || typeof record.pid !== 'number') {
+    return { missing: `${join(dataDir, METRICS_ADDRESS_FILE)} is not a metrics address record` };
+  }
+  if (!alive(record.pid)) return { missing: `the \`up\` (pid ${record.pid}) that served ${record.url} for ${dataDir} is gone` };
+  return { url: record.url };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** The host-path root `up` keeps the default class's volumes under, in its data dir. */

@@ -21,7 +21,7 @@ import { LeaderElector } from './runtime/leader-election.js';
 import { createControllerLogger } from './runtime/log.js';
 import { watchesNodes, type ControllerOptions } from './options.js';
 import { WorkQueue, type QueueStats } from './runtime/queue.js';
-import { makeReflectors, makeStores, readClaimsFence, wireEnqueueRules, type Stores } from './runtime/informers.js';
+import { makeReflectors, makeStores, moduleInformerFactory, readClaimsFence, wireEnqueueRules, type Stores } from './runtime/informers.js';
 import type { ControllerModule } from './runtime/module.js';
 import { ModuleSet } from './runtime/module-set.js';
 import { PluginRegistry } from '../plugins/registry.js';
@@ -125,15 +125,20 @@ class ControllerProcess implements RunningController {
     this.plugins = deps.plugins ?? new PluginRegistry();
     this.metrics = deps.metrics ?? new ControllerMetrics();
     this.lost = new Promise<void>((resolve) => (this.lostResolve = resolve));
-    this.transport = new RestTransport(deps.kubeConfig ?? loadKubeConfig(opts.kubeconfig), { qps: opts.kubeApiQps, burst: opts.kubeApiBurst });
+    this.transport = new RestTransport(deps.kubeConfig ?? loadKubeConfig(opts.kubeconfig), {
+      qps: opts.kubeApiQps,
+      burst: opts.kubeApiBurst,
+      observer: this.metrics.restClient,
+    });
     this.elector = opts.leaderElection.enabled ? this.makeElector() : undefined;
     if (this.elector) this.identity = this.elector.identity;
     this.api = new KubeApiClient(this.transport, { volumes: this.stores.volumes, claims: this.stores.claims, writeGuard: () => this.writeRefusal() });
     this.events = new KubeEventRecorder(this.api, this.log.child({ component: 'events' }), { host: os.hostname() });
-    this.claimQueue = new WorkQueue({ name: 'claims', log: this.log });
-    this.volumeQueue = new WorkQueue({ name: 'volumes', log: this.log });
+    this.claimQueue = new WorkQueue({ name: 'claims', log: this.log, latency: this.metrics.workqueue });
+    this.volumeQueue = new WorkQueue({ name: 'volumes', log: this.log, latency: this.metrics.workqueue });
     this.context = this.makeContext(deps);
-    const env = { options: opts, plugins: this.plugins, metrics: this.metrics.operations, orphans: this.metrics.orphans, changes: this.stores, rest: this.transport };
+    const informers = moduleInformerFactory(this.transport, this.log, { inactivityMs: deps.informerInactivityMs, backoff: deps.informerBackoff });
+    const env = { options: opts, plugins: this.plugins, metrics: this.metrics.operations, orphans: this.metrics.orphans, unusedConditions: this.metrics.unusedConditions, changes: this.stores, rest: this.transport, informers };
     this.modules = new ModuleSet(deps.modules, this.context, env, this.log);
     wireEnqueueRules(this.stores, { claim: (key) => this.claimQueue.add(key), volume: (name) => this.volumeQueue.add(name) });
     this.reflectors = makeReflectors(this.stores, this.transport, this.log, {

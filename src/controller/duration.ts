@@ -29,6 +29,21 @@ export function parseDuration(text: string): number {
   return m[1] === '-' ? -total : total;
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * A non-negative age: Go syntax with whole days in front (`7d`, `1d12h`, `36h`, `90m`, `0`), as
+ * `usage --unused --for` takes it. Throws DurationError.
+ */
+export function parseAge(text: string): number {
+  const m = /^(\d+)d(.*)$/.exec(text.trim());
+  const rest = m?.[2] ?? '';
+  if (/^[+-]/.test(rest)) throw new DurationError(text);
+  const ms = m ? Number(m[1]) * DAY_MS + (rest === '' ? 0 : parseDuration(rest)) : parseDuration(text);
+  if (!(ms >= 0) || !Number.isSafeInteger(Math.round(ms))) throw new DurationError(text);
+  return ms;
+}
+
 /** Formats milliseconds the way Go prints a duration (for --help defaults and logs). */
 export function formatDuration(ms: number): string {
   if (ms === 0) return '0s';

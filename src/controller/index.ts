@@ -17,7 +17,7 @@ export {
   type ControllerOptions,
   type RawControllerFlags,
 } from './options.js';
-export { parseDuration } from './duration.js';
+export { formatDuration, parseDuration } from './duration.js';
 export { createControllerLogger } from './runtime/log.js';
 export {
   deleteOrphans,
@@ -29,5 +29,7 @@ export {
   type Orphan,
   type OrphanDeletion,
 } from './orphan-monitor/orphans.js';
+export { planSweep, type SweepItem, type SweepPlan } from './cloud-sweep/plan.js';
+export { executeSweep, type SweepResult } from './cloud-sweep/execute.js';
 export { topologyFromKubeConfig } from './topology/node-zones.js';
 export { startCsiPlugins, type RunningCsiPlugins } from './csi/start.js';

@@ -9,9 +9,11 @@
  * for the next resync; here a volume that becomes free wakes the pending claims of its class at
  * once (binder/pending-claims.ts), so the resync is only a safety net.
  */
-import { parseDuration } from './duration.js';
+import { parseAge, parseDuration } from './duration.js';
 
-export const CONTROLLER_NAMES = ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pv-protection', 'expander', 'node-gone'] as const;
+export { parseAge, parseDuration };
+
+export const CONTROLLER_NAMES = ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pvc-unused', 'pv-protection', 'expander', 'node-gone', 'snapshot'] as const;
 export type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
 /**
@@ -23,6 +25,15 @@ export function binderRunsHere(options: Pick<ControllerOptions, 'controllers'>):
   return options.controllers.includes('binder');
 }
 export type LogFormat = 'json' | 'text';
+
+/**
+ * What the snapshot module does (docs/snapshots.md): `controller+sidecar` binds every
+ * VolumeSnapshot to its content (external-snapshotter's snapshot-controller) and cuts and deletes
+ * the backend snapshots of the drivers whose plugin this process holds (its csi-snapshotter);
+ * `sidecar` only the latter, beside external-snapshotter's own snapshot-controller.
+ */
+export const SNAPSHOT_ROLES = ['controller+sidecar', 'sidecar'] as const;
+export type SnapshotRole = (typeof SNAPSHOT_ROLES)[number];
 
 export interface LeaderElectionConfig {
   enabled: boolean;
@@ -52,6 +63,8 @@ export interface ControllerOptions {
   volumeStatsAggPeriodMs: number;
   /** --node-gone-delay: how long a deleted Node stays gone before its local volumes are released; 0 disables. */
   nodeGoneDelayMs: number;
+  /** --snapshot-role: see SNAPSHOT_ROLES. */
+  snapshotRole: SnapshotRole;
 }
 
 export const DEFAULTS = {
@@ -76,6 +89,7 @@ export const DEFAULTS = {
   // The 300 s Kubernetes gives pods on a not-ready or unreachable node (the default tolerations
   // of DefaultTolerationSeconds) before it gives up on them: a deleted Node is waited for as long.
   nodeGoneDelay: '5m',
+  snapshotRole: 'controller+sidecar',
 } as const;
 
 export class OptionsError extends Error {
@@ -106,6 +120,7 @@ export interface RawControllerFlags {
   metricsBindAddress?: string;
   volumeStatsAggPeriod?: string;
   nodeGoneDelay?: string;
+  snapshotRole?: string;
 }
 
 export function parseControllerOptions(raw: RawControllerFlags): ControllerOptions {
@@ -123,6 +138,7 @@ export function parseControllerOptions(raw: RawControllerFlags): ControllerOptio
     metricsBindAddress: hostPort('--metrics-bind-address', raw.metricsBindAddress ?? DEFAULTS.metricsBindAddress),
     volumeStatsAggPeriodMs: durationOrZero('--volume-stats-agg-period', raw.volumeStatsAggPeriod ?? DEFAULTS.volumeStatsAggPeriod),
     nodeGoneDelayMs: durationOrZero('--node-gone-delay', raw.nodeGoneDelay ?? DEFAULTS.nodeGoneDelay),
+    snapshotRole: oneOf('--snapshot-role', raw.snapshotRole ?? DEFAULTS.snapshotRole, SNAPSHOT_ROLES),
   };
   if (raw.kubeconfig !== undefined) opts.kubeconfig = nonEmpty('--kubeconfig', raw.kubeconfig);
   return opts;

@@ -49,7 +49,10 @@ export async function waitForDriver(conn: CsiConnection, o: WaitForDriverOptions
       if (err instanceof CsiCallError && err.kind === 'final') {
         throw new DriverNotReadyError(`the CSI driver at ${conn.address} failed: ${err.message}`, { cause: err });
       }
-      last = describe(err);
+      // A Probe cut short by our own deadline (its timeout clipped to what was left) tells
+      // nothing about the driver: keep what the driver said before, if anything.
+      const clipped = callOptions.timeoutMs < PROBE_TIMEOUT_MS && err instanceof CsiCallError && err.codeName === 'DEADLINE_EXCEEDED';
+      if (!clipped || last === 'no answer yet') last = describe(err);
     }
     const wait = Math.min(backoff.next(), remaining());
     if (wait <= 0) {

@@ -81,3 +81,26 @@ export async function listAllPages<T extends KubeObject>(list: ListCall<T>, page
   } while (continueToken);
   return resourceVersion === undefined ? { items } : { items, resourceVersion };
 }
+
+/**
+ * A list call by path through `request`, for kinds without a generated call (custom resources such
+ * as the snapshot kinds). List items carry no kind of their own on every server: `type` is set on each.
+ */
+export function restListCall<T extends KubeObject>(
+  transport: Pick<RestTransport, 'request'>,
+  path: string,
+  type: { apiVersion: string; kind: string },
+): ListCall<T> {
+  return async (page) => {
+    const query: Record<string, string | number> = {};
+    if (page.limit !== undefined) query.limit = page.limit;
+    if (page.continueToken) query.continue = page.continueToken;
+    if (page.resourceVersion !== undefined) query.resourceVersion = page.resourceVersion;
+    const out = await transport.request<{ items?: T[]; metadata?: { resourceVersion?: string; continue?: string } }>({ method: 'GET', verb: 'list', path, query });
+    return {
+      items: (out.items ?? []).map((item) => ({ ...item, apiVersion: type.apiVersion, kind: type.kind })),
+      resourceVersion: out.metadata?.resourceVersion,
+      continueToken: out.metadata?.continue || undefined,
+    };
+  };
+}

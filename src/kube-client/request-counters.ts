@@ -30,3 +30,12 @@ export class RequestCounters {
     return out;
   }
 }
+
+/** The HTTP method each verb is sent with (what client-go's rest_client metrics label). */
+export const METHOD_OF_VERB: Record<KubeVerb, string> = { get: 'GET', list: 'GET', create: 'POST', update: 'PUT', patch: 'PATCH', delete: 'DELETE' };
+
+/** Told of every finished request (Prometheus: rest_client_requests_total and rest_client_request_duration_seconds). */
+export interface RequestObserver {
+  /** `code` 0 means no response arrived; `host` is the API server's host:port; `seconds` excludes the rate limiter's wait. */
+  onRequest(method: string, host: string, code: number, seconds: number): void;
+}

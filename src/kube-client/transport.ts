@@ -21,7 +21,7 @@ import {
 } from '@kubernetes/client-node';
 import { errorFromClientNode, statusOfFailure, TransportError } from './api-errors.js';
 import { TokenBucket } from './rate-limiter.js';
-import { RequestCounters, type KubeVerb } from './request-counters.js';
+import { METHOD_OF_VERB, RequestCounters, type KubeVerb, type RequestObserver } from './request-counters.js';
 import { nodeHttpLibrary } from './https-library.js';
 import { SharedAgentAuthentication } from './shared-agent-auth.js';
 
@@ -48,6 +48,8 @@ export interface TransportOptions {
   /** Keep-alive sockets per host (default 64). */
   maxSockets?: number;
   userAgent?: string;
+  /** Told of every request's outcome and latency (the controller's rest_client_* metrics). */
+  observer?: RequestObserver;
 }
 
 export class RestTransport {
@@ -58,6 +60,8 @@ export class RestTransport {
   private readonly limiter: TokenBucket;
   private readonly auth: SharedAgentAuthentication;
   private readonly config: Configuration;
+  private readonly host: string;
+  private readonly observer: RequestObserver | undefined;
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -66,6 +70,8 @@ export class RestTransport {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new TransportError('kubeconfig has no current cluster');
     this.limiter = new TokenBucket(opts.qps, opts.burst);
+    this.host = hostOf(cluster.server);
+    this.observer = opts.observer;
     this.auth = new SharedAgentAuthentication(kubeConfig, opts);
     this.config = createConfiguration({
       baseServer: new ServerConfiguration(cluster.server.replace(/\/$/, ''), {}),
@@ -86,13 +92,16 @@ export class RestTransport {
     for (let retried = false; ; retried = true) {
       const wait = this.limiter.acquire();
       if (wait) await wait;
+      const started = performance.now();
       try {
         const out = await send();
         this.counters.record(verb, 200);
+        this.observe(verb, 200, started);
         return out;
       } catch (err) {
         const status = statusOfFailure(err);
         this.counters.record(verb, status);
+        this.observe(verb, status, started);
         // Credentials are reused for a second: a 401 on reused ones that have since changed
         // (a token rotated in place) is retried once with the fresh ones.
         if (status === 401 && !retried && (await this.auth.refreshAfterUnauthorized())) continue;
@@ -120,6 +129,10 @@ export class RestTransport {
     this.auth.destroy();
   }
 
+  private observe(verb: KubeVerb, code: number, started: number): void {
+    this.observer?.onRequest(METHOD_OF_VERB[verb], this.host, code, (performance.now() - started) / 1000);
+  }
+
   private async sendByPath<T>(spec: RequestSpec): Promise<T> {
     const ctx = this.config.baseServer.makeRequestContext(spec.path, ClientNodeHttpMethod[spec.method]);
     for (const [k, v] of Object.entries(spec.query ?? {})) {
@@ -137,5 +150,14 @@ export class RestTransport {
       throw new ApiException(res.httpStatusCode, `${spec.method} ${spec.path}`, text, res.headers);
     }
     return (text.length > 0 ? JSON.parse(text) : undefined) as T;
+  }
+}
+
+/** The API server's host:port as client-go's `host` label has it (the URL's host). */
+function hostOf(server: string): string {
+  try {
+    return new URL(server).host;
+  } catch {
+    return server;
   }
 }

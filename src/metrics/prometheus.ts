@@ -8,11 +8,13 @@
  *   `pv_collector_{bound,unbound}_pvc_count` {namespace, storage_class, volume_attributes_class}
  *   (the labels of Kubernetes ≥ 1.31; a `sum by (namespace)` still works) and
  *   `pv_collector_total_pv_count` {plugin_name, volume_mode}, counted from the stores on scrape;
- * - `storage_operation_duration_seconds` {volume_plugin, operation_name, status} and
- *   `volume_operation_total_errors` {plugin_name, operation_name} for plugin calls;
- * - client-go's `workqueue_depth`, `workqueue_adds_total`, `workqueue_retries_total`,
- *   `workqueue_queue_duration_seconds` and `workqueue_work_duration_seconds` {name}; the two
- *   durations carry only their sum, count and the +Inf bucket, because the queue keeps sums;
+ * - plugin calls, under kube-controller-manager's and external-provisioner's names
+ *   (operation-metrics.ts: `storage_operation_duration_seconds`, `volume_operation_total_seconds`,
+ *   `controller_persistentvolumeclaim_provision_*`, `controller_persistentvolume_delete_*`, ...);
+ * - client-go's work-queue metrics with real histograms (workqueue-metrics.ts) and REST client
+ *   metrics `rest_client_requests_total`, `rest_client_request_duration_seconds` (rest-client-metrics.ts);
+ * - prom-client's default `process_*` and `nodejs_*` metrics, once the process asks for them
+ *   (collectProcessMetrics: the CLI's controller, up and node-agent do);
  * - `leader_election_master_status` {name};
  * - per Failed PV, `pv_controller_persistentvolume_failed` {persistentvolume, storage_class} = 1
  *   (kube-controller-manager has no phase metric; a series per Failed PV lets an alert name it);
@@ -21,22 +23,17 @@
  *   `pv_collector_volume_stats_errors_total` {reason}, and per claim whose latest measurement
  *   failed, `pv_collector_volume_stats_failing` {namespace, persistentvolumeclaim, reason} = 1.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { storageClassOfClaim, storageClassOfVolume, volumeModeOf } from '@pv-controller/kube/volume-helpers.js';
 import type { PassSummary, UsageCollectionObserver, UsageErrorReason, VolumeUsage } from './collector.js';
 import type { VolumeMetrics } from './provider.js';
-import { SumCountHistogram } from './sum-count-histogram.js';
+import { NOT_AVAILABLE, registerOperationMetrics, type OperationObserver } from './operation-metrics.js';
+import { registerRestClientMetrics, type RestClientObserver } from './rest-client-metrics.js';
+import { registerWorkqueueMetrics, type QueueCounters, type QueueLatencyObserver } from './workqueue-metrics.js';
 
-/** The counters a work queue keeps (structurally the controller's QueueStats). */
-export interface QueueCounters {
-  depth: number;
-  adds: number;
-  retries: number;
-  syncs: number;
-  queueLatencyMsSum: number;
-  workDurationMsSum: number;
-}
+export { NOT_AVAILABLE, type OperationContext, type OperationObserver } from './operation-metrics.js';
+export type { QueueCounters } from './workqueue-metrics.js';
 
 /** Where scrape-time values come from; every part is optional and may be set late. */
 export interface MetricsSources {
@@ -50,9 +47,20 @@ export interface MetricsSources {
   pluginNameOf?: (pv: PersistentVolume) => string | undefined;
 }
 
-/** What the provisioner and reclaimer report about each plugin call (controller/runtime/operation-metrics.ts times it). */
-export interface OperationObserver {
-  onOperation(plugin: string, operation: string, seconds: number, error?: Error): void;
+/** Receives each attempt to write a claim's Unused condition (kube-controller-manager's SLI of KEP-5541). */
+export interface UnusedConditionObserver {
+  unusedConditionSync(result: 'success' | 'error'): void;
+}
+
+/** kube-controller-manager 1.37's count of the same writes (its pvc-protection's Unused condition), by result. */
+function unusedConditionCounter(registry: Registry): UnusedConditionObserver {
+  const syncs = new Counter({
+    name: 'pvc_protection_controller_unused_condition_syncs_total',
+    help: 'Number of PVC Unused condition status update attempts',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  return { unusedConditionSync: (result) => syncs.inc({ result }) };
 }
 
 /** Receives the result of each orphan scan: orphaned backing volumes per plugin. */
@@ -69,15 +77,18 @@ const VOLUME_STATS: Array<[string, string, (m: VolumeMetrics) => bigint]> = [
   ['kubelet_volume_stats_inodes_used', 'Number of used inodes in the volume', (m) => m.inodesUsed],
 ];
 const CLAIM_LABELS = ['namespace', 'persistentvolumeclaim'] as const;
-const OPERATION_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 25, 50, 120, 300, 600];
 const COLLECTION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
-export const NOT_AVAILABLE = 'N/A';
 
 export class ControllerMetrics {
   readonly registry = new Registry();
   private sources: MetricsSources = {};
-  private readonly operationDuration: Histogram<'volume_plugin' | 'operation_name' | 'status'>;
-  private readonly operationErrors: Counter<'plugin_name' | 'operation_name'>;
+  /** Hand to the provisioner / reclaimer: one finished plugin call. */
+  readonly operations: OperationObserver;
+  /** Hand to the work queues: each item's wait and work time. */
+  readonly workqueue: QueueLatencyObserver;
+  /** Hand to the REST transport: each request to the API server. */
+  readonly restClient: RestClientObserver;
+  private processMetrics = false;
   private readonly collectionDuration: Histogram<'volume_plugin'>;
   private readonly collectionErrors: Counter<'reason'>;
   private readonly lastPassDuration: Gauge;
@@ -87,20 +98,9 @@ export class ControllerMetrics {
     const registers = [this.registry];
     this.registerVolumeStats();
     this.registerCounts();
-    this.registerQueues();
-    this.operationDuration = new Histogram({
-      name: 'storage_operation_duration_seconds',
-      help: 'Storage operation duration',
-      labelNames: ['volume_plugin', 'operation_name', 'status'],
-      buckets: OPERATION_BUCKETS,
-      registers,
-    });
-    this.operationErrors = new Counter({
-      name: 'volume_operation_total_errors',
-      help: 'Total volume operation errors',
-      labelNames: ['plugin_name', 'operation_name'],
-      registers,
-    });
+    this.workqueue = registerWorkqueueMetrics(this.registry, () => Object.entries(this.sources.queues?.() ?? {}));
+    this.operations = registerOperationMetrics(this.registry);
+    this.restClient = registerRestClientMetrics(this.registry);
     this.collectionDuration = new Histogram({
       name: 'pv_collector_volume_stats_collection_duration_seconds',
       help: 'Time to measure the usage of one volume',
@@ -131,14 +131,15 @@ export class ControllerMetrics {
     this.sources = { ...this.sources, ...sources };
   }
 
-  /** Hand to the provisioner / reclaimer: one finished plugin call. */
-  readonly operations: OperationObserver = {
-    onOperation: (plugin, operation, seconds, error) => {
-      const status = error ? 'fail-unknown' : 'success';
-      this.operationDuration.observe({ volume_plugin: plugin || NOT_AVAILABLE, operation_name: operation, status }, seconds);
-      if (error) this.operationErrors.inc({ plugin_name: plugin || NOT_AVAILABLE, operation_name: operation });
-    },
-  };
+  /**
+   * Adds prom-client's default process_* and nodejs_* metrics (CPU, memory, file descriptors, event
+   * loop lag, GC) to this registry. Once per process: they describe the process, not this object.
+   */
+  collectProcessMetrics(): void {
+    if (this.processMetrics) return;
+    this.processMetrics = true;
+    collectDefaultMetrics({ register: this.registry });
+  }
 
   private readonly orphanGauge = new Gauge({
     name: 'pv_controller_orphaned_volumes',
@@ -154,6 +155,9 @@ export class ControllerMetrics {
       for (const [plugin, n] of counts) this.orphanGauge.set({ plugin }, n);
     },
   };
+
+  /** Hand to the pvc-unused module: each status write of the Unused condition, and how it ended. */
+  readonly unusedConditions: UnusedConditionObserver = unusedConditionCounter(this.registry);
 
   /** Hand to the VolumeUsageCollector. */
   readonly collection: UsageCollectionObserver = {
@@ -250,42 +254,6 @@ export class ControllerMetrics {
         if (le) this.set({ name: le.name }, le.isLeader() ? 1 : 0);
       },
     });
-  }
-
-  private registerQueues(): void {
-    const registers = [this.registry];
-    const queues = (): Array<[string, QueueCounters]> => Object.entries(this.sources.queues?.() ?? {});
-    new Gauge({
-      name: 'workqueue_depth',
-      help: 'Current depth of workqueue',
-      labelNames: ['name'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [name, q] of queues()) this.set({ name }, q.depth);
-      },
-    });
-    const total = (name: string, help: string, pick: (q: QueueCounters) => number): void => {
-      new Counter({
-        name,
-        help,
-        labelNames: ['name'],
-        registers,
-        collect() {
-          this.reset();
-          for (const [queue, q] of queues()) this.inc({ name: queue }, pick(q));
-        },
-      });
-    };
-    total('workqueue_adds_total', 'Total number of adds handled by workqueue', (q) => q.adds);
-    total('workqueue_retries_total', 'Total number of retries handled by workqueue', (q) => q.retries);
-    const sums = (name: string, help: string, pickMs: (q: QueueCounters) => number): void => {
-      this.registry.registerMetric(
-        new SumCountHistogram(name, help, () => queues().map(([queue, q]) => ({ labels: { name: queue }, sum: pickMs(q) / 1000, count: q.syncs }))).asMetric(),
-      );
-    };
-    sums('workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested', (q) => q.queueLatencyMsSum);
-    sums('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes', (q) => q.workDurationMsSum);
   }
 }
 

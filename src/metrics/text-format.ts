@@ -130,10 +130,12 @@ function readQuoted(text: string, start: number, lineNo: number): { value: strin
   throw new ExpositionParseError(lineNo, 'unterminated label value');
 }
 
+/** Prometheus parses values with Go's ParseFloat: NaN and Inf in any case (prom-client writes `Nan`). */
 function parseValue(text: string, lineNo: number): number {
-  if (text === '+Inf' || text === 'Inf') return Infinity;
-  if (text === '-Inf') return -Infinity;
-  if (text === 'NaN') return NaN;
+  const word = text.toLowerCase();
+  if (word === '+inf' || word === 'inf') return Infinity;
+  if (word === '-inf') return -Infinity;
+  if (word === 'nan') return NaN;
   const n = Number(text);
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) || Number.isNaN(n)) {
     throw new ExpositionParseError(lineNo, `bad sample value ${JSON.stringify(text)}`);

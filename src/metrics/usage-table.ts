@@ -186,11 +186,16 @@ export function renderUsageTable(rows: readonly UsageRow[], barWidth = 20): stri
       r.note ?? '',
     ];
   });
-  const all = [[...HEADERS], ...cells];
-  const widths = HEADERS.map((_, col) => Math.max(...all.map((line) => line[col].length)));
+  return renderColumns(HEADERS, cells, RIGHT_ALIGNED);
+}
+
+/** Lines of cells under their headers, each column as wide as its widest cell, three spaces apart (kubectl's look). */
+export function renderColumns(headers: readonly string[], cells: readonly string[][], rightAligned: ReadonlySet<number> = new Set()): string {
+  const all = [[...headers], ...cells];
+  const widths = headers.map((_, col) => Math.max(...all.map((line) => line[col].length)));
   const lines = all.map((line) =>
     line
-      .map((cell, col) => (RIGHT_ALIGNED.has(col) ? cell.padStart(widths[col]) : cell.padEnd(widths[col])))
+      .map((cell, col) => (rightAligned.has(col) ? cell.padStart(widths[col]) : cell.padEnd(widths[col])))
       .join('   ')
       .trimEnd(),
   );

@@ -15,6 +15,8 @@
 import type { Logger } from 'pino';
 import type { TopologyResolver } from './cloud-common/zones.js';
 import { HostPathPlugin } from './host-path/index.js';
+import type { RootLimits } from './host-path/root-placer.js';
+import type { AnnotationTag } from './cloud-common/annotation-tags.js';
 import { NfsSubdirPlugin } from './nfs-subdir/index.js';
 import type { VolumePlugin } from './api/core.js';
 import { PluginRegistry } from './registry.js';
@@ -33,6 +35,8 @@ export interface CloudSettings {
   gceEndpoint?: string;
   /** Node zones for selectedNode and for classes that name no zone. */
   topology?: TopologyResolver;
+  /** PVC annotations copied to disk tags (`--cloud-tag-from-annotation`). */
+  annotationTags?: AnnotationTag[];
 }
 
 export interface NfsMount {
@@ -45,6 +49,8 @@ export interface PluginSettings {
   hostPathRoots: string[];
   /** Sized host-path volumes a root may promise, as a multiple of its filesystem (default 1). */
   hostPathOvercommitRatio?: number;
+  /** Per host-path root: its capacity and placement weight (`--host-path-root-capacity`, `--host-path-root-weight`). */
+  hostPathRootLimits?: Record<string, RootLimits>;
   nodeName?: string;
   nfsMounts?: NfsMount[];
   /** The cloud whose volume plugin to register (none when absent). */
@@ -68,7 +74,7 @@ export interface CsiSettings {
   clusterName?: string;
   /**
    * Where the controller keeps its own state (the leader-election namespace and name): the key
-   * that proves which CSI volumes it made is a Secret there (controller/csi/provenance.ts).
+   * that proves which CSI volumes it made is a Secret there (controller/provenance/key.ts).
    */
   state?: { namespace: string; name: string };
 }
@@ -81,6 +87,7 @@ export async function buildPluginRegistry(settings: PluginSettings, logger: Logg
         roots: settings.hostPathRoots,
         ...(settings.nodeName ? { nodeName: settings.nodeName } : {}),
         ...(settings.hostPathOvercommitRatio !== undefined ? { overcommitRatio: settings.hostPathOvercommitRatio } : {}),
+        ...(settings.hostPathRootLimits ? { rootLimits: settings.hostPathRootLimits } : {}),
         logger: logger.child({ plugin: 'host-path' }),
       }),
     );
@@ -98,7 +105,7 @@ export async function buildPluginRegistry(settings: PluginSettings, logger: Logg
  * AWS and Google clients add about 100 MB to a process that would never use them.
  */
 export async function buildCloudPlugin(cloud: CloudSettings, logger: Logger): Promise<VolumePlugin> {
-  const common = { ...(cloud.topology ? { topology: cloud.topology } : {}) };
+  const common = { ...(cloud.topology ? { topology: cloud.topology } : {}), ...(cloud.annotationTags ? { annotationTags: cloud.annotationTags } : {}) };
   switch (cloud.provider) {
     case 'aws': {
       const { AwsEbsPlugin } = await import('./aws-ebs/aws-ebs-plugin.js');

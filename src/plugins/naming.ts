@@ -8,13 +8,18 @@
 export const DYNAMIC_INFIX = '-dynamic-';
 
 export function backingName(clusterName: string, pvName: string, maxLength = Infinity): string {
-  const full = `${clusterName}${DYNAMIC_INFIX}${pvName}`;
+  return shortened(clusterName, DYNAMIC_INFIX, pvName, maxLength, 'volume name');
+}
+
+/** `<prefix><infix><unique>`, the prefix cut to fit `maxLength` (then dropped with the infix); `unique` is never cut. */
+function shortened(prefix: string, infix: string, unique: string, maxLength: number, what: string): string {
+  const full = `${prefix}${infix}${unique}`;
   if (full.length <= maxLength) return full;
-  const room = maxLength - DYNAMIC_INFIX.length - pvName.length;
-  if (room >= 1) return `${clusterName.slice(0, room)}${DYNAMIC_INFIX}${pvName}`;
-  // Not even one character of the cluster name fits: keep the PV name whole, drop the rest.
-  if (pvName.length <= maxLength) return pvName;
-  throw new RangeError(`volume name "${pvName}" is longer than the backend's limit of ${maxLength}`);
+  const room = maxLength - infix.length - unique.length;
+  if (room >= 1) return `${prefix.slice(0, room)}${infix}${unique}`;
+  // Not even one character of the prefix fits: keep the unique part whole, drop the rest.
+  if (unique.length <= maxLength) return unique;
+  throw new RangeError(`${what} "${unique}" is longer than the backend's limit of ${maxLength}`);
 }
 
 /** The PV name inside a backing name made by `backingName`, or undefined if it is not one of ours. */
@@ -29,4 +34,16 @@ export function isBackingNameOfCluster(name: string, clusterName: string): boole
   if (at < 0) return false;
   const prefix = name.slice(0, at);
   return prefix.length > 0 && clusterName.startsWith(prefix);
+}
+
+export const SNAPSHOT_INFIX = '-snapshot-';
+
+/**
+ * A backend snapshot's name: `<cluster-name>-snapshot-<VolumeSnapshot uid>`, deterministic per
+ * VolumeSnapshot so that a repeated create (after a crash, a lost answer, a restart) finds the
+ * snapshot the first one made instead of cutting a second. Shortened as `backingName` is: the
+ * cluster-name prefix gives way, never the uid.
+ */
+export function snapshotBackendName(clusterName: string, vsUid: string, maxLength = Infinity): string {
+  return shortened(clusterName, SNAPSHOT_INFIX, vsUid, maxLength, 'snapshot uid');
 }

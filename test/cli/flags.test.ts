@@ -95,3 +95,43 @@ test('an unknown command exits 2 naming it, even with --help', () => {
   assert.equal(run('--help').status, 0);
   assert.equal(run('help', 'up').status, 0);
 });
+
+test('a bad flag prints the error and where the help is, not the whole help, for every command', () => {
+  for (const command of ['up', 'controller', 'node-agent', 'usage', 'orphans', 'apiserver']) {
+    // up's and apiserver's --data-dir is required: given, so the unknown flag is the one error.
+    const r = run(command, ...(command === 'up' || command === 'apiserver' ? ['--data-dir', '/nonexistent/pv-controller-test'] : []), '--no-such-flag');
+    assert.equal(r.status, 2, `${command}: ${r.stderr}`);
+    assert.deepEqual(r.stderr.trim().split('\n'), ["error: unknown option '--no-such-flag'", `(see 'pv-controller ${command} --help')`], command);
+    assert.equal(r.stdout, '');
+  }
+  const bad = run('controller', '--kube-api-qps', 'abc');
+  assert.equal(bad.status, 2);
+  assert.deepEqual(bad.stderr.trim().split('\n'), ['error: --kube-api-qps must be a non-negative number, got "abc"', "(see 'pv-controller controller --help')"]);
+});
+
+test('--help loads no command\'s runtime: the controller, client-node and the cloud SDKs load only when a command runs', async () => {
+  // The loader hook records every module URL that --help imports.
+  const { mkdtemp, readFile, rm, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = await mkdtemp(join(tmpdir(), 'cli-help-'));
+  try {
+    const log = join(dir, 'loaded.txt');
+    const hook = join(dir, 'hook.mjs');
+    await writeFile(hook, `import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }\n`);
+    const register = join(dir, 'register.mjs');
+    await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hook}`)});\n`);
+    for (const args of [['--help'], ['up', '--help'], ['controller', '--help'], ['node-agent', '--help'], ['orphans', '--help'], ['usage', '--help']]) {
+      await writeFile(log, '');
+      const r = spawnSync(process.execPath, ['--import', register, MAIN, ...args], { encoding: 'utf8', timeout: 30_000 });
+      assert.equal(r.status, 0, r.stderr);
+      const loaded = (await readFile(log, 'utf8')).split('\n');
+      for (const heavy of ['@kubernetes/client-node', '@aws-sdk', 'src/controller/controller.js', 'src/controller/index.js', '@grpc/grpc-js']) {
+        const hit = loaded.find((url) => url.includes(heavy));
+        assert.equal(hit, undefined, `${args.join(' ')} loaded ${hit}`);
+      }
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

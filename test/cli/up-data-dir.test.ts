@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findClusterSource, previousFreePort } from '../../src/cli/up-data-dir.js';
+import { findClusterSource, METRICS_ADDRESS_FILE, previousFreePort, readMetricsAddress, removeMetricsAddress, writeMetricsAddress, type MetricsAddress } from '../../src/cli/up-data-dir.js';
 
 async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'pv-up-data-dir-'));
@@ -50,5 +50,28 @@ test('up reuses the port of its last kubeconfig when it is free, and not when it
     assert.equal(await previousFreePort(dir, '127.0.0.1'), port, 'free again');
     await writeFile(join(dir, 'kubeconfig'), 'not: [yaml');
     assert.equal(await previousFreePort(dir, '127.0.0.1'), undefined, 'unreadable');
+  });
+});
+
+const missingOf = (a: MetricsAddress): string => ('missing' in a ? a.missing : '');
+
+test('the metrics address up records is read back while its process lives, and refused once it is gone', async () => {
+  await withDir(async (dir) => {
+    assert.match(missingOf(await readMetricsAddress(dir)), /no \/metrics is served by `up`/);
+    await writeMetricsAddress(dir, 'http://127.0.0.1:43210/metrics');
+    assert.deepEqual(await readMetricsAddress(dir), { url: 'http://127.0.0.1:43210/metrics' });
+    // A crashed up leaves its record behind: its port may be another process's now.
+    assert.match(missingOf(await readMetricsAddress(dir, () => false)), /is gone/);
+    await removeMetricsAddress(dir);
+    assert.ok('missing' in (await readMetricsAddress(dir)));
+  });
+});
+
+test('a metrics address record that is not one (another URL, no pid, not JSON) is refused, not followed', async () => {
+  await withDir(async (dir) => {
+    for (const text of ['{"url":"http://evil.example/x","pid":1}', '{"url":"http://127.0.0.1:1/metrics"}', 'not json']) {
+      await writeFile(join(dir, METRICS_ADDRESS_FILE), text);
+      assert.ok('missing' in (await readMetricsAddress(dir, () => true)), text);
+    }
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The CSI peers built by `npm run csi:build`: Kubernetes' e2e CSI mock served by our csi-mock
  * answers gRPC on its unix socket and logs every call as one JSON line of the documented shape
- * (secrets redacted); the external-provisioner and external-resizer builds print the release
- * tools/csi-sidecars/go.mod asks for. Each test skips, saying why, when its binary is not built.
+ * (secrets redacted); the external-provisioner, external-resizer and external-snapshotter builds
+ * print the release their wrapper module's go.mod asks for. Each test skips, saying why, when its binary is not built.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -55,6 +55,19 @@ function firstStringField(message: Buffer): string | undefined {
 function deleteVolumeRequest(id: string, key: string, value: string): Uint8Array {
   const entry = Writer.create().uint32(10).string(key).uint32(18).string(value).finish();
   return Writer.create().uint32(10).string(id).uint32(18).bytes(entry).finish();
+}
+
+/** CreateVolumeRequest{name, capacity_range{required_bytes}, volume_capabilities[{mount{}, access_mode{SINGLE_NODE_WRITER}}]}. */
+function createVolumeRequest(name: string, bytes: number): Uint8Array {
+  const range = Writer.create().uint32(8).uint64(bytes).finish();
+  const mode = Writer.create().uint32(8).int32(1).finish();
+  const capability = Writer.create().uint32(18).bytes(new Uint8Array(0)).uint32(26).bytes(mode).finish();
+  return Writer.create().uint32(10).string(name).uint32(18).bytes(range).uint32(26).bytes(capability).finish();
+}
+
+/** CreateSnapshotRequest{source_volume_id, name}. */
+function createSnapshotRequest(sourceVolumeId: string, name: string): Uint8Array {
+  return Writer.create().uint32(10).string(sourceVolumeId).uint32(18).string(name).finish();
 }
 
 describe('csi-mock: Kubernetes\' e2e CSI mock on a unix socket', { skip: csiBinaryUnavailable('csi-mock') ?? false }, () => {
@@ -116,6 +129,28 @@ describe('csi-mock: Kubernetes\' e2e CSI mock on a unix socket', { skip: csiBina
     assert.equal(reply.length, 0);
   });
 
+  test('ListSnapshots starts empty: the snapshots the mock seeds itself with are dropped', async () => {
+    assert.ok(client);
+    const reply = await rawCall(client, '/csi.v1.Controller/ListSnapshots', new Uint8Array(0));
+    assert.equal(reply.length, 0);
+  });
+
+  test("a snapshot reports its source volume's capacity as size_bytes, in CreateSnapshot and in ListSnapshots", async () => {
+    assert.ok(client);
+    const gib = 1024 ** 3;
+    await rawCall(client, '/csi.v1.Controller/CreateVolume', createVolumeRequest('sized-source', 2 * gib));
+    const made = await waitFor(() => callLines().find((l) => l.method === '/csi.v1.Controller/CreateVolume' && l.code === 'OK'), 'the CreateVolume log line');
+    const volumeId = String((made.response?.volume as { volumeId?: string } | undefined)?.volumeId);
+    await rawCall(client, '/csi.v1.Controller/CreateSnapshot', createSnapshotRequest(volumeId, 'sized-snap'));
+    await rawCall(client, '/csi.v1.Controller/ListSnapshots', new Uint8Array(0));
+    const cut = await waitFor(() => callLines().find((l) => l.method === '/csi.v1.Controller/CreateSnapshot'), 'the CreateSnapshot log line');
+    const snapshot = cut.response?.snapshot as { sizeBytes?: string; sourceVolumeId?: string; readyToUse?: boolean } | undefined;
+    assert.equal(snapshot?.sizeBytes, String(2 * gib));
+    assert.equal(snapshot?.sourceVolumeId, volumeId);
+    const listed = await waitFor(() => callLines().find((l) => l.method === '/csi.v1.Controller/ListSnapshots' && Array.isArray(l.response?.entries)), 'a ListSnapshots log line with entries');
+    assert.deepEqual((listed.response?.entries as { snapshot: { sizeBytes?: string } }[]).map((e) => e.snapshot.sizeBytes), [String(2 * gib)]);
+  });
+
   test('SIGTERM to its process group stops it and removes its socket', async () => {
     assert.ok(mock);
     client?.close();
@@ -126,8 +161,8 @@ describe('csi-mock: Kubernetes\' e2e CSI mock on a unix socket', { skip: csiBina
   });
 });
 
-for (const name of ['csi-provisioner', 'csi-resizer'] as const satisfies readonly CsiSidecarName[]) {
-  test(`${name} --version prints the release tools/csi-sidecars asks for`, { skip: csiBinaryUnavailable(name) ?? false }, async () => {
+for (const name of ['csi-provisioner', 'csi-resizer', 'snapshot-controller', 'csi-snapshotter'] as const satisfies readonly CsiSidecarName[]) {
+  test(`${name} --version prints the release its wrapper module asks for`, { skip: csiBinaryUnavailable(name) ?? false }, async () => {
     const run = await runProcess(csiBinaryPath(name), ['--version'], { timeoutMs: 30_000 });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout.trim(), `${csiBinaryPath(name)} ${csiSidecarVersion(name)}`);

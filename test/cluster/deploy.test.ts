@@ -17,9 +17,10 @@ test('kubectl apply --dry-run=server -f deploy/ is accepted by kube-apiserver, a
   try {
     const applied = await runKubectl(['apply', '--dry-run=server', '-f', join(REPO_ROOT, 'deploy')], plane.kubeconfigPath);
     assert.equal(applied.code, 0, `kubectl apply failed:\n${applied.stderr}`);
-    assert.match(applied.stdout, /clusterrole\.rbac\.authorization\.k8s\.io\/system:pv-controller created \(server dry run\)/);
+    assert.match(applied.stdout, /clusterrole\.rbac\.authorization\.k8s\.io\/pv-controller created \(server dry run\)/);
     assert.match(applied.stdout, /deployment\.apps\/pv-controller created \(server dry run\)/);
-    const after = await runKubectl(['get', 'clusterrole', 'system:pv-controller', '--ignore-not-found', '-o', 'name'], plane.kubeconfigPath);
+    assert.match(applied.stdout, /poddisruptionbudget\.policy\/pv-controller created \(server dry run\)/);
+    const after = await runKubectl(['get', 'clusterrole', 'pv-controller', '--ignore-not-found', '-o', 'name'], plane.kubeconfigPath);
     assert.equal(after.stdout.trim(), '', 'a dry run stores nothing');
   } finally {
     await plane.stop();

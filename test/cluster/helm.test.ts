@@ -10,14 +10,12 @@
  * its sized volumes), provisions and deletes a claim with no request of it denied.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { promisify } from 'node:util';
-import { CoordinationV1Api, CoreV1Api, KubernetesObjectApi, type KubernetesObject, type V1PersistentVolume, type V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, KubernetesObjectApi, RbacAuthorizationV1Api, type KubernetesObject, type V1PersistentVolume, type V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import { writeKubeconfig } from '@pv-controller/apiserver/http/kubeconfig.js';
 import { ANN_SELECTED_NODE, LABEL_HOSTNAME } from '@pv-controller/kube/annotations.js';
@@ -32,9 +30,9 @@ import { realControlPlaneSkip, startTestControlPlane } from '../helpers/control-
 import { mountNamespaceSkipReason } from '../helpers/mount-namespace.js';
 import { waitFor } from '../helpers/wait.js';
 import { ClusterApi, startNodeAgent } from './multinode/nodes.js';
+import { runHelm } from './nodes-chart/release.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-const run = promisify(execFile);
 const helm = findHelm();
 const skip = realControlPlaneSkip() || (helm ? false : 'helm is neither on PATH nor built (`npm run cluster:build`)');
 const NAMESPACE = 'kube-system';
@@ -50,18 +48,6 @@ async function withPlane(body: (plane: Plane, work: string) => Promise<void>, ap
     await plane.stop();
     await plane.removeDir();
     await rm(work, { recursive: true, force: true });
-  }
-}
-
-/** helm with its cache, config and data in `work`, never the user's. */
-async function runHelm(work: string, kubeconfig: string, args: string[]): Promise<string> {
-  const env = { ...process.env, HELM_CACHE_HOME: join(work, 'helm-cache'), HELM_CONFIG_HOME: join(work, 'helm-config'), HELM_DATA_HOME: join(work, 'helm-data') };
-  try {
-    const { stdout } = await run(helm ?? 'helm', [...args, '--kubeconfig', kubeconfig], { env, maxBuffer: 16 * 1024 * 1024 });
-    return stdout;
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string };
-    throw new Error(`helm ${args.join(' ')} failed:\n${e.stderr ?? ''}${e.stdout ?? ''}`);
   }
 }
 
@@ -103,11 +89,25 @@ test('helm install with every switch on: kube-apiserver accepts every object of 
     const values = join(CHART_DIR, 'ci', 'full-values.yaml');
     await runHelm(work, plane.kubeconfigPath, ['install', 'pv-controller', CHART_DIR, '--namespace', NAMESPACE, '-f', values]);
     const objects = await assertReleaseStored(plane, work);
-    assert.equal(objects.length, 13, objects.map((o) => `${o.kind}/${o.metadata?.name}`).join(', '));
+    assert.equal(objects.length, 14, objects.map((o) => `${o.kind}/${o.metadata?.name}`).join(', '));
     const pods = await plane.admin().makeApiClient(CoreV1Api).listNamespacedPod({ namespace: NAMESPACE, labelSelector: 'app.kubernetes.io/name=pv-controller' });
     assert.equal(pods.items.length, 0, 'no kube-controller-manager makes the pods and no kubelet would run them');
+    await assertTestHookAccepted(plane, work);
   });
 });
+
+/**
+ * `helm test`'s pod, created as helm test would create it: kube-apiserver accepts it (no kubelet
+ * runs it here; what it checks is test/chart/helm-test-check.test.ts's).
+ */
+async function assertTestHookAccepted(plane: Plane, work: string): Promise<void> {
+  const hooks = objectsOf(await runHelm(work, plane.kubeconfigPath, ['get', 'hooks', 'pv-controller', '--namespace', NAMESPACE]));
+  assert.deepEqual(hooks.map((o) => `${o.kind}/${o.metadata?.name}`), ['Pod/pv-controller-test']);
+  const client = KubernetesObjectApi.makeApiClient(plane.admin());
+  const created = await client.create(hooks[0]);
+  assert.equal(created.metadata?.annotations?.['helm.sh/hook'], 'test');
+  await client.delete(created);
+}
 
 /** Every object of the release, each read back from kube-apiserver as part of it; the release is deployed. */
 async function assertReleaseStored(plane: Plane, work: string): Promise<KubernetesObject[]> {
@@ -145,11 +145,29 @@ function localArgs(manifest: string, nodeName: string, kind: 'Deployment' | 'Dae
   );
 }
 
-test('the controller, run with the chart\'s Deployment arguments and ServiceAccount token, binds a claim of the chart\'s host-path class', { skip, timeout: 180_000 }, async () => {
+/** A copy of the chart whose ClusterRole and binding carry 0.1.0's `system:` names. */
+async function chartWithSystemNames(work: string): Promise<string> {
+  const dir = join(work, 'chart-0.1.0');
+  await cp(CHART_DIR, dir, { recursive: true });
+  const rbac = join(dir, 'templates', 'rbac.yaml');
+  await writeFile(rbac, (await readFile(rbac, 'utf8')).replaceAll('name: {{ include "pv-controller.fullname" . }}\n', 'name: system:{{ include "pv-controller.fullname" . }}\n'));
+  return dir;
+}
+
+test('helm upgrade from a release with the system:-named ClusterRole; the controller, run with the chart\'s Deployment arguments and ServiceAccount token, binds a claim of the chart\'s host-path class', { skip, timeout: 180_000 }, async () => {
   await withPlane(async (plane, work) => {
     const root = join(work, 'volumes');
     await mkdir(root);
-    await runHelm(work, plane.kubeconfigPath, ['install', 'pv-controller', CHART_DIR, '--namespace', NAMESPACE, '--set', `hostPath.root=${root}`]);
+    const values = ['--set', `hostPath.root=${root},hostPath.node=node-a`];
+    await runHelm(work, plane.kubeconfigPath, ['install', 'pv-controller', await chartWithSystemNames(work), '--namespace', NAMESPACE, ...values]);
+    const rbac = plane.admin().makeApiClient(RbacAuthorizationV1Api);
+    assert.ok(await rbac.readClusterRole({ name: 'system:pv-controller' }), 'the old release has the system: name');
+    await runHelm(work, plane.kubeconfigPath, ['upgrade', 'pv-controller', CHART_DIR, '--namespace', NAMESPACE, ...values]);
+    const names = (await rbac.listClusterRole()).items.map((r) => r.metadata?.name).filter((n) => n?.includes('pv-controller'));
+    assert.deepEqual(names, ['pv-controller'], 'helm removed the system:-named ClusterRole and made ours');
+    const binding = await rbac.readClusterRoleBinding({ name: 'pv-controller' });
+    assert.equal(binding.roleRef.name, 'pv-controller');
+    await assert.rejects(rbac.readClusterRoleBinding({ name: 'system:pv-controller' }), 'the old binding is gone');
     const manifest = await runHelm(work, plane.kubeconfigPath, ['get', 'manifest', 'pv-controller', '--namespace', NAMESPACE]);
     const kubeconfig = await serviceAccountKubeconfig(plane, work);
     const args = [MAIN, ...localArgs(manifest, 'node-a'), '--kubeconfig', kubeconfig];
@@ -192,7 +210,7 @@ test('helm install of the node-agent values: every object accepted (the privileg
   await withPlane(async (plane, work) => {
     await runHelm(work, plane.kubeconfigPath, ['install', 'pv-controller', CHART_DIR, '--namespace', NAMESPACE, '-f', join(CHART_DIR, NODE_AGENT_VALUES)]);
     const objects = await assertReleaseStored(plane, work);
-    assert.equal(objects.length, 14, objects.map((o) => `${o.kind}/${o.metadata?.name}`).join(', '));
+    assert.equal(objects.length, 15, objects.map((o) => `${o.kind}/${o.metadata?.name}`).join(', '));
     const manifest = await runHelm(work, plane.kubeconfigPath, ['get', 'manifest', 'pv-controller', '--namespace', NAMESPACE]);
     const api = new ClusterApi(plane.admin());
     const sandbox = await mkdtemp(join(tmpdir(), 'pv-helm-agent-'));

@@ -28,7 +28,7 @@ import { startProcess, type ManagedProcess } from '../../tools/cluster/processes
 import { realControlPlaneSkip, startTestControlPlane } from '../helpers/control-plane.js';
 import { mountNamespaceSkipReason } from '../helpers/mount-namespace.js';
 import { waitFor } from '../helpers/wait.js';
-import { addSchedulableNode, ClusterApi, loopDevicesUnder, startNodeAgent, testAgentArgs, type CapacityObject, type NodeAgent } from './multinode/nodes.js';
+import { addSchedulableNode, ClusterApi, createSizedNodeClass, loopDevicesUnder, startNodeAgent, testAgentArgs, type CapacityObject, type NodeAgent } from './multinode/nodes.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const skip = realControlPlaneSkip() || mountNamespaceSkipReason() || imageSupportProblem() || false;
@@ -106,13 +106,7 @@ describe('multi-node on the real control plane: kube-scheduler places pods by th
     ];
     central = startProcess('pv-controller', process.execPath, centralArgs, join(plane.dir, 'controller.log'), plane.dir);
     await plane.startScheduler();
-    await api.post('/apis/storage.k8s.io/v1/storageclasses', 'storage.k8s.io/v1', 'StorageClass', {
-      metadata: { name: CLASS },
-      provisioner: NODE_HOST_PATH_PROVISIONER,
-      reclaimPolicy: 'Delete',
-      volumeBindingMode: 'WaitForFirstConsumer',
-      parameters: { sizing: 'image' },
-    });
+    await createSizedNodeClass(api, CLASS);
   });
 
   after(async () => {

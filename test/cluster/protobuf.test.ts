@@ -10,6 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/cluster/binaries.js';
+import { GO_BUILD_ENV, GO_BUILD_FLAGS, goBuildArgs } from '../../tools/cluster/build.js';
 import { decodeObject, encodeObject } from '@pv-controller/apiserver/protobuf/envelope.js';
 import { startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
 import { realControlPlaneSkip } from '../helpers/control-plane.js';
@@ -21,7 +22,7 @@ const GO_MODULE = join(REPO_ROOT, 'tools', 'k8s');
 
 function run(cmd: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: GO_MODULE, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd: GO_MODULE, env: { ...process.env, ...GO_BUILD_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -31,7 +32,7 @@ function run(cmd: string, args: string[]): Promise<{ code: number | null; stdout
 }
 
 test('packages/apiserver/src/protobuf/schema.json is what tools/k8s/cmd/protobuf-schema generates', { skip: noGo }, async () => {
-  const generated = await run('go', ['run', './cmd/protobuf-schema']);
+  const generated = await run('go', ['run', ...GO_BUILD_FLAGS, './cmd/protobuf-schema']);
   assert.equal(generated.code, 0, generated.stderr);
   const committed = await readFile(join(REPO_ROOT, 'packages', 'apiserver', 'src', 'protobuf', 'schema.json'), 'utf8');
   assert.ok(generated.stdout === committed, 'schema.json is stale: regenerate it (see its comment)');
@@ -133,7 +134,7 @@ test("kube-apiserver's protobuf answers are our encoding of its JSON answers, an
 });
 
 test('the client-go protobuf program passes against kube-apiserver, server-side apply included', { skip: skip || noGo, timeout: 300_000 }, async () => {
-  const built = await run('go', ['build', '-o', join(t.dataDir, 'protobuf-client'), './cmd/protobuf-client']);
+  const built = await run('go', goBuildArgs('./cmd/protobuf-client', join(t.dataDir, 'protobuf-client')));
   assert.equal(built.code, 0, built.stderr);
   const r = await run(join(t.dataDir, 'protobuf-client'), ['-kubeconfig', t.server.kubeconfigPath, '-name', `${ID}-client`, '-apply']);
   assert.equal(r.code, 0, r.stdout + r.stderr);

@@ -30,11 +30,12 @@ test('defaults match kube-controller-manager, with the seed\'s 10m sync period',
     resourceName: 'pv-controller',
     resourceNamespace: 'kube-system',
   });
-  assert.deepEqual(o.controllers, ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pv-protection', 'expander', 'node-gone']);
+  assert.deepEqual(o.controllers, ['binder', 'provisioner', 'reclaimer', 'pvc-protection', 'pvc-unused', 'pv-protection', 'expander', 'node-gone', 'snapshot']);
   assert.equal(o.logFormat, 'json');
   assert.equal(o.metricsBindAddress, '127.0.0.1:10258');
   assert.equal(o.volumeStatsAggPeriodMs, 60_000);
   assert.equal(o.nodeGoneDelayMs, 300_000);
+  assert.equal(o.snapshotRole, 'controller+sidecar');
 });
 
 test('flags override defaults', () => {
@@ -52,7 +53,7 @@ test('flags override defaults', () => {
 });
 
 test('--controllers takes *, names and -name like kube-controller-manager', () => {
-  assert.deepEqual(parseControllers('*,-reclaimer,-pv-protection'), ['binder', 'provisioner', 'pvc-protection', 'expander', 'node-gone']);
+  assert.deepEqual(parseControllers('*,-reclaimer,-pv-protection,-pvc-unused'), ['binder', 'provisioner', 'pvc-protection', 'expander', 'node-gone', 'snapshot']);
   assert.deepEqual(parseControllers('binder'), ['binder']);
   assert.throws(() => parseControllers('binder,attach'), /unknown controller "attach"/);
 });
@@ -66,6 +67,7 @@ test('bad values are refused with a message naming the flag', () => {
     [{ leaderElect: 'maybe' }, /--leader-elect/],
     [{ metricsBindAddress: 'nope' }, /--metrics-bind-address/],
     [{ nodeGoneDelay: 'soon' }, /--node-gone-delay/],
+    [{ snapshotRole: 'controller' }, /--snapshot-role must be one of controller\+sidecar, sidecar/],
   ];
   for (const [raw, msg] of cases) assert.throws(() => parseControllerOptions(raw), (e: unknown) => e instanceof OptionsError && msg.test(e.message));
 });
@@ -75,4 +77,9 @@ test('--volume-stats-agg-period 0 disables collection; a negative or malformed p
   assert.equal(parseControllerOptions({ volumeStatsAggPeriod: '30s' }).volumeStatsAggPeriodMs, 30_000);
   assert.throws(() => parseControllerOptions({ volumeStatsAggPeriod: '-1s' }), /--volume-stats-agg-period/);
   assert.throws(() => parseControllerOptions({ volumeStatsAggPeriod: 'soon' }), /--volume-stats-agg-period/);
+});
+
+test('--snapshot-role takes controller+sidecar or sidecar', () => {
+  assert.equal(parseControllerOptions({ snapshotRole: 'sidecar' }).snapshotRole, 'sidecar');
+  assert.equal(parseControllerOptions({ snapshotRole: 'controller+sidecar' }).snapshotRole, 'controller+sidecar');
 });

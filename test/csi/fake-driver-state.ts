@@ -12,6 +12,9 @@
  *   ListVolumes and ListSnapshots page by index, a token they did not give is ABORTED.
  * - CreateSnapshot is idempotent by name (ALREADY_EXISTS for another source), NOT_FOUND for an
  *   unknown source volume; DeleteSnapshot of an unknown id succeeds.
+ * - CreateVolume with a volume_content_source (restore, clone): NOT_FOUND for an unknown snapshot
+ *   or volume, OUT_OF_RANGE for a size below the source's, ALREADY_EXISTS for a name made from
+ *   another source; the answer carries the content source.
  * - Probe answers `ready` (true by default; undefined leaves the field unset, false not ready).
  */
 import { status } from '@grpc/grpc-js';
@@ -197,14 +200,20 @@ export class FakeDriverState {
     const required = readInt64(range, 'required_bytes');
     const limit = readInt64(range, 'limit_bytes');
     if (limit !== 0n && limit < required) invalid(`limit_bytes ${limit} < required_bytes ${required}`);
+    const contentSource = readMessage(req, 'volume_content_source');
     const existing = this.volumes.get(name);
     if (existing) {
       if (existing.capacityBytes < required || (limit !== 0n && existing.capacityBytes > limit)) {
         throw new FakeCsiError(status.ALREADY_EXISTS, `volume ${name} exists with ${existing.capacityBytes} bytes`);
       }
+      if (JSON.stringify(existing.contentSource ?? null) !== JSON.stringify(contentSource ?? null)) {
+        throw new FakeCsiError(status.ALREADY_EXISTS, `volume ${name} exists with another content source`);
+      }
       return existing;
     }
-    const size = required !== 0n ? required : (this.options.defaultVolumeSize ?? GiB);
+    const sourceBytes = contentSource ? this.contentSourceBytes(contentSource) : 0n;
+    const size = required !== 0n ? required : sourceBytes > 0n ? sourceBytes : (this.options.defaultVolumeSize ?? GiB);
+    if (size < sourceBytes) throw new FakeCsiError(status.OUT_OF_RANGE, `${size} bytes is less than the ${sourceBytes} bytes of the content source`);
     if (this.options.maximumVolumeSize !== undefined && size > this.options.maximumVolumeSize) invalid(`${size} bytes is above the maximum volume size`);
     if (size > this.availableBytes()) throw new FakeCsiError(status.RESOURCE_EXHAUSTED, `${size} bytes requested, ${this.availableBytes()} left`);
     const volume: FakeVolume = {
@@ -214,10 +223,24 @@ export class FakeDriverState {
       parameters: readStringMap(req, 'parameters'),
       mutableParameters: readStringMap(req, 'mutable_parameters'),
       accessibleTopology: this.topologyFor(req),
-      ...(readMessage(req, 'volume_content_source') ? { contentSource: readMessage(req, 'volume_content_source') } : {}),
+      ...(contentSource ? { contentSource } : {}),
     };
     this.volumes.set(name, volume);
     return volume;
+  }
+
+  /** The size of the snapshot or volume a new volume is filled from; NOT_FOUND when there is none such. */
+  private contentSourceBytes(source: WireMessage): bigint {
+    const snapshotId = readString(readMessage(source, 'snapshot') ?? {}, 'snapshot_id');
+    if (snapshotId !== '') {
+      const snapshot = [...this.snapshots.values()].find((s) => s.id === snapshotId);
+      if (!snapshot) throw new FakeCsiError(status.NOT_FOUND, `snapshot ${snapshotId} does not exist`);
+      return snapshot.sizeBytes;
+    }
+    const volumeId = readString(readMessage(source, 'volume') ?? {}, 'volume_id');
+    const volume = this.volumeById(volumeId);
+    if (!volume) throw new FakeCsiError(status.NOT_FOUND, `volume ${volumeId} does not exist`);
+    return volume.capacityBytes;
   }
 
   private topologyFor(req: WireMessage): CsiSegments[] {

@@ -87,3 +87,18 @@ test('snapshots are idempotent by name, listed by source, deleted; identity answ
   });
   assert.ok((await csi.conn.controller.getCapabilities()).has('CREATE_DELETE_VOLUME'));
 });
+
+test('CreateVolume from a snapshot or a volume: the answer carries the source; an unknown source is NOT_FOUND, a smaller size OUT_OF_RANGE, the name with another source ALREADY_EXISTS', async () => {
+  const vol = await csi.conn.controller.createVolume(create('pv-orig', GiB));
+  const snap = await csi.conn.controller.createSnapshot({ sourceVolumeId: vol.volumeId, name: 'snap-r', secrets: {}, parameters: {} });
+  const fromSnapshot = { snapshot: { snapshotId: snap.snapshotId } };
+  const restored = await csi.conn.controller.createVolume({ ...create('pv-rest', GiB), contentSource: fromSnapshot });
+  assert.deepEqual(restored.contentSource, fromSnapshot);
+  assert.deepEqual(await csi.conn.controller.createVolume({ ...create('pv-rest', GiB), contentSource: fromSnapshot }), restored);
+  await assert.rejects(csi.conn.controller.createVolume({ ...create('pv-rest', GiB), contentSource: { volume: { volumeId: vol.volumeId } } }), code(status.ALREADY_EXISTS));
+  const clone = await csi.conn.controller.createVolume({ ...create('pv-clone', GiB), contentSource: { volume: { volumeId: vol.volumeId } } });
+  assert.deepEqual(clone.contentSource, { volume: { volumeId: vol.volumeId } });
+  await assert.rejects(csi.conn.controller.createVolume({ ...create('pv-x1', GiB), contentSource: { snapshot: { snapshotId: 'snap-none' } } }), code(status.NOT_FOUND));
+  await assert.rejects(csi.conn.controller.createVolume({ ...create('pv-x2', GiB), contentSource: { volume: { volumeId: 'vol-none' } } }), code(status.NOT_FOUND));
+  await assert.rejects(csi.conn.controller.createVolume({ ...create('pv-x3', GiB / 2n), contentSource: fromSnapshot }), code(status.OUT_OF_RANGE));
+});

@@ -30,6 +30,8 @@ const kubectl = kubectlPath();
 let dataDir: string;
 let child: ChildProcess | undefined;
 let stdout = '';
+/** The kubeconfig the banner names, once the first test has read it. */
+let bannerKubeconfig: string | undefined;
 
 before(async () => {
   dataDir = join(await mkdtemp(join(tmpdir(), 'pvc-npm-start-')), '.pv-controller');
@@ -62,6 +64,7 @@ test('npm start, then the kubectl command its banner prints, yields a Bound clai
   const applyArgs = apply.split(/\s+/).slice(1);
   const kubeconfig = applyArgs[applyArgs.indexOf('--kubeconfig') + 1]!;
   const rest = applyArgs.filter((_, i) => i !== applyArgs.indexOf('--kubeconfig') && i !== applyArgs.indexOf('--kubeconfig') + 1);
+  bannerKubeconfig = resolve(repoRoot, kubeconfig);
   const applied = await runKubectl(rest, resolve(repoRoot, kubeconfig));
   assert.equal(applied.code, 0, applied.stderr);
 
@@ -80,4 +83,38 @@ test('npm start, then the kubectl command its banner prints, yields a Bound clai
 
   const table = await runKubectl(['get', 'pvc,pv'], resolve(repoRoot, kubeconfig));
   assert.match(table.stdout, /persistentvolumeclaim\/my-claim\s+Bound/);
+});
+
+test('npm start: a claim a pod on a node with no kubelet uses waits for the pod; deleting the pod gracefully lets the claim and its directory go', { skip: kubectl ? false : NO_KUBECTL, timeout: 120_000 }, async (t) => {
+  if (!bannerKubeconfig) return t.skip('the first test did not reach the banner, so there is no server to use');
+  const kc = bannerKubeconfig;
+  const claim = JSON.parse((await runKubectl(['get', 'pvc', 'my-claim', '-o', 'json'], kc)).stdout) as { spec: { volumeName: string } };
+  const pod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: user
+spec:
+  nodeName: laptop
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: c
+    image: busybox
+    volumeMounts: [{ name: data, mountPath: /data }]
+  volumes:
+  - name: data
+    persistentVolumeClaim: { claimName: my-claim }
+`;
+  const applied = await runKubectl(['apply', '-f', '-'], kc, { stdin: pod });
+  assert.equal(applied.code, 0, applied.stderr);
+  const claimDelete = await runKubectl(['delete', 'pvc', 'my-claim', '--wait=false'], kc);
+  assert.equal(claimDelete.code, 0, claimDelete.stderr);
+  // pvc-protection holds the claim while a scheduled pod uses it.
+  const held = await runKubectl(['wait', '--for=delete', 'pvc/my-claim', '--timeout=3s'], kc);
+  assert.notEqual(held.code, 0, 'the claim waits for its pod');
+  const podDelete = await runKubectl(['delete', 'pod', 'user', '--timeout=30s'], kc);
+  assert.equal(podDelete.code, 0, podDelete.stderr);
+  const claimGone = await runKubectl(['wait', '--for=delete', 'pvc/my-claim', '--timeout=30s'], kc);
+  assert.equal(claimGone.code, 0, claimGone.stderr);
+  const dir = `kubernetes-dynamic-${claim.spec.volumeName}`;
+  await waitFor(async () => !(await readdir(join(dataDir, 'volumes'))).includes(dir), `${dir} removed by the Delete policy`, { timeoutMs: 30_000 });
 });

@@ -10,6 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GO_BUILD_ENV, goBuildArgs } from '../../tools/cluster/build.js';
 import { kubectlPath, NO_KUBECTL, runKubectl, startTestApiServer, type TestApiServer } from '../helpers/apiserver.js';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
@@ -21,10 +22,10 @@ let dir: string;
 let clientBinary: string | undefined;
 let buildError = '';
 
-/** Builds the client-go program once (its time is not the test's). */
+/** Builds the client-go program once (its time is not the test's), as cluster:build builds, so its packages come from the Go build cache. */
 function buildClient(out: string): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn('go', ['build', '-o', out, './cmd/protobuf-client'], { cwd: join(REPO, 'tools', 'k8s'), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('go', goBuildArgs('./cmd/protobuf-client', out), { cwd: join(REPO, 'tools', 'k8s'), env: { ...process.env, ...GO_BUILD_ENV }, stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr.on('data', (c: Buffer) => (buildError += c.toString()));
     child.on('close', (code) => {
       if (code === 0) clientBinary = out;

@@ -18,6 +18,8 @@ export interface Ec2Volume {
   attachedTo?: string;
   clientToken?: string;
   createTime: Date;
+  /** The snapshot it was created from. */
+  snapshotId?: string;
 }
 
 export function escapeXml(text: string): string {
@@ -60,7 +62,7 @@ export function volumeFields(volume: Ec2Volume): string {
   return (
     element('volumeId', volume.id) +
     element('size', volume.sizeGiB) +
-    '<snapshotId/>' +
+    (volume.snapshotId === undefined ? '<snapshotId/>' : element('snapshotId', volume.snapshotId)) +
     element('availabilityZone', volume.zone) +
     element('status', volume.state) +
     element('createTime', volume.createTime.toISOString()) +

@@ -1,7 +1,8 @@
 /**
  * A loopback EC2 Query API for EBS volumes: CreateVolume, DescribeVolumes (filters by tag, id,
  * zone, status; pagination), DeleteVolume, CreateTags, DescribeAvailabilityZones, ModifyVolume
- * and DescribeVolumesModifications (ec2-modifications.ts). The AWS SDK
+ * and DescribeVolumesModifications (ec2-modifications.ts), CreateSnapshot, DescribeSnapshots and
+ * DeleteSnapshot (ec2-snapshots.ts), CreateVolume from a snapshot. The AWS SDK
  * talks to it unchanged (`endpoint` or AWS_ENDPOINT_URL_EC2). Volumes are inspectable from the
  * test; faults are injected per action through `faults`.
  */
@@ -15,9 +16,11 @@ import {
   volumeFields,
 } from './ec2-xml.js';
 import { Ec2Modifications, ModificationError, modificationXml } from './ec2-modifications.js';
+import { Ec2SnapshotError, Ec2Snapshots, snapshotFields } from './ec2-snapshots.js';
 import { dropConnection, type Exchange, FaultPlan, LoopbackServer } from './loopback.js';
 
 export type { Ec2Volume } from './ec2-xml.js';
+export type { Ec2SnapshotRecord } from './ec2-snapshots.js';
 
 export interface Ec2EmulatorOptions {
   region?: string;
@@ -26,6 +29,8 @@ export interface Ec2EmulatorOptions {
   accessKeyId?: string;
   /** DescribeVolumes calls that still see a new volume as `creating` (default 1). */
   creatingPolls?: number;
+  /** DescribeSnapshots calls that still see a new snapshot as `pending` (default 1). */
+  pendingPolls?: number;
 }
 
 type Params = Map<string, string>;
@@ -63,6 +68,10 @@ export class Ec2Emulator {
   readonly faults = new FaultPlan();
   /** Volume modifications (ModifyVolume): their history, and failures to inject. */
   readonly modifications = new Ec2Modifications();
+  /** EBS snapshots: inspect with `snapshots.all()`, add foreign ones with `snapshots.add()`. */
+  readonly snapshots: Ec2Snapshots;
+  /** Every request's action and Query parameters, in order (authentication excluded). */
+  readonly requests: { action: string; params: Record<string, string> }[] = [];
   readonly region: string;
   readonly zones: string[];
   private readonly accessKeyId: string;
@@ -71,6 +80,8 @@ export class Ec2Emulator {
   private readonly pollsLeft = new Map<string, number>();
   /** Volume state a new volume reaches after `creatingPolls` (set 'error' to fail creations). */
   stateAfterCreate: 'available' | 'error' = 'available';
+  /** The most volumes one DescribeVolumes answers, whatever MaxResults asks (pagination tests). */
+  maxPageSize = Infinity;
   private readonly server = new LoopbackServer((exchange) => this.handle(exchange));
 
   constructor(options: Ec2EmulatorOptions = {}) {
@@ -78,6 +89,7 @@ export class Ec2Emulator {
     this.zones = options.zones ?? [`${this.region}a`, `${this.region}b`, `${this.region}c`];
     this.accessKeyId = options.accessKeyId ?? 'AKIDEMULATOR';
     this.creatingPolls = options.creatingPolls ?? 1;
+    this.snapshots = new Ec2Snapshots(options.pendingPolls ?? 1);
   }
 
   get url(): string {
@@ -126,6 +138,7 @@ export class Ec2Emulator {
   private async handle(exchange: Exchange): Promise<void> {
     const params: Params = new Map(new URLSearchParams(exchange.body.toString('utf8')));
     const action = params.get('Action') ?? '';
+    this.requests.push({ action, params: Object.fromEntries([...params].filter(([key]) => key !== 'Action' && key !== 'Version')) });
     const requestId = randomUUID();
     const send = (status: number, xml: string): void => {
       exchange.res.writeHead(status, { 'content-type': 'text/xml;charset=UTF-8' });
@@ -143,7 +156,7 @@ export class Ec2Emulator {
       if (fault === 'lostResponse') return dropConnection(exchange);
       send(200, xml);
     } catch (err) {
-      if (!(err instanceof Ec2Error)) throw err;
+      if (!(err instanceof Ec2Error || err instanceof Ec2SnapshotError)) throw err;
       send(err.status, errorXml(requestId, err.code, err.message));
     }
   }
@@ -172,6 +185,13 @@ export class Ec2Emulator {
         return actionResponse(action, requestId, `<volumeModification>${modificationXml(this.modifyVolume(params))}</volumeModification>`);
       case 'DescribeVolumesModifications':
         return this.describeModifications(params, requestId);
+      case 'CreateSnapshot':
+        return actionResponse(action, requestId, snapshotFields(this.createSnapshot(params)));
+      case 'DescribeSnapshots':
+        return this.describeSnapshots(params, requestId);
+      case 'DeleteSnapshot':
+        this.snapshots.delete(params.get('SnapshotId') ?? '', forceInUse);
+        return actionResponse(action, requestId, '<return>true</return>');
       default:
         throw new Ec2Error(400, 'InvalidAction', `The action ${action} is not valid for this web service.`);
     }
@@ -185,8 +205,14 @@ export class Ec2Emulator {
     if (!this.zones.includes(zone)) {
       throw new Ec2Error(400, 'InvalidParameterValue', `Invalid availability zone: [${zone}]`);
     }
-    const size = Number(params.get('Size'));
+    const snapshotId = params.get('SnapshotId');
+    const snapshot = snapshotId === undefined ? undefined : this.snapshots.live(snapshotId);
+    if (snapshot && snapshot.state !== 'completed') throw new Ec2Error(400, 'IncorrectState', `Snapshot is in invalid state - ${snapshot.state}`);
+    const size = Number(params.get('Size') ?? snapshot?.volumeSizeGiB);
     if (!Number.isInteger(size) || size < 1) throw new Ec2Error(400, 'InvalidParameterValue', 'Invalid size');
+    if (snapshot && size < snapshot.volumeSizeGiB) {
+      throw new Ec2Error(400, 'InvalidParameterValue', `Volume of ${size}GiB is too small; minimum is ${snapshot.volumeSizeGiB}GiB.`);
+    }
     const tagSpec = indexed(params, 'TagSpecification').find((group) => group.get('ResourceType') === 'volume');
     const tags = tagSpec ? tagsOf(indexed(tagSpec, 'Tag')) : {};
     const iops = params.get('Iops');
@@ -202,6 +228,7 @@ export class Ec2Emulator {
       state: 'creating',
       clientToken: token,
       tags,
+      ...(snapshotId === undefined ? {} : { snapshotId }),
     });
     this.pollsLeft.set(volume.id, this.creatingPolls);
     return volume;
@@ -231,7 +258,7 @@ export class Ec2Emulator {
       .filter((volume) => ids.length === 0 || ids.includes(volume.id))
       .filter((volume) => filters.every((filter) => matchesFilter(volume, filter.name, filter.values)));
     matching.forEach((volume) => this.advance(volume));
-    const max = Number(params.get('MaxResults') ?? matching.length);
+    const max = Math.min(Number(params.get('MaxResults') ?? matching.length), this.maxPageSize);
     const start = Number(params.get('NextToken') ?? 0);
     const page = matching.slice(start, start + max);
     const next = start + max < matching.length ? String(start + max) : undefined;
@@ -277,9 +304,27 @@ export class Ec2Emulator {
     volume.state = 'deleted';
   }
 
+  private createSnapshot(params: Params): ReturnType<Ec2Snapshots['create']> {
+    const volume = this.store.get(params.get('VolumeId') ?? '');
+    const tagSpec = indexed(params, 'TagSpecification').find((group) => group.get('ResourceType') === 'snapshot');
+    return this.snapshots.create(params, volume && volume.state !== 'deleted' ? volume : undefined, tagSpec ? tagsOf(indexed(tagSpec, 'Tag')) : {});
+  }
+
+  private describeSnapshots(params: Params, requestId: string): string {
+    const ids = indexed(params, 'SnapshotId').map((group) => group.get('') ?? '');
+    const filters = indexed(params, 'Filter').map((group) => ({ name: group.get('Name') ?? '', values: indexed(group, 'Value').map((v) => v.get('') ?? '') }));
+    const { page, next } = this.snapshots.describe(ids, filters, Number(params.get('MaxResults') ?? 1000), Number(params.get('NextToken') ?? 0));
+    const items = page.map((s) => `<item>${snapshotFields(s)}</item>`).join('');
+    return actionResponse('DescribeSnapshots', requestId, `<snapshotSet>${items}</snapshotSet>${next === undefined ? '' : `<nextToken>${next}</nextToken>`}`);
+  }
+
   private createTags(params: Params): void {
     const tags = tagsOf(indexed(params, 'Tag'));
     for (const group of indexed(params, 'ResourceId')) {
+      if ((group.get('') ?? '').startsWith('snap-')) {
+        this.snapshots.addTags(group.get('') ?? '', tags);
+        continue;
+      }
       const volume = this.store.get(group.get('') ?? '');
       if (!volume || volume.state === 'deleted') {
         throw new Ec2Error(400, 'InvalidVolume.NotFound', `The volume '${group.get('')}' does not exist.`);

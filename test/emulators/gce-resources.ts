@@ -17,6 +17,11 @@ export interface GceDiskRecord {
   id: string;
   provisionedIops?: number;
   provisionedThroughput?: number;
+  /** What it was filled from (`projects/p/global/snapshots/s` or `projects/p/zones/z/disks/d`). */
+  sourceSnapshot?: string;
+  sourceDisk?: string;
+  /** RFC 3339; set when the disk is added. */
+  creationTimestamp?: string;
 }
 
 export function diskJson(disk: GceDiskRecord, project: string): Record<string, unknown> {
@@ -34,10 +39,13 @@ export function diskJson(disk: GceDiskRecord, project: string): Record<string, u
   };
   json[disk.scope === 'zones' ? 'zone' : 'region'] = where;
   if (disk.description !== undefined) json.description = disk.description;
+  if (disk.creationTimestamp !== undefined) json.creationTimestamp = disk.creationTimestamp;
   if (disk.users.length > 0) json.users = disk.users.map((user) => `https://www.googleapis.com/compute/v1/${user}`);
   if (disk.replicaZones) json.replicaZones = disk.replicaZones.map((zone) => `${base}/zones/${zone}`);
   if (disk.provisionedIops !== undefined) json.provisionedIops = String(disk.provisionedIops);
   if (disk.provisionedThroughput !== undefined) json.provisionedThroughput = String(disk.provisionedThroughput);
+  if (disk.sourceSnapshot !== undefined) json.sourceSnapshot = `https://www.googleapis.com/compute/v1/${disk.sourceSnapshot}`;
+  if (disk.sourceDisk !== undefined) json.sourceDisk = `https://www.googleapis.com/compute/v1/${disk.sourceDisk}`;
   return json;
 }
 
@@ -49,7 +57,7 @@ export function gceError(code: number, reason: string, message: string): unknown
  * The subset of the list filter grammar the plugin uses: `field = "value"` clauses (also `!=`),
  * optionally parenthesised, joined by spaces or AND. Fields: name, status, labels.<key>.
  */
-export function matchesFilter(disk: GceDiskRecord, filter: string): boolean {
+export function matchesFilter(disk: Pick<GceDiskRecord, 'name' | 'status' | 'labels'>, filter: string): boolean {
   const clause = /\(?\s*([A-Za-z0-9_.-]+)\s*(=|!=|eq|ne)\s*"?([^")\s]*)"?\s*\)?/g;
   for (const match of filter.matchAll(clause)) {
     const [, field, operator, value] = match;

@@ -1,14 +1,17 @@
 /**
  * A loopback Compute Engine v1 API for persistent disks: zonal and regional disks (insert, get,
  * list with a filter, delete, resize, update of the provisioned IOPS/throughput), aggregated list, zone/region operations that finish after a few
- * polls, and an OAuth2 token endpoint (refresh-token grant) so a real google-auth-library client
+ * polls, global snapshots (gce-snapshots.ts) and disks restored from one or cloned from a disk,
+ * and an OAuth2 token endpoint (refresh-token grant) so a real google-auth-library client
  * can authenticate against it. Disks are inspectable; faults are injected per action.
  */
 import { randomUUID } from 'node:crypto';
 import { dropConnection, type Exchange, FaultPlan, LoopbackServer, pathSegments, sendJson } from './loopback.js';
 import { diskJson, gceError, type GceDiskRecord, matchesFilter } from './gce-resources.js';
+import { GceSnapshotError, GceSnapshots, snapshotJson } from './gce-snapshots.js';
 
 export type { GceDiskRecord } from './gce-resources.js';
+export type { GceSnapshotRecord } from './gce-snapshots.js';
 
 export interface GceEmulatorOptions {
   project?: string;
@@ -51,6 +54,12 @@ export class GceEmulator {
   readonly updateErrors: { code: string; message: string }[] = [];
   /** Status a disk reaches when its insert completes (set FAILED to fail creations). */
   statusAfterCreate: 'READY' | 'FAILED' = 'READY';
+  /** The most disks one aggregated list answers, whatever maxResults asks (pagination tests). */
+  maxPageSize = 500;
+  /** Global snapshots: inspect with `snapshots.all()`, add foreign ones with `snapshots.add()`. */
+  readonly snapshots: GceSnapshots;
+  /** Every Compute request's action and JSON body (the disk and snapshot calls), in order. */
+  readonly requests: { action: string; body: unknown }[] = [];
   private readonly operationPolls: number;
   private readonly store = new Map<string, GceDiskRecord>();
   private readonly operations = new Map<string, OperationRecord>();
@@ -62,6 +71,7 @@ export class GceEmulator {
     this.project = options.project ?? 'emulated-project';
     this.zones = options.zones ?? ['us-central1-a', 'us-central1-b', 'us-central1-c', 'europe-west1-b'];
     this.operationPolls = options.operationPolls ?? 1;
+    this.snapshots = new GceSnapshots(this.project);
   }
 
   get url(): string {
@@ -100,6 +110,7 @@ export class GceEmulator {
       status: 'READY',
       users: [],
       id: String(Math.floor(Math.random() * 1e15)),
+      creationTimestamp: new Date().toISOString(),
       ...fields,
     };
     this.store.set(`${disk.scope}/${disk.location}/${disk.name}`, disk);
@@ -125,6 +136,7 @@ export class GceEmulator {
     const parts = pathSegments(url.pathname, `/compute/v1/projects/${this.project}/`);
     const action = parts ? actionOf(req.method ?? 'GET', parts) : undefined;
     if (!parts || !action) return sendJson(res, 404, gceError(404, 'notFound', `no route ${url.pathname}`));
+    this.requests.push({ action, body: exchange.body.length > 0 ? (JSON.parse(exchange.body.toString('utf8')) as unknown) : undefined });
     const fault = this.faults.take(action);
     if (fault === 'hang') return this.server.hold(res);
     if (fault === 'throttle') return sendJson(res, 429, gceError(429, 'rateLimitExceeded', 'Rate Limit Exceeded'));
@@ -136,7 +148,7 @@ export class GceEmulator {
       if (fault === 'lostResponse') return dropConnection(exchange);
       sendJson(res, 200, body);
     } catch (err) {
-      if (!(err instanceof GceHttpError)) throw err;
+      if (!(err instanceof GceHttpError || err instanceof GceSnapshotError)) throw err;
       sendJson(res, err.status, gceError(err.status, err.reason, err.message));
     }
   }
@@ -153,13 +165,21 @@ export class GceEmulator {
     sendJson(exchange.res, 200, { access_token: accessToken, expires_in: 3599, token_type: 'Bearer', scope: form.get('scope') ?? '' });
   }
 
-  /** The metadata server of a VM in the first zone (`metadataHost` option = `host` of url). */
+  /** The metadata server of a VM in the first zone (`metadataHost` option = `host` of url), with a service account's token. */
   private metadata({ req, res, url }: Exchange): void {
     const values: Record<string, string> = {
       'project/project-id': this.project,
       'instance/zone': `projects/123456789/zones/${this.zones[0]}`,
     };
-    const value = values[url.pathname.slice('/computeMetadata/v1/'.length)];
+    const path = url.pathname.slice('/computeMetadata/v1/'.length);
+    if (path === 'instance/service-accounts/default/token' && req.headers['metadata-flavor'] === 'Google') {
+      // The VM's service account (google-auth-library's Compute client, GCE_METADATA_HOST).
+      const accessToken = `ya29.metadata-${randomUUID()}`;
+      this.tokens.add(accessToken);
+      res.writeHead(200, { 'content-type': 'application/json', 'metadata-flavor': 'Google' }).end(JSON.stringify({ access_token: accessToken, expires_in: 3599, token_type: 'Bearer' }));
+      return;
+    }
+    const value = values[path];
     if (req.headers['metadata-flavor'] !== 'Google' || value === undefined) {
       res.writeHead(req.headers['metadata-flavor'] === 'Google' ? 404 : 403).end();
       return;
@@ -168,10 +188,11 @@ export class GceEmulator {
   }
 
   private perform(action: string, parts: string[], exchange: Exchange, forceInUse: boolean): unknown {
+    if (action.startsWith('snapshots.')) return this.snapshotAction(action, parts[2] ?? '', exchange, forceInUse);
     const [scope, location, , name] = parts as ['zones' | 'regions', string, string, string];
     switch (action) {
       case 'disks.aggregatedList':
-        return this.aggregated(exchange.url.searchParams.get('filter') ?? '');
+        return this.aggregated(exchange.url.searchParams);
       case 'disks.list':
         return { kind: 'compute#diskList', items: this.list(exchange.url.searchParams.get('filter') ?? '', scope, location).map((d) => diskJson(d, this.project)) };
       case 'disks.get':
@@ -190,19 +211,61 @@ export class GceEmulator {
     }
   }
 
+  private snapshotAction(action: string, name: string, exchange: Exchange, forceInUse: boolean): unknown {
+    switch (action) {
+      case 'snapshots.insert':
+        return this.snapshots.insert(JSON.parse(exchange.body.toString('utf8')) as Record<string, unknown>, (path) => this.diskAt(path));
+      case 'snapshots.list': {
+        const items = this.snapshots.list(exchange.url.searchParams.get('filter') ?? '').map((s) => snapshotJson(s, this.project));
+        return { kind: 'compute#snapshotList', items };
+      }
+      case 'snapshots.get':
+        return snapshotJson(this.snapshots.get(name), this.project);
+      default: {
+        const handle = `projects/${this.project}/global/snapshots/${name}`;
+        const restoring = [...this.store.values()].find((d) => d.status === 'CREATING' && d.sourceSnapshot === handle);
+        return this.snapshots.delete(name, forceInUse ? 'disk-fault' : restoring?.name);
+      }
+    }
+  }
+
+  /** The disk `projects/<p>/<scope>/<where>/disks/<name>` names, if it exists. */
+  private diskAt(path: string): GceDiskRecord | undefined {
+    const m = /^projects\/([^/]+)\/(zones|regions)\/([^/]+)\/disks\/([^/]+)$/.exec(path);
+    return m && m[1] === this.project ? this.store.get(`${m[2]}/${m[3]}/${m[4]}`) : undefined;
+  }
+
+  /** The size a new disk filled from `body`'s sourceSnapshot or sourceDisk starts from; 400/404 as Compute Engine answers. */
+  private sourceOf(scope: string, location: string, body: Record<string, unknown>): { sizeGb: number; sourceSnapshot?: string; sourceDisk?: string } | undefined {
+    if (typeof body.sourceSnapshot === 'string') {
+      const snapshot = this.snapshots.usable(body.sourceSnapshot.split('/').pop() ?? '');
+      return { sizeGb: snapshot.diskSizeGb, sourceSnapshot: body.sourceSnapshot };
+    }
+    if (typeof body.sourceDisk !== 'string') return undefined;
+    const disk = this.diskAt(body.sourceDisk);
+    if (!disk) throw new GceHttpError(404, 'notFound', `The resource '${body.sourceDisk}' was not found`);
+    if (disk.scope !== scope || disk.location !== location) throw new GceHttpError(400, 'invalid', `Source disk '${body.sourceDisk}' must be in ${location}`);
+    return { sizeGb: disk.sizeGb, sourceDisk: body.sourceDisk };
+  }
+
   private list(filter: string, scope?: string, location?: string): GceDiskRecord[] {
     return [...this.store.values()]
       .filter((disk) => scope === undefined || (disk.scope === scope && disk.location === location))
       .filter((disk) => matchesFilter(disk, filter));
   }
 
-  private aggregated(filter: string): unknown {
+  /** Pages of `maxResults` disks (default 500), the page token being the offset. */
+  private aggregated(query: URLSearchParams): unknown {
+    const all = this.list(query.get('filter') ?? '');
+    const start = Number(query.get('pageToken') ?? 0);
+    const size = Math.min(Number(query.get('maxResults') ?? 500), this.maxPageSize);
     const items: Record<string, { disks: unknown[] }> = {};
-    for (const disk of this.list(filter)) {
+    for (const disk of all.slice(start, start + size)) {
       const key = `${disk.scope}/${disk.location}`;
       (items[key] ??= { disks: [] }).disks.push(diskJson(disk, this.project));
     }
-    return { kind: 'compute#diskAggregatedList', items };
+    const next = start + size < all.length ? String(start + size) : undefined;
+    return { kind: 'compute#diskAggregatedList', items, ...(next === undefined ? {} : { nextPageToken: next }) };
   }
 
   private getDisk(scope: string, location: string, name: string): GceDiskRecord {
@@ -219,9 +282,14 @@ export class GceEmulator {
     if (scope === 'zones' && !this.zones.includes(location)) throw new GceHttpError(400, 'invalid', `Invalid value for field 'zone': '${location}'`);
     if (this.store.has(key)) throw new GceHttpError(409, 'alreadyExists', `The resource 'projects/${this.project}/${key.replace(`/${name}`, `/disks/${name}`)}' already exists`);
     const replicaZones = Array.isArray(body.replicaZones) ? body.replicaZones.map((z) => String(z).split('/').pop() ?? '') : undefined;
+    const source = this.sourceOf(scope, location, body);
+    const sizeGb = Number(body.sizeGb ?? source?.sizeGb ?? 500);
+    if (source && sizeGb < source.sizeGb) throw new GceHttpError(400, 'invalid', `Requested disk size ${sizeGb} GB is smaller than the source's ${source.sizeGb} GB`);
     this.addDisk({
       name, scope, location, replicaZones,
-      sizeGb: Number(body.sizeGb ?? 500),
+      ...(source?.sourceSnapshot === undefined ? {} : { sourceSnapshot: source.sourceSnapshot }),
+      ...(source?.sourceDisk === undefined ? {} : { sourceDisk: source.sourceDisk }),
+      sizeGb,
       type: String(body.type ?? 'pd-standard').split('/').pop() ?? 'pd-standard',
       description: typeof body.description === 'string' ? body.description : undefined,
       labels: (body.labels ?? {}) as Record<string, string>,
@@ -311,6 +379,11 @@ export class GceEmulator {
 }
 
 function actionOf(method: string, parts: string[]): string | undefined {
+  if (parts[0] === 'global' && parts[1] === 'snapshots') {
+    if (parts.length === 2) return method === 'POST' ? 'snapshots.insert' : method === 'GET' ? 'snapshots.list' : undefined;
+    if (parts.length === 3) return method === 'GET' ? 'snapshots.get' : method === 'DELETE' ? 'snapshots.delete' : undefined;
+    return undefined;
+  }
   if (parts[0] === 'aggregated' && parts[1] === 'disks' && parts.length === 2 && method === 'GET') return 'disks.aggregatedList';
   if (parts[0] !== 'zones' && parts[0] !== 'regions') return undefined;
   if (parts[2] === 'operations' && parts.length === 4 && method === 'GET') return 'operations.get';

@@ -5,10 +5,16 @@
  * os-retype actions). Volumes are inspectable; faults are injected per action ('auth',
  * 'volumes.create', 'volumes.list', 'volumes.get', 'volumes.delete', 'volumes.action'), and
  * `failNextExtend` / `failNextRetype` make the next change end badly (error_extending; a retype
- * that leaves the type as it was, as Cinder's scheduler does when no backend takes it).
+ * that leaves the type as it was, as Cinder's scheduler does when no backend takes it). Volume
+ * snapshots ('snapshots.create', 'snapshots.list', 'snapshots.get', 'snapshots.delete') are
+ * openstack-snapshots.ts; a volume may be created from a snapshot (snapshot_id) or a volume
+ * (source_volid), in the source's availability zone.
  */
 import { randomUUID } from 'node:crypto';
 import { dropConnection, type Exchange, FaultPlan, LoopbackServer, pathSegments, sendJson } from './loopback.js';
+import { CinderSnapshotError, CinderSnapshots, snapshotJson } from './openstack-snapshots.js';
+
+export type { CinderSnapshotRecord } from './openstack-snapshots.js';
 
 export interface CinderVolumeRecord {
   id: string;
@@ -19,6 +25,10 @@ export interface CinderVolumeRecord {
   volumeType: string;
   metadata: Record<string, string>;
   attachedTo?: string;
+  snapshotId?: string;
+  sourceVolid?: string;
+  /** As Cinder writes created_at: UTC without a zone. */
+  createdAt: string;
 }
 
 export interface OpenStackEmulatorOptions {
@@ -39,6 +49,8 @@ class OsError extends Error {
 }
 
 export class OpenStackEmulator {
+  /** The most volumes one list answers (Cinder's osapi_max_limit); smaller pages come with a next link. */
+  maxPageSize = 1000;
   readonly faults = new FaultPlan();
   readonly region: string;
   readonly zones: string[];
@@ -59,6 +71,10 @@ export class OpenStackEmulator {
   private readonly changes = new Map<string, { pollsLeft: number; complete: () => void }>();
   /** Every os-extend / os-retype accepted, in order. */
   readonly actions: { volumeId: string; action: 'os-extend' | 'os-retype'; value: string | number }[] = [];
+  /** Volume snapshots: inspect with `snapshots.all()`, add foreign ones with `snapshots.add()`. */
+  readonly snapshots: CinderSnapshots;
+  /** Every volume API request's action and JSON body, in order. */
+  readonly requests: { action: string; body: unknown }[] = [];
   private readonly creatingPolls: number;
   private readonly store = new Map<string, CinderVolumeRecord>();
   private readonly pollsLeft = new Map<string, number>();
@@ -69,6 +85,7 @@ export class OpenStackEmulator {
     this.region = options.region ?? 'RegionOne';
     this.zones = options.zones ?? ['nova', 'az-2'];
     this.creatingPolls = options.creatingPolls ?? 1;
+    this.snapshots = new CinderSnapshots(this.creatingPolls);
   }
 
   /** The OS_AUTH_URL clients use. */
@@ -96,6 +113,7 @@ export class OpenStackEmulator {
       availabilityZone: this.zones[0],
       volumeType: '__DEFAULT__',
       metadata: {},
+      createdAt: new Date().toISOString().replace('Z', '000'),
       ...fields,
     };
     this.store.set(volume.id, volume);
@@ -118,6 +136,7 @@ export class OpenStackEmulator {
     const { req, res, url } = exchange;
     const action = actionOf(req.method ?? 'GET', url.pathname, this.projectId);
     if (!action) return sendJson(res, 404, { itemNotFound: { code: 404, message: `no route ${url.pathname}` } });
+    if (action !== 'auth') this.requests.push({ action, body: exchange.body.length > 0 ? (JSON.parse(exchange.body.toString('utf8')) as unknown) : undefined });
     const fault = this.faults.take(action);
     if (fault === 'hang') return this.server.hold(res);
     if (fault === 'serverError') return sendJson(res, 500, { computeFault: { code: 500, message: 'The server has either erred or is incapable of performing the requested operation.' } });
@@ -129,7 +148,7 @@ export class OpenStackEmulator {
       if (fault === 'lostResponse') return dropConnection(exchange);
       sendJson(res, answer.status, answer.body, answer.headers);
     } catch (err) {
-      if (!(err instanceof OsError)) throw err;
+      if (!(err instanceof OsError || err instanceof CinderSnapshotError)) throw err;
       sendJson(res, err.status, { [err.kind]: { code: err.status, message: err.message } });
     }
   }
@@ -172,12 +191,13 @@ export class OpenStackEmulator {
   private volumeAction(action: string, exchange: Exchange, forceInUse: boolean): { status: number; body: unknown; headers?: Record<string, string> } {
     const token = exchange.req.headers['x-auth-token'];
     if (typeof token !== 'string' || !this.tokens.has(token)) throw new OsError(401, 'error', 'The request you have made requires authentication.');
+    if (action.startsWith('snapshots.')) return this.snapshotAction(action, exchange, forceInUse);
     const id = pathSegments(exchange.url.pathname, `/volume/v3/${this.projectId}/volumes/`)?.[0] ?? '';
     switch (action) {
       case 'volumes.create':
         return { status: 202, body: { volume: this.create(exchange.body) } };
       case 'volumes.list':
-        return { status: 200, body: { volumes: this.list(exchange.url.searchParams).map(volumeJson) } };
+        return { status: 200, body: this.listBody(exchange.url.searchParams) };
       case 'volumes.get':
         return { status: 200, body: { volume: volumeJson(this.advance(this.find(id))) } };
       case 'volumes.action':
@@ -189,6 +209,38 @@ export class OpenStackEmulator {
     }
   }
 
+  private snapshotAction(action: string, exchange: Exchange, forceInUse: boolean): { status: number; body: unknown } {
+    const id = pathSegments(exchange.url.pathname, `/volume/v3/${this.projectId}/snapshots/`)?.[0] ?? '';
+    switch (action) {
+      case 'snapshots.create': {
+        const request = (JSON.parse(exchange.body.toString('utf8')) as { snapshot?: Record<string, unknown> }).snapshot ?? {};
+        return { status: 202, body: { snapshot: snapshotJson(this.snapshots.create(request, this.store.get(String(request.volume_id)))) } };
+      }
+      case 'snapshots.list':
+        return { status: 200, body: { snapshots: this.snapshots.list(exchange.url.searchParams).map(snapshotJson) } };
+      case 'snapshots.get':
+        return { status: 200, body: { snapshot: snapshotJson(this.snapshots.get(id)) } };
+      default: {
+        const dependent = [...this.store.values()].find((v) => v.status === 'creating' && v.snapshotId === id);
+        this.snapshots.delete(id, forceInUse ? 'volume-fault' : dependent?.id);
+        return { status: 202, body: undefined };
+      }
+    }
+  }
+
+  /** The size and zone a volume made from `request`'s snapshot_id or source_volid starts from (400/404 as Cinder answers). */
+  private sourceOf(request: Record<string, unknown>): { size: number; zone: string; snapshotId?: string; sourceVolid?: string } | undefined {
+    if (typeof request.snapshot_id === 'string') {
+      const snapshot = this.snapshots.usable(request.snapshot_id);
+      const zone = this.store.get(snapshot.volumeId)?.availabilityZone ?? this.zones[0];
+      return { size: snapshot.size, zone, snapshotId: snapshot.id };
+    }
+    if (typeof request.source_volid !== 'string') return undefined;
+    const source = this.find(request.source_volid);
+    if (!['available', 'in-use'].includes(source.status)) throw new OsError(400, 'badRequest', `Invalid volume: Source volume status must be available or in-use, but is: ${source.status}.`);
+    return { size: source.size, zone: source.availabilityZone, sourceVolid: source.id };
+  }
+
   private find(id: string): CinderVolumeRecord {
     const volume = this.store.get(id);
     if (!volume) throw new OsError(404, 'itemNotFound', `Volume ${id} could not be found.`);
@@ -197,10 +249,13 @@ export class OpenStackEmulator {
 
   private create(body: Buffer): CinderVolumeRecord {
     const request = (JSON.parse(body.toString('utf8')) as { volume?: Record<string, unknown> }).volume ?? {};
-    const zone = typeof request.availability_zone === 'string' ? request.availability_zone : this.zones[0];
+    const source = this.sourceOf(request);
+    const zone = typeof request.availability_zone === 'string' ? request.availability_zone : (source?.zone ?? this.zones[0]);
     if (!this.zones.includes(zone)) throw new OsError(400, 'badRequest', `Availability zone '${zone}' is invalid.`);
-    const size = Number(request.size);
+    if (source && zone !== source.zone) throw new OsError(400, 'badRequest', `Invalid input received: Volume must be in the same availability zone as the ${source.snapshotId ? 'snapshot' : 'source volume'}`);
+    const size = Number(request.size ?? source?.size);
     if (!Number.isInteger(size) || size < 1) throw new OsError(400, 'badRequest', 'Invalid input for field/attribute size.');
+    if (source && size < source.size) throw new OsError(400, 'badRequest', `Invalid input received: Volume size '${size}'GB cannot be smaller than the source size ${source.size}GB.`);
     const volume = this.addVolume({
       name: String(request.name ?? ''),
       size,
@@ -208,6 +263,8 @@ export class OpenStackEmulator {
       availabilityZone: zone,
       volumeType: typeof request.volume_type === 'string' ? request.volume_type : '__DEFAULT__',
       metadata: (request.metadata ?? {}) as Record<string, string>,
+      ...(source?.snapshotId === undefined ? {} : { snapshotId: source.snapshotId }),
+      ...(source?.sourceVolid === undefined ? {} : { sourceVolid: source.sourceVolid }),
     });
     this.pollsLeft.set(volume.id, this.creatingPolls);
     return volume;
@@ -266,21 +323,30 @@ export class OpenStackEmulator {
     return volume;
   }
 
-  private list(query: URLSearchParams): CinderVolumeRecord[] {
+  /** A page of volumes and, when more follow, the `volumes_links` next link Cinder gives. */
+  private listBody(query: URLSearchParams): unknown {
+    const { page, more } = this.list(query);
+    const last = page.at(-1);
+    const next = more && last ? { volumes_links: [{ rel: 'next', href: `${this.authUrl}/volumes/detail?marker=${last.id}` }] } : {};
+    return { volumes: page.map(volumeJson), ...next };
+  }
+
+  private list(query: URLSearchParams): { page: CinderVolumeRecord[]; more: boolean } {
     const name = query.get('name');
     const metadata = query.get('metadata') ? (JSON.parse(query.get('metadata') ?? '{}') as Record<string, string>) : {};
-    const limit = Number(query.get('limit') ?? 1000);
+    const limit = Math.min(Number(query.get('limit') ?? 1000), this.maxPageSize);
     const marker = query.get('marker');
     const all = [...this.store.values()]
       .filter((v) => name === null || v.name === name)
       .filter((v) => Object.entries(metadata).every(([key, value]) => v.metadata[key] === value))
       .sort((a, b) => a.id.localeCompare(b.id));
     const start = marker ? all.findIndex((v) => v.id === marker) + 1 : 0;
-    return all.slice(start, start + limit);
+    return { page: all.slice(start, start + limit), more: start + limit < all.length };
   }
 
   private remove(volume: CinderVolumeRecord, forceInUse: boolean): void {
-    if (forceInUse || volume.attachedTo !== undefined || !['available', 'error'].includes(volume.status)) {
+    const hasSnapshots = this.snapshots.all().some((snapshot) => snapshot.volumeId === volume.id);
+    if (forceInUse || hasSnapshots || volume.attachedTo !== undefined || !['available', 'error'].includes(volume.status)) {
       throw new OsError(400, 'badRequest', 'Invalid volume: Volume status must be available or error or error_restoring or error_extending or error_managing and must not be migrating, attached, belong to a group, have snapshots, awaiting a transfer, or be disassociated from snapshots after volume transfer.');
     }
     this.store.delete(volume.id);
@@ -298,13 +364,22 @@ function volumeJson(volume: CinderVolumeRecord): unknown {
     metadata: volume.metadata,
     attachments: volume.attachedTo ? [{ server_id: volume.attachedTo, volume_id: volume.id, device: '/dev/vdb' }] : [],
     bootable: 'false',
-    created_at: new Date().toISOString(),
+    snapshot_id: volume.snapshotId ?? null,
+    source_volid: volume.sourceVolid ?? null,
+    created_at: volume.createdAt,
   };
 }
 
 function actionOf(method: string, path: string, projectId: string): string | undefined {
   if (path === '/identity/v3/auth/tokens' && method === 'POST') return 'auth';
   const parts = pathSegments(path, `/volume/v3/${projectId}/`);
+  if (parts?.[0] === 'snapshots') {
+    if (parts.length === 1 && method === 'POST') return 'snapshots.create';
+    if (parts.length === 2 && parts[1] === 'detail' && method === 'GET') return 'snapshots.list';
+    if (parts.length === 2 && method === 'GET') return 'snapshots.get';
+    if (parts.length === 2 && method === 'DELETE') return 'snapshots.delete';
+    return undefined;
+  }
   if (!parts || parts[0] !== 'volumes') return undefined;
   if (parts.length === 1 && method === 'POST') return 'volumes.create';
   if (parts.length === 2 && parts[1] === 'detail' && method === 'GET') return 'volumes.list';

@@ -96,13 +96,13 @@ async function withStarted<T extends TestApiServer>(starting: Promise<T>, fn: (t
   }
 }
 
-/** kubectl on PATH, else the one `npm run cluster:build` built, else undefined. */
+/** The kubectl `npm run cluster:build` built, else the one on PATH, else undefined (tools/cluster/binaries.ts chooseKubectl). */
 export function kubectlPath(): string | undefined {
   return findKubectl();
 }
 
 /** Reason string for `test(..., { skip })` when kubectl is missing. */
-export const NO_KUBECTL = 'kubectl not found (looked on PATH and in the cache of `npm run cluster:build`)';
+export const NO_KUBECTL = 'kubectl not found (looked in the cache of `npm run cluster:build` and on PATH)';
 
 export interface KubectlResult {
   code: number | null;

@@ -10,10 +10,12 @@ import type { KubeObject } from '@pv-controller/kube/types.js';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '@pv-controller/kube/errors.js';
 import { keyOf } from '@pv-controller/kube/object-key.js';
 
-export type FakeKind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Pod' | 'Node' | 'Lease';
+export type FakeKind = 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'Pod' | 'Node' | 'Lease' | SnapshotKind;
+/** The snapshot.storage.k8s.io kinds (test/controller/snapshot/fakes.ts serves them from a FakeServer of their own). */
+export type SnapshotKind = 'VolumeSnapshot' | 'VolumeSnapshotContent' | 'VolumeSnapshotClass';
 export type WriteVerb = 'create' | 'update' | 'updateStatus' | 'delete';
 
-export const FAKE_KINDS: FakeKind[] = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Node', 'Lease'];
+export const FAKE_KINDS: FakeKind[] = ['PersistentVolume', 'PersistentVolumeClaim', 'StorageClass', 'Pod', 'Node', 'Lease', 'VolumeSnapshot', 'VolumeSnapshotContent', 'VolumeSnapshotClass'];
 
 export const API_VERSIONS: Record<FakeKind, string> = {
   PersistentVolume: 'v1',
@@ -22,6 +24,9 @@ export const API_VERSIONS: Record<FakeKind, string> = {
   Pod: 'v1',
   Node: 'v1',
   Lease: 'coordination.k8s.io/v1',
+  VolumeSnapshot: 'snapshot.storage.k8s.io/v1',
+  VolumeSnapshotContent: 'snapshot.storage.k8s.io/v1',
+  VolumeSnapshotClass: 'snapshot.storage.k8s.io/v1',
 };
 
 const RESOURCES: Record<FakeKind, string> = {
@@ -31,6 +36,9 @@ const RESOURCES: Record<FakeKind, string> = {
   Pod: 'pods',
   Node: 'nodes',
   Lease: 'leases',
+  VolumeSnapshot: 'volumesnapshots',
+  VolumeSnapshotContent: 'volumesnapshotcontents',
+  VolumeSnapshotClass: 'volumesnapshotclasses',
 };
 
 export function deepFreeze<T>(value: T): T {

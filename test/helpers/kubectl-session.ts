@@ -15,13 +15,17 @@ export interface KubectlSession {
   manifest(name: string, text: string): Promise<string>;
 }
 
-/** Registers before/after hooks that start and stop the server; does nothing when `skip` is set. */
-export function kubectlSession(skip: string | false): KubectlSession {
+/**
+ * Registers before/after hooks that start and stop the server; does nothing when `skip` is set.
+ * `prepare` runs once the server is up (installing CRDs on a real one, say).
+ */
+export function kubectlSession(skip: string | false, prepare?: (t: TestApiServer) => Promise<void>): KubectlSession {
   let t: TestApiServer;
   let dir: string;
   before(async () => {
     if (skip) return;
     t = await startTestApiServer();
+    await prepare?.(t);
     dir = await mkdtemp(join(tmpdir(), 'kubectl-session-'));
   });
   after(async () => {

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import type { ChangeListener } from '../../src/kube-client/cache/merged-store.js';
 import type { ChangeSource, ModuleEnv } from '../../src/controller/runtime/module.js';
 import type { ControllerOptions } from '../../src/controller/options.js';
-import type { KubeObject, Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '@pv-controller/kube/types.js';
+import type { KubeObject, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '@pv-controller/kube/types.js';
 import { PluginRegistry } from '../../src/plugins/registry.js';
 import type { FakeCluster, FakeKind } from './fake-context.js';
 
@@ -30,6 +30,7 @@ export function fakeChanges(fake: FakeCluster): ModuleEnv['changes'] {
     claims: feedOf<PersistentVolumeClaim>(fake, 'PersistentVolumeClaim'),
     classes: feedOf<StorageClass>(fake, 'StorageClass'),
     nodes: feedOf<Node>(fake, 'Node'),
+    pods: feedOf<Pod>(fake, 'Pod'),
   };
 }
 

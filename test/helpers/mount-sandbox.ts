@@ -6,7 +6,7 @@
  * remount): from then on the scenario can only write, mount and delete inside the sandbox.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseMountInfo } from '../../src/plugins/fs-common/mount-points.js';
 import { HOST_MOUNT_NAMESPACE_ENV, SANDBOX_DIR_ENV } from './mount-namespace.js';
@@ -31,10 +31,21 @@ function isAtOrBelow(path: string, dir: string): boolean {
   return path === dir || path.startsWith(`${dir}/`);
 }
 
+/**
+ * A mount copied into this namespace whose mount point the machine removed meanwhile (a
+ * container's rootfs of a real node, tools/cluster/nodes.ts, whose directory containerd deleted
+ * after unmounting it) cannot be remounted ("mount point does not exist"); no path reaches it
+ * any more, so nothing can write through it and it is skipped. Any other failure still throws.
+ */
 function bindEverythingElseReadOnly(sandbox: string): void {
   const mounts = parseMountInfo(readFileSync('/proc/self/mountinfo', 'utf8'));
   for (const { path } of mounts) {
-    if (!isAtOrBelow(path, sandbox)) mount('-o', 'remount,bind,ro', path);
+    if (isAtOrBelow(path, sandbox)) continue;
+    try {
+      mount('-o', 'remount,bind,ro', path);
+    } catch (err) {
+      if (existsSync(path)) throw err;
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * Runs the compiled `pv-controller` CLI in its own process with a minimal environment (PATH plus
- * what the test gives) and collects its output. `stopCliProcesses` kills any still running.
+ * what the test gives) and collects its output. `stopCliProcesses` stops any still running, SIGTERM first.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -30,8 +30,26 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   });
 }
 
-/** Kills every CLI process a test started that has not exited (for afterEach). */
-export function stopCliProcesses(): void {
-  for (const child of children) if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+/**
+ * Stops every CLI process a test started that has not exited (for afterEach): SIGTERM first, so
+ * the CLI's own shutdown runs and stops what it started, then SIGKILL after `graceMs`.
+ */
+export async function stopCliProcesses(graceMs = 5000): Promise<void> {
+  const running = [...children].filter((child) => child.exitCode === null && child.signalCode === null && child.pid !== undefined);
   children.clear();
+  await Promise.all(
+    running.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+          }, graceMs);
+          child.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
 }

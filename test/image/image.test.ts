@@ -19,7 +19,8 @@ import { imageRef } from '../../tools/image/build.js';
 import { imageNodeVersion } from '../../tools/image/node-image.js';
 import { containerToolsMissing, imageExists, podmanArgs, probeContainerSettings, runCommand, type ContainerSettings } from '../../tools/image/podman.js';
 
-const IMAGE = imageRef();
+/** `PV_IMAGE` tests another tag than the package version's (a release candidate, a second build beside others'). */
+const IMAGE = process.env.PV_IMAGE ?? imageRef();
 const toolsMissing = containerToolsMissing(['podman']);
 const notBuilt = toolsMissing ? false : !(await imageExists(IMAGE)) && `${IMAGE} is not built: run \`npm run image:build\``;
 const skip = toolsMissing ?? notBuilt;
@@ -49,6 +50,18 @@ test('the final stage has the Containerfile\'s Node.js, no compiler, make, pytho
   assert.equal(uid, '65532');
   // apt-get belongs to the Debian base, not to the build: it is the only one allowed.
   assert.deepEqual(found, ['/usr/bin/apt-get']);
+});
+
+test('the image carries the OCI labels: title, description, version, revision, created, source and licenses', { skip, timeout: 60_000 }, async () => {
+  const res = await runCommand('podman', ['image', 'inspect', '--format', '{{json .Labels}}', IMAGE]);
+  assert.equal(res.code, 0, res.stderr);
+  const labels = JSON.parse(res.stdout) as Record<string, string>;
+  const oci = (key: string) => labels[`org.opencontainers.image.${key}`];
+  assert.deepEqual([oci('title'), oci('licenses')], ['pv-controller', 'Apache-2.0']);
+  assert.match(oci('version'), /^\d+\.\d+\.\d+/);
+  assert.match(oci('revision'), /^[0-9a-f]{40}$/);
+  assert.match(oci('created'), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+  assert.ok(oci('description') && oci('source'), JSON.stringify(labels));
 });
 
 test('the image holds no embedded API server: `up` says so and exits 1, and none of its dependencies is inside', { skip, timeout: 60_000 }, async () => {

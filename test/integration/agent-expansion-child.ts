@@ -59,7 +59,8 @@ async function scenario(api: AgentsApi, roots: Record<string, string>): Promise<
     pvCapacity: pv?.spec.capacity?.storage,
     allocated: grown.status?.allocatedResources?.storage,
     resizeStatus: grown.status?.allocatedResourceStatuses?.storage ?? null,
-    conditions: (grown.status?.conditions ?? []).map((c) => c.type),
+    // The expander's conditions: the central controller's pvc-unused adds Unused, which is not one.
+    conditions: (grown.status?.conditions ?? []).map((c) => c.type).filter((t) => t !== 'Unused'),
     resizer: grown.metadata.annotations?.['volume.kubernetes.io/storage-resizer'],
     events: await resizeEvents(api, 'data', 'VolumeResizeSuccessful'),
     capacityMiB: mebibytes(path),

@@ -9,26 +9,20 @@ import { ANN_BACKING_GENERATION, FINALIZER_PROVISIONING, LABEL_TOPOLOGY_ZONE, TA
 import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { AWS_EBS_PLUGIN_NAME } from '../../src/plugins/aws-ebs/parameters.js';
 import type { VolumePlugin } from '../../src/plugins/api/core.js';
-import { Ec2Emulator } from '../emulators/ec2.js';
 import { waitFor } from '../helpers/wait.js';
 import {
-  awsPlugin,
+  type AwsSetup,
   boundClaim,
   claimGone,
   cloudClaim,
   cloudClass,
-  type CloudSetup,
   createNode,
   expectedBackingName,
-  startCloudCluster,
+  startAwsSetup,
   volumeGone,
   volumeOf,
 } from './cloud-helpers.js';
 import { HoldablePlugin } from './provisioning-helpers.js';
-
-interface AwsSetup extends CloudSetup {
-  ec2: Ec2Emulator;
-}
 
 const running: AwsSetup[] = [];
 
@@ -40,10 +34,7 @@ afterEach(async () => {
 });
 
 async function setup(wrap?: (plugin: VolumePlugin) => VolumePlugin): Promise<AwsSetup> {
-  const ec2 = new Ec2Emulator();
-  await ec2.start();
-  const s = { ...(await startCloudCluster((topology) => awsPlugin(ec2, topology), wrap)), ec2 };
-  running.push(s);
+  const s = await startAwsSetup(running, wrap);
   await s.api.createClass(cloudClass('ebs', AWS_EBS_PLUGIN_NAME));
   return s;
 }

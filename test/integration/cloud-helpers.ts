@@ -14,7 +14,7 @@ import { CinderPlugin } from '../../src/plugins/cinder/cinder-plugin.js';
 import type { TopologyResolver } from '../../src/plugins/cloud-common/zones.js';
 import { GcePdPlugin } from '../../src/plugins/gce-pd/gce-pd-plugin.js';
 import type { VolumePlugin } from '../../src/plugins/api/core.js';
-import type { Ec2Emulator } from '../emulators/ec2.js';
+import { Ec2Emulator } from '../emulators/ec2.js';
 import { fastCloudOptions } from '../emulators/fixtures.js';
 import type { GceEmulator } from '../emulators/gce.js';
 import type { OpenStackEmulator } from '../emulators/openstack.js';
@@ -100,6 +100,19 @@ export async function startCloudCluster(
       await cluster.stop();
     },
   };
+}
+
+export interface AwsSetup extends CloudSetup {
+  ec2: Ec2Emulator;
+}
+
+/** A started EC2 emulator and a cloud cluster on its aws-ebs plugin, added to `running` for the caller's afterEach to stop. */
+export async function startAwsSetup(running: AwsSetup[], wrap?: (plugin: VolumePlugin) => VolumePlugin): Promise<AwsSetup> {
+  const ec2 = new Ec2Emulator();
+  await ec2.start();
+  const s = { ...(await startCloudCluster((topology) => awsPlugin(ec2, topology), wrap)), ec2 };
+  running.push(s);
+  return s;
 }
 
 export function cloudClass(name: string, provisioner: string, extra: Partial<StorageClass> = {}): StorageClass {

@@ -65,4 +65,5 @@ export function claimWhen(s: CloudSetup, name: string, what: string, done: (clai
 }
 
 export const resizeStatusOf = (claim: PersistentVolumeClaim): string | undefined => claim.status?.allocatedResourceStatuses?.storage;
-export const conditionTypes = (claim: PersistentVolumeClaim): string[] => (claim.status?.conditions ?? []).map((c) => c.type);
+/** The claim's resize and modify conditions (the pvc-unused module's Unused condition is not the expander's). */
+export const conditionTypes = (claim: PersistentVolumeClaim): string[] => (claim.status?.conditions ?? []).map((c) => c.type).filter((t) => t !== 'Unused');

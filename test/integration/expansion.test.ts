@@ -146,7 +146,7 @@ test('expansions are timed in storage_operation_duration_seconds and failures co
   await claimWhen(s, 'timed', 'to be grown', (c) => resizeStatusOf(c) === 'NodeResizePending');
   const text = await scrape();
   const plugin = 'volume_plugin="kubernetes.io/aws-ebs",operation_name="expand_volume"';
-  assert.match(text, new RegExp(`storage_operation_duration_seconds_count\\{${plugin},status="success"\\} 1\\n`));
-  assert.match(text, new RegExp(`storage_operation_duration_seconds_count\\{${plugin},status="fail-unknown"\\} 1\\n`));
+  assert.match(text, new RegExp(`storage_operation_duration_seconds_count\\{${plugin},status="success",migrated="false"\\} 1\\n`));
+  assert.match(text, new RegExp(`storage_operation_duration_seconds_count\\{${plugin},status="fail-unknown",migrated="false"\\} 1\\n`));
   assert.match(text, /volume_operation_total_errors\{plugin_name="kubernetes.io\/aws-ebs",operation_name="expand_volume"\} 1\n/);
 });

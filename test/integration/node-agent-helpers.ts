@@ -89,11 +89,13 @@ export async function startAgents(cluster: TestCluster, api: AgentsApi, nodes: s
   return roots;
 }
 
-export function startAgent(kubeconfig: string, node: string, root: string): ChildProcess {
+/** `extraArgs`: more node-agent flags (further roots, their capacities and weights). */
+export function startAgent(kubeconfig: string, node: string, root: string, extraArgs: string[] = []): ChildProcess {
   const args = [
     CLI, 'node-agent', '--kubeconfig', kubeconfig, '--node-name', node, '--host-path-root', root,
     '--capacity-namespace', 'default', '--capacity-publish-period', '1s', '--leader-elect', 'false',
     '--metrics-bind-address', '0', '--volume-stats-agg-period', '0', '--pvclaimbinder-sync-period', '2s', '--kube-api-qps', '1000',
+    ...extraArgs,
   ];
   return spawn(process.execPath, args, { detached: true, stdio: ['ignore', 'ignore', 'inherit'] });
 }

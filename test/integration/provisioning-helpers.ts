@@ -91,9 +91,32 @@ export class TestApi extends TestRestClient {
   }
 }
 
-interface Hold {
+export interface Hold {
   reached: Promise<ProvisionRequest>;
   release(): void;
+}
+
+/** Provision calls held at a point of a test's choosing: the next call waits there until released. */
+export class ProvisionHolds {
+  private holds: { arrived: (req: ProvisionRequest) => void; gate: Promise<void> }[] = [];
+
+  /** Holds the next call that passes `pass`. */
+  next(): Hold {
+    let arrived!: (req: ProvisionRequest) => void;
+    let release!: () => void;
+    const reached = new Promise<ProvisionRequest>((resolve) => (arrived = resolve));
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    this.holds.push({ arrived, gate });
+    return { reached, release };
+  }
+
+  /** Where a call may be held: returns at once unless a hold is waiting for it. */
+  async pass(req: ProvisionRequest): Promise<void> {
+    const hold = this.holds.shift();
+    if (!hold) return;
+    hold.arrived(req);
+    await hold.gate;
+  }
 }
 
 /**
@@ -105,7 +128,7 @@ export class HoldablePlugin implements VolumePlugin {
   readonly name: string;
   readonly maxBackingNameLength: number;
   provisionCalls = 0;
-  private holds: { arrived: (req: ProvisionRequest) => void; gate: Promise<void> }[] = [];
+  private readonly holds = new ProvisionHolds();
 
   /** `name` serves the wrapped plugin under another provisioner name. */
   constructor(
@@ -117,12 +140,7 @@ export class HoldablePlugin implements VolumePlugin {
   }
 
   holdNextProvision(): Hold {
-    let arrived!: (req: ProvisionRequest) => void;
-    let release!: () => void;
-    const reached = new Promise<ProvisionRequest>((resolve) => (arrived = resolve));
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    this.holds.push({ arrived, gate });
-    return { reached, release };
+    return this.holds.next();
   }
 
   validateParameters(parameters: Record<string, string>): ParameterProblem[] {
@@ -134,13 +152,12 @@ export class HoldablePlugin implements VolumePlugin {
   async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
     this.provisionCalls++;
     const result = await this.inner.provision(req);
-    const hold = this.holds.shift();
-    if (hold) {
-      hold.arrived(req);
-      await hold.gate;
-    }
+    await this.filled(req, result);
+    await this.holds.pass(req);
     return result;
   }
+  /** Between the volume's creation and the hold: where a subclass fills the new volume. */
+  protected async filled(_req: ProvisionRequest, _made: ProvisionedVolume): Promise<void> {}
   delete(req: DeleteRequest): Promise<void> {
     return this.inner.delete(req);
   }

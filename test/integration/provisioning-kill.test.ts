@@ -31,7 +31,7 @@ interface Setup {
 const running: Setup[] = [];
 
 afterEach(async () => {
-  stopCliProcesses();
+  await stopCliProcesses();
   for (const s of running.splice(0)) {
     if (s.child && s.child.exitCode === null && s.child.signalCode === null) {
       process.kill(-s.child.pid!, 'SIGKILL');

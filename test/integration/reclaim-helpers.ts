@@ -77,6 +77,9 @@ export class ReclaimApi extends TestRestClient {
   deleteVolume(name: string): Promise<void> {
     return this.remove(paths.volume(name));
   }
+  createNamespace(name: string): Promise<unknown> {
+    return this.create(paths.namespaces(), 'v1', 'Namespace', { metadata: { name } });
+  }
   createClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
     return this.create(paths.claims(pvc.metadata.namespace ?? 'default'), 'v1', 'PersistentVolumeClaim', pvc);
   }

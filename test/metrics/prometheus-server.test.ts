@@ -43,7 +43,7 @@ describe('metrics server', () => {
     assert.match(res.type ?? '', /^text\/plain; version=0\.0\.4/);
     const { samples } = parseExposition(res.body);
     const count = samples.find((s) => s.name === 'storage_operation_duration_seconds_count');
-    assert.deepEqual(count?.labels, { volume_plugin: 'kubernetes.io/host-path', operation_name: 'provision', status: 'success' });
+    assert.deepEqual(count?.labels, { volume_plugin: 'kubernetes.io/host-path', operation_name: 'provision', status: 'success', migrated: 'false' });
     assert.equal(count?.value, 1);
   });
 

@@ -31,6 +31,13 @@ describe('parseExposition (Prometheus text format 0.0.4)', () => {
     assert.equal(samples[0].value, 1458255915);
   });
 
+  test('reads NaN and Inf in any case, as Prometheus does (prom-client writes Nan for an empty event-loop lag)', () => {
+    const { samples } = parseExposition('nodejs_eventloop_lag_seconds Nan\nbig inf\nsmall -INF\n');
+    assert.ok(Number.isNaN(samples[0].value));
+    assert.equal(samples[1].value, Infinity);
+    assert.equal(samples[2].value, -Infinity);
+  });
+
   test('reads +Inf, -Inf and NaN and a trailing comma in the label set', () => {
     const { samples } = parseExposition('h_bucket{le="+Inf",} +Inf\nlow -Inf\nnothing NaN\n');
     assert.equal(samples[0].value, Infinity);

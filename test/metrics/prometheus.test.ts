@@ -4,29 +4,21 @@ import { register as globalRegistry } from 'prom-client';
 import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { VolumeUsageCollector } from '../../src/metrics/collector.js';
 import { ControllerMetrics } from '../../src/metrics/prometheus.js';
-import { parseExposition, type Sample } from '../../src/metrics/text-format.js';
+import { parseExposition } from '../../src/metrics/text-format.js';
+import { scrape, valueOf } from './exposition.js';
 import { boundPair, failingProvider, fixedProvider, MapStore, pendingClaim, tableSource, unboundVolume, usage } from './collector-fixtures.js';
 
-async function scrape(metrics: ControllerMetrics): Promise<Sample[]> {
-  const { contentType, body } = await metrics.render();
-  assert.match(contentType, /^text\/plain; version=0\.0\.4/);
-  return parseExposition(body).samples;
-}
-
-/** The value of the one sample with this name and exactly these labels (undefined if absent). */
-function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  const found = samples.filter((s) => s.name === name && sameLabels(s.labels, labels));
-  assert.ok(found.length <= 1, `${name} ${JSON.stringify(labels)} appears ${found.length} times`);
-  return found[0]?.value;
-}
-
-function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
-  const ka = Object.keys(a).sort();
-  const kb = Object.keys(b).sort();
-  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a[k] === b[k]);
-}
-
 describe('ControllerMetrics', () => {
+  test('Unused condition writes are counted by result under kube-controller-manager 1.37\'s name', async () => {
+    const metrics = new ControllerMetrics();
+    metrics.unusedConditions.unusedConditionSync('success');
+    metrics.unusedConditions.unusedConditionSync('success');
+    metrics.unusedConditions.unusedConditionSync('error');
+    const samples = await scrape(metrics);
+    assert.equal(valueOf(samples, 'pvc_protection_controller_unused_condition_syncs_total', { result: 'success' }), 2);
+    assert.equal(valueOf(samples, 'pvc_protection_controller_unused_condition_syncs_total', { result: 'error' }), 1);
+  });
+
   test('kubelet volume stats carry the claim labels and the measured values; a failing claim is marked', async () => {
     const a = boundPair('data', { namespace: 'shop' });
     const b = boundPair('logs', { namespace: 'shop' });
@@ -102,11 +94,11 @@ describe('ControllerMetrics', () => {
     metrics.operations.onOperation('kubernetes.io/host-path', 'provision', 3);
     metrics.operations.onOperation('kubernetes.io/host-path', 'delete', 0.01, new Error('busy'));
     const samples = await scrape(metrics);
-    const provision = { volume_plugin: 'kubernetes.io/host-path', operation_name: 'provision', status: 'success' };
+    const provision = { volume_plugin: 'kubernetes.io/host-path', operation_name: 'provision', status: 'success', migrated: 'false' };
     assert.equal(valueOf(samples, 'storage_operation_duration_seconds_count', provision), 2);
     assert.equal(valueOf(samples, 'storage_operation_duration_seconds_sum', provision), 3.2);
     assert.equal(valueOf(samples, 'storage_operation_duration_seconds_bucket', { ...provision, le: '0.25' }), 1);
-    const failedDelete = { volume_plugin: 'kubernetes.io/host-path', operation_name: 'delete', status: 'fail-unknown' };
+    const failedDelete = { volume_plugin: 'kubernetes.io/host-path', operation_name: 'delete', status: 'fail-unknown', migrated: 'false' };
     assert.equal(valueOf(samples, 'storage_operation_duration_seconds_count', failedDelete), 1);
     assert.equal(valueOf(samples, 'volume_operation_total_errors', { plugin_name: 'kubernetes.io/host-path', operation_name: 'delete' }), 1);
     assert.equal(valueOf(samples, 'volume_operation_total_errors', { plugin_name: 'kubernetes.io/host-path', operation_name: 'provision' }), undefined);
@@ -117,8 +109,8 @@ describe('ControllerMetrics', () => {
     let leading = false;
     metrics.setSources({
       queues: () => ({
-        claims: { depth: 3, adds: 40, retries: 2, syncs: 37, queueLatencyMsSum: 1500, workDurationMsSum: 740 },
-        volumes: { depth: 0, adds: 5, retries: 0, syncs: 5, queueLatencyMsSum: 10, workDurationMsSum: 20 },
+        claims: { depth: 3, adds: 40, retries: 2 },
+        volumes: { depth: 0, adds: 5, retries: 0 },
       }),
       leaderElection: { name: 'pv-controller', isLeader: () => leading },
     });
@@ -126,9 +118,11 @@ describe('ControllerMetrics', () => {
     assert.equal(valueOf(samples, 'workqueue_depth', { name: 'claims' }), 3);
     assert.equal(valueOf(samples, 'workqueue_adds_total', { name: 'claims' }), 40);
     assert.equal(valueOf(samples, 'workqueue_retries_total', { name: 'claims' }), 2);
+    metrics.workqueue.queued('claims', 1.5);
+    metrics.workqueue.worked('volumes', 0.02);
+    samples = await scrape(metrics);
     assert.equal(valueOf(samples, 'workqueue_queue_duration_seconds_sum', { name: 'claims' }), 1.5);
-    assert.equal(valueOf(samples, 'workqueue_queue_duration_seconds_count', { name: 'claims' }), 37);
-    assert.equal(valueOf(samples, 'workqueue_queue_duration_seconds_bucket', { name: 'claims', le: '+Inf' }), 37);
+    assert.equal(valueOf(samples, 'workqueue_queue_duration_seconds_count', { name: 'claims' }), 1);
     assert.equal(valueOf(samples, 'workqueue_work_duration_seconds_sum', { name: 'volumes' }), 0.02);
     assert.equal(valueOf(samples, 'leader_election_master_status', { name: 'pv-controller' }), 0);
     leading = true;
@@ -160,6 +154,6 @@ describe('ControllerMetrics', () => {
     assert.equal(globalRegistry.getSingleMetric('storage_operation_duration_seconds'), undefined);
     assert.equal(globalRegistry.getSingleMetric('kubelet_volume_stats_used_bytes'), undefined);
     const samples = await scrape(second);
-    assert.equal(valueOf(samples, 'storage_operation_duration_seconds_count', { volume_plugin: 'p', operation_name: 'provision', status: 'success' }), undefined);
+    assert.equal(valueOf(samples, 'storage_operation_duration_seconds_count', { volume_plugin: 'p', operation_name: 'provision', status: 'success', migrated: 'false' }), undefined);
   });
 });

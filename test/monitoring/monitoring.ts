@@ -9,7 +9,7 @@ export const PROMETHEUS_RULES = join(CHART_FILES, 'prometheus-rules.yaml');
 export const GRAFANA_DASHBOARD = join(CHART_FILES, 'grafana-dashboard.json');
 
 interface RuleFile {
-  groups: Array<{ name: string; rules: Array<{ alert?: string; record?: string; expr: string }> }>;
+  groups: Array<{ name: string; rules: Array<{ alert?: string; record?: string; expr: string; annotations?: Record<string, string> }> }>;
 }
 
 async function rules(): Promise<RuleFile['groups'][number]['rules']> {
@@ -19,6 +19,11 @@ async function rules(): Promise<RuleFile['groups'][number]['rules']> {
 
 export async function alertNames(): Promise<string[]> {
   return (await rules()).flatMap((r) => (r.alert ? [r.alert] : []));
+}
+
+/** Each alert's name and its runbook_url annotation (undefined when it has none). */
+export async function alertRunbooks(): Promise<Array<{ alert: string; runbookUrl: string | undefined }>> {
+  return (await rules()).flatMap((r) => (r.alert ? [{ alert: r.alert, runbookUrl: r.annotations?.runbook_url }] : []));
 }
 
 export async function recordedNames(): Promise<string[]> {
@@ -36,4 +41,13 @@ export async function dashboardQueries(values: Record<string, string>): Promise<
   return dashboard.panels.flatMap((p) =>
     (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr.replace(/\$(\w+)/g, (whole, name: string) => values[name] ?? whole) })),
   );
+}
+
+/** The anchors GitHub (and most Markdown renderers) give the headings of a Markdown file. */
+export function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  for (const m of markdown.matchAll(/^#{1,6} +(.+?) *$/gm)) {
+    anchors.add(m[1].toLowerCase().replace(/[^\p{L}\p{N}\- _]/gu, '').replace(/ /g, '-'));
+  }
+  return anchors;
 }

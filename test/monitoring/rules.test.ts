@@ -10,12 +10,14 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { onPath, REPO_ROOT } from '../../tools/cluster/binaries.js';
-import { alertNames, PROMETHEUS_RULES } from './monitoring.js';
+import { alertNames, alertRunbooks, headingAnchors, PROMETHEUS_RULES } from './monitoring.js';
 
 const run = promisify(execFile);
 const promtool = onPath('promtool');
 const skip = promtool ? false : 'promtool is not installed (Debian: apt-get install prometheus)';
 const RULE_TESTS = join(REPO_ROOT, 'test', 'monitoring', 'rules.test.yaml');
+const RUNBOOK = 'docs/runbook.md';
+
 
 test('promtool check rules accepts the chart\'s rule file', { skip }, async () => {
   const { stdout } = await run(promtool ?? 'promtool', ['check', 'rules', PROMETHEUS_RULES]);
@@ -37,4 +39,26 @@ test('every alert of the rule file has a promtool test that sees it fire', async
     assert.ok(fired.has(name), `${name} is never seen firing in rules.test.yaml`);
     assert.ok(silent.has(name), `${name} is never seen silent in rules.test.yaml`);
   }
+});
+
+test('every alert has a runbook_url whose section exists in docs/runbook.md', async () => {
+  const anchors = headingAnchors(await readFile(join(REPO_ROOT, RUNBOOK), 'utf8'));
+  const runbooks = await alertRunbooks();
+  assert.ok(runbooks.length > 0);
+  for (const { alert, runbookUrl } of runbooks) {
+    assert.ok(runbookUrl, `${alert} has no runbook_url`);
+    const [file, anchor] = runbookUrl.split('#');
+    assert.equal(file, RUNBOOK, `${alert}: runbook_url ${runbookUrl} is not in ${RUNBOOK}`);
+    assert.ok(anchor && anchors.has(anchor), `${alert}: ${RUNBOOK} has no section #${anchor ?? ''}`);
+  }
+});
+
+test('headingAnchors makes GitHub\'s anchors: lower case, punctuation dropped, spaces to dashes', () => {
+  assert.deepEqual([...headingAnchors('# Runbook\n## PVControllerDown\n### What to do, now!\nnot # a heading\n')], ['runbook', 'pvcontrollerdown', 'what-to-do-now']);
+});
+
+test('no alert duplicates kubernetes-mixin\'s volume fullness alerts', async () => {
+  const names = await alertNames();
+  for (const dropped of ['PVControllerVolumeAlmostFull', 'PVControllerVolumeFillingUp']) assert.ok(!names.includes(dropped), dropped);
+  assert.ok(names.includes('PVControllerDown'));
 });

@@ -11,10 +11,11 @@ import {
 } from '@pv-controller/kube/annotations.js';
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { MetricsError } from '../../src/metrics/provider.js';
-import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER } from '../../src/plugins/host-path/index.js';
+import { HostPathPlugin, NODE_HOST_PATH_PROVISIONER, volumePath } from '../../src/plugins/host-path/index.js';
 import { PluginError } from '../../src/plugins/api/errors.js';
 import { conformanceRequest, conformanceVolume } from './conformance/subject.js';
 import { runPluginConformance } from './conformance/run.js';
+import { snapshotRequest } from './conformance/snapshot.js';
 
 async function tempDir(prefix: string): Promise<string> {
   return fs.realpath(await fs.mkdtemp(join(tmpdir(), prefix)));
@@ -27,11 +28,18 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
+/** The snapshot sub-suite's file hooks for host-path volumes (the PV's directory). */
+const hostPathFiles = {
+  writeFile: (pv: PersistentVolume, name: string, content: string) => fs.writeFile(join(volumePath(pv)!, name), content),
+  readFile: (pv: PersistentVolume, name: string) => fs.readFile(join(volumePath(pv)!, name), 'utf8').catch(() => undefined),
+};
+
 runPluginConformance('host-path', async () => {
   const base = await tempDir('h6-hp-conf-');
   const roots = [join(base, 'a'), join(base, 'b')];
   for (const root of roots) await fs.mkdir(root);
   return {
+    ...hostPathFiles,
     plugin: new HostPathPlugin({ roots }),
     cleanup: () => fs.rm(base, { recursive: true, force: true }),
     backingExists: async (name) => (await Promise.all(roots.map((r) => exists(join(r, name))))).some(Boolean),
@@ -43,6 +51,8 @@ runPluginConformance('host-path', async () => {
 runPluginConformance('host-path (local volumes pinned to a node)', async () => {
   const base = await tempDir('h6-hp-conf-local-');
   return {
+    ...hostPathFiles,
+    foreignSnapshotId: (own: string) => own.replace(/@node-1$/, '@node-2'),
     plugin: new HostPathPlugin({ roots: [base], nodeName: 'node-1' }),
     cleanup: () => fs.rm(base, { recursive: true, force: true }),
     backingExists: (name) => exists(join(base, name)),
@@ -53,6 +63,8 @@ runPluginConformance('host-path (local volumes pinned to a node)', async () => {
 runPluginConformance('host-path of a node agent (its own node only)', async () => {
   const base = await tempDir('h6-hp-conf-agent-');
   return {
+    ...hostPathFiles,
+    foreignSnapshotId: (own: string) => own.replace(/@node-1$/, '@node-2'),
     plugin: new HostPathPlugin({ roots: [base], nodeName: 'node-1', provisionerName: NODE_HOST_PATH_PROVISIONER }),
     cleanup: () => fs.rm(base, { recursive: true, force: true }),
     backingExists: (name) => exists(join(base, name)),
@@ -166,6 +178,18 @@ describe('host-path provisioning, deletion and recycling', () => {
   });
   after(() => fs.rm(base, { recursive: true, force: true }));
 
+  test('a static PV outside the roots is declined with its path and the roots named; its own and other plugins\' PVs are not', () => {
+    const plugin = new HostPathPlugin({ roots: [root] });
+    const unowned: PersistentVolume = { metadata: { name: 'static' }, spec: { hostPath: { path: '/etc' } } };
+    assert.equal(plugin.handles(unowned), false);
+    assert.equal(plugin.declines(unowned), `hostPath "/etc" is outside every host-path root (${root})`);
+    const local: PersistentVolume = { metadata: { name: 'local' }, spec: { local: { path: '/srv/data' } } };
+    assert.equal(plugin.declines(local), `local path "/srv/data" is outside every host-path root (${root})`);
+    assert.equal(plugin.declines({ metadata: { name: 'inside' }, spec: { hostPath: { path: join(root, 'v') } } }), undefined, 'one it handles');
+    assert.equal(plugin.declines(hostilePv('/etc')), undefined, 'a provisioned volume is refused by delete itself, with its own message');
+    assert.equal(plugin.declines({ metadata: { name: 'nfs' }, spec: { nfs: { server: 's', path: '/x' } } }), undefined, 'not its kind of volume');
+  });
+
   test('provision creates a 0777 directory and a record with the three tags beside it, not inside', async () => {
     const plugin = new HostPathPlugin({ roots: [root] });
     const req = conformanceRequest(plugin, { clusterName: 'kubernetes' });
@@ -228,16 +252,21 @@ describe('host-path provisioning, deletion and recycling', () => {
     assert.equal((await plugin.provision(req)).source.hostPath!.path, join(second, req.backingName));
   });
 
-  test('the root choice is the same for the same backing name, whatever order the roots are configured in', async () => {
+  test('a retry of the same backing name finds the root its record names, whatever order the roots are configured in', async () => {
     const r1 = join(base, 'r1');
     const r2 = join(base, 'r2');
     await fs.mkdir(r1);
     await fs.mkdir(r2);
     const req = conformanceRequest(new HostPathPlugin({ roots: [r1, r2] }));
     const first = await new HostPathPlugin({ roots: [r1, r2] }).provision(req);
-    await new HostPathPlugin({ roots: [r1, r2] }).delete({ backingName: req.backingName });
-    const second = await new HostPathPlugin({ roots: [r2, r1] }).provision(req);
-    assert.deepEqual(second.source, first.source);
+    // A restarted controller with the roots listed the other way round retries the same request:
+    // the record written with the first choice wins over the placement policy (root-placer.ts).
+    for (const roots of [[r2, r1], [r1, r2]]) {
+      const again = await new HostPathPlugin({ roots }).provision(req);
+      assert.deepEqual(again.source, first.source, roots.join(', '));
+    }
+    const made = await Promise.all([r1, r2].map(async (r) => (await fs.readdir(r)).filter((n) => n === req.backingName).length));
+    assert.equal(made[0]! + made[1]!, 1, 'one directory in all');
   });
 
   test('delete removes the tree without following a symlink inside, then the record', async () => {
@@ -316,5 +345,35 @@ describe('host-path provisioning, deletion and recycling', () => {
   test('a configured root of "/" is rejected at construction', () => {
     assert.throws(() => new HostPathPlugin({ roots: ['/'] }), { code: 'InvalidParameter' });
     assert.throws(() => new HostPathPlugin({ roots: ['relative'] }), { code: 'InvalidParameter' });
+  });
+});
+
+describe('node-local snapshots belong to their node', () => {
+  test("a node agent's snapshot handle names its node; another node's agent neither owns it nor restores from it, and says which nodes", async () => {
+    const base = await tempDir('h6-hp-snap-nodes-');
+    try {
+      const [rootA, rootB] = [join(base, 'a'), join(base, 'b')];
+      await fs.mkdir(rootA);
+      await fs.mkdir(rootB);
+      const agentA = new HostPathPlugin({ roots: [rootA], nodeName: 'node-a', provisionerName: NODE_HOST_PATH_PROVISIONER });
+      const agentB = new HostPathPlugin({ roots: [rootB], nodeName: 'node-b', provisionerName: NODE_HOST_PATH_PROVISIONER });
+      const req = conformanceRequest(agentA, { selectedNode: 'node-a' });
+      const pv = conformanceVolume(agentA, req, await agentA.provision(req));
+      const { snapshotId } = await agentA.createSnapshot(snapshotRequest(pv));
+      assert.match(snapshotId, /^host-path:snap:v1:conformance-snapshot-[0-9a-f-]+@node-a$/);
+      assert.equal(agentB.ownsSnapshot(snapshotId), false);
+      const restore = conformanceRequest(agentB, { selectedNode: 'node-b' });
+      await assert.rejects(agentB.provisionFromSnapshot(restore, { snapshotId }), (err: unknown) => {
+        assert.ok(err instanceof PluginError && err.code === 'NotSupported' && !err.retryable, String(err));
+        assert.match(err.message, /node "node-a"/);
+        assert.match(err.message, /node "node-b"/);
+        return true;
+      });
+      await assert.rejects(agentB.deleteSnapshot({ snapshotId }), PluginError);
+      await assert.rejects(agentB.provisionClone(restore, pv), /node "node-a".*node "node-b"/);
+      assert.equal((await agentA.listSnapshots('conformance')).length, 1, 'the snapshot is still there');
+    } finally {
+      await fs.rm(base, { recursive: true, force: true });
+    }
   });
 });

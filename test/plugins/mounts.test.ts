@@ -89,4 +89,18 @@ describe('delete and recycle never cross a mount (private mount namespace, syste
     assert.match(warnings[0], /refusing path .*mount/);
     assert.equal(r.decoysIntact, true);
   });
+
+  test('released TTLs: forged ones (another namespace\'s volume, a bind-mounted directory) delete nothing; our own volume with the decoys mounted over it is refused at the mount', () => {
+    const r = results.ttlForgedAndMounted;
+    assert.equal(r.phase, 'forged-victim=Released forged-mount=Released own=Failed', JSON.stringify(r.events));
+    for (const name of ['forged-victim', 'forged-mount']) {
+      assert.ok((r.events ?? []).some((e) => e.startsWith(`${name} Warning ReleasedTTLRefused: `)), `${name}: ${JSON.stringify(r.events)}`);
+      assert.ok(!(r.events ?? []).some((e) => e.startsWith(`${name} Warning VolumeFailedDelete`)), `${name}: no delete attempted`);
+    }
+    const refused = (r.events ?? []).filter((e) => e.startsWith('own Warning VolumeFailedDelete: '));
+    assert.equal(refused.length, 1, JSON.stringify(r.events));
+    assert.ok(refused[0].includes(`"${r.mountPoint}"`) && /mount/.test(refused[0]), refused[0]);
+    assert.equal(r.volumeIntact, true, "the other namespace's volume keeps its data and its claim");
+    assert.equal(r.decoysIntact, true);
+  });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { NfsSubdirPlugin, patternProblems, renderPattern } from '../../src/plugins/nfs-subdir/index.js';
@@ -32,9 +32,23 @@ async function findDirs(dir: string, name: string): Promise<string[]> {
   return found;
 }
 
+/** The snapshot sub-suite's file hooks: the PV's NFS path under the mount it lies in. */
+function nfsFiles(mounts: Array<{ server: string; share: string; mountPath: string }>) {
+  const local = (pv: PersistentVolume, name: string): string => {
+    const nfs = pv.spec.nfs!;
+    const mount = mounts.find((m) => m.server === nfs.server && nfs.path.startsWith(`${m.share}/`))!;
+    return join(mount.mountPath, nfs.path.slice(mount.share.length + 1), name);
+  };
+  return {
+    writeFile: (pv: PersistentVolume, name: string, content: string) => fs.writeFile(local(pv, name), content),
+    readFile: (pv: PersistentVolume, name: string) => fs.readFile(local(pv, name), 'utf8').catch(() => undefined),
+  };
+}
+
 runPluginConformance('nfs-subdir', async () => {
   const mountPath = await tempDir('h6-nfs-conf-');
   return {
+    ...nfsFiles([{ server: 'nfs.example', share: '/exports/k8s', mountPath }]),
     plugin: new NfsSubdirPlugin({ mounts: [{ server: 'nfs.example', share: '/exports/k8s', mountPath }] }),
     cleanup: () => fs.rm(mountPath, { recursive: true, force: true }),
     backingExists: async (name) => (await findDirs(mountPath, name)).length > 0,
@@ -49,6 +63,7 @@ runPluginConformance('nfs-subdir (two mounts, pathPattern)', async () => {
   ];
   for (const m of mounts) await fs.mkdir(m.mountPath);
   return {
+    ...nfsFiles(mounts),
     plugin: new NfsSubdirPlugin({ mounts }),
     cleanup: () => fs.rm(base, { recursive: true, force: true }),
     backingExists: async (name) => (await findDirs(base, name)).length > 0,
@@ -189,17 +204,23 @@ describe('nfs-subdir provisioning and deletion', () => {
     assert.equal(await fs.readFile(join(victim, 'data'), 'utf8'), 'victim data');
   });
 
-  test('onDelete archive renames the directory to archived-<name> beside it', async () => {
-    const req = conformanceRequest(plugin, { parameters: { onDelete: 'archive', pathPattern: '${.PVC.namespace}' } });
-    const pv = conformanceVolume(plugin, req, await plugin.provision(req));
-    const dir = join(mountPath, req.claim.namespace, req.backingName);
-    await fs.writeFile(join(dir, 'data'), 'archived data');
-    await plugin.delete({ backingName: req.backingName, pv, parameters: req.parameters });
-    assert.equal(await exists(dir), false);
-    const archived = join(mountPath, req.claim.namespace, `archived-${req.backingName}`);
-    assert.equal(await fs.readFile(join(archived, 'data'), 'utf8'), 'archived data');
-    await plugin.delete({ backingName: req.backingName, pv, parameters: req.parameters });
-    assert.ok(await exists(archived), 'a repeated delete leaves the archive alone');
+  test('onDelete archive (or archiveOnDelete "true") moves the directory into the mount\'s archive area, never beside it', async () => {
+    const variants: Array<Record<string, string>> = [{ onDelete: 'archive', pathPattern: '${.PVC.namespace}' }, { archiveOnDelete: 'true' }];
+    for (const parameters of variants) {
+      const req = conformanceRequest(plugin, { parameters });
+      const pv = conformanceVolume(plugin, req, await plugin.provision(req));
+      const dir = join(mountPath, pv.spec.nfs!.path.slice('/exports/k8s/'.length));
+      await fs.writeFile(join(dir, 'data'), 'archived data');
+      await plugin.delete({ backingName: req.backingName, pv, parameters: req.parameters });
+      assert.equal(await exists(dir), false);
+      const [archive] = (await plugin.listArchives()).filter((a) => a.backingName === req.backingName);
+      assert.ok(archive, 'listed');
+      assert.equal(posix.dirname(archive.path), join(mountPath, '.pv-controller-archive'));
+      assert.match(posix.basename(archive.path), new RegExp(`^${req.backingName}\\.archived-\\d{8}T\\d{6}Z$`));
+      assert.equal(await fs.readFile(join(archive.path, 'data'), 'utf8'), 'archived data');
+      await plugin.delete({ backingName: req.backingName, pv, parameters: req.parameters });
+      assert.ok(await exists(archive.path), 'a repeated delete leaves the archive alone');
+    }
   });
 
   test('the recorded onDelete=retain wins over a class that now says delete', async () => {
@@ -252,6 +273,7 @@ describe('nfs-subdir provisioning and deletion', () => {
     assert.deepEqual(two.validateParameters({ server: 'a' }), []);
     assert.equal(two.validateParameters({ server: 'a', share: '/other' })[0]?.parameter, 'share');
     assert.equal(two.validateParameters({ server: 'a', onDelete: 'shred' })[0]?.parameter, 'onDelete');
-    assert.equal(two.validateParameters({ server: 'a', archiveOnDelete: 'true' })[0]?.parameter, 'archiveOnDelete');
+    assert.deepEqual(two.validateParameters({ server: 'a', archiveOnDelete: 'true' }), [], "upstream's spelling of onDelete: archive");
+    assert.equal(two.validateParameters({ server: 'a', archiveOnDelete: 'yes' })[0]?.parameter, 'archiveOnDelete');
   });
 });

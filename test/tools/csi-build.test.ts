@@ -1,15 +1,16 @@
 /**
  * The CSI binaries' cache bookkeeping (a `.version` stamp beside each binary decides a rebuild)
- * and the generator of tools/csi-sidecars/go.mod (the provisioner's replace lines carried over).
+ * and the generators of tools/csi-sidecars/go.mod (the provisioner's replace lines carried over)
+ * and tools/csi-snapshotter/go.mod (the snapshotter's, and its client module at the same release).
  */
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { csiBinaryPath } from '../../tools/cluster/binaries.js';
+import { csiBinaryPath, CSI_SIDECARS_MODULE_DIR, CSI_SNAPSHOTTER_MODULE_DIR } from '../../tools/cluster/binaries.js';
 import { csiTarget, staleCsiBinaries } from '../../tools/cluster/csi-build.js';
-import { csiSidecarsGoMod, replaceLines } from '../../tools/cluster/gomod.js';
+import { csiSidecarsGoMod, csiSnapshotterGoMod, replaceLines } from '../../tools/cluster/gomod.js';
 
 describe('which CSI binaries csi:build rebuilds', () => {
   let cache = '';
@@ -34,7 +35,7 @@ describe('which CSI binaries csi:build rebuilds', () => {
   };
 
   it('rebuilds every binary the cache lacks', () => {
-    assert.deepEqual(staleCsiBinaries(), ['csi-mock', 'csi-provisioner', 'csi-resizer']);
+    assert.deepEqual(staleCsiBinaries(), ['csi-mock', 'csi-registrar', 'csi-provisioner', 'csi-resizer', 'snapshot-controller', 'csi-snapshotter']);
   });
 
   it('keeps a binary whose stamp says what the repository asks for', () => {
@@ -49,12 +50,29 @@ describe('which CSI binaries csi:build rebuilds', () => {
     assert.deepEqual(staleCsiBinaries(['csi-mock']), ['csi-mock']);
   });
 
+  it('stamps csi-registrar with the Kubernetes release and its main.go, built from tools/k8s', () => {
+    const t = csiTarget('csi-registrar');
+    assert.match(t.stamp ?? '', /^csi-registrar of Kubernetes v\d+\.\d+\.\d+, main\.go sha256:[0-9a-f]{12}$/);
+    assert.equal(t.pkg, './cmd/csi-registrar');
+    assert.match(csiTarget('csi-mock').stamp ?? '', /^csi-mock of Kubernetes /);
+  });
+
   it('stamps the sidecars with their module and release, and passes the release to main.version', () => {
     const t = csiTarget('csi-provisioner');
     const release = /v6\.\d+\.\d+$/.exec(t.stamp ?? '')?.[0];
     assert.ok(release, t.stamp);
     assert.equal(t.stamp, `github.com/kubernetes-csi/external-provisioner/v6 ${release}`);
     assert.match(t.ldflags, new RegExp(`-X main\\.version=${release.replace(/\./g, '\\.')}$`));
+  });
+
+  it('builds snapshot-controller and csi-snapshotter from the snapshotter wrapper, stamped with its release', () => {
+    for (const name of ['snapshot-controller', 'csi-snapshotter'] as const) {
+      const t = csiTarget(name);
+      assert.equal(t.dir, CSI_SNAPSHOTTER_MODULE_DIR);
+      assert.equal(t.pkg, `github.com/kubernetes-csi/external-snapshotter/v8/cmd/${name}`);
+      assert.match(t.stamp ?? '', /^github\.com\/kubernetes-csi\/external-snapshotter\/v8 v8\.\d+\.\d+$/);
+    }
+    assert.equal(csiTarget('csi-provisioner').dir, CSI_SIDECARS_MODULE_DIR);
   });
 });
 
@@ -85,5 +103,35 @@ describe('tools/csi-sidecars/go.mod generator', () => {
     assert.match(mod, /^\tgithub\.com\/kubernetes-csi\/external-provisioner\/v6\/cmd\/csi-provisioner$/m);
     assert.match(mod, /^\tgithub\.com\/kubernetes-csi\/external-resizer\/v2\/cmd\/csi-resizer$/m);
     assert.match(mod, /^replace \(\n\tk8s\.io\/api => k8s\.io\/api v0\.36\.1\n\tk8s\.io\/client-go => k8s\.io\/client-go v0\.36\.1\n\)$/m);
+  });
+});
+
+describe('tools/csi-snapshotter/go.mod generator', () => {
+  const upstream = [
+    'module github.com/kubernetes-csi/external-snapshotter/v8',
+    '',
+    'require github.com/kubernetes-csi/external-snapshotter/client/v8 v8.6.0',
+    '',
+    'replace github.com/kubernetes-csi/external-snapshotter/client/v8 => ./client',
+    '',
+    'replace k8s.io/kms => k8s.io/kms v0.37.0',
+    '',
+    'replace k8s.io/kubelet => k8s.io/kubelet v0.37.0',
+    '',
+  ].join('\n');
+
+  it("drops the snapshotter's ./client directory replace and keeps its versioned ones", () => {
+    assert.deepEqual(replaceLines(upstream), ['k8s.io/kms => k8s.io/kms v0.37.0', 'k8s.io/kubelet => k8s.io/kubelet v0.37.0']);
+  });
+
+  it('requires the snapshotter and its client module at one release and lists both commands as tools', () => {
+    const mod = csiSnapshotterGoMod('v8.7.0', replaceLines(upstream));
+    assert.match(mod, /^module pv-controller\.local\/tools\/csi-snapshotter$/m);
+    assert.match(mod, /^\tgithub\.com\/kubernetes-csi\/external-snapshotter\/v8 v8\.7\.0$/m);
+    assert.match(mod, /^\tgithub\.com\/kubernetes-csi\/external-snapshotter\/client\/v8 v8\.7\.0$/m);
+    assert.match(mod, /^\tgithub\.com\/kubernetes-csi\/external-snapshotter\/v8\/cmd\/snapshot-controller$/m);
+    assert.match(mod, /^\tgithub\.com\/kubernetes-csi\/external-snapshotter\/v8\/cmd\/csi-snapshotter$/m);
+    assert.match(mod, /^replace \(\n\tk8s\.io\/kms => k8s\.io\/kms v0\.37\.0\n\tk8s\.io\/kubelet => k8s\.io\/kubelet v0\.37\.0\n\)$/m);
+    assert.doesNotMatch(mod, /=> \.\/client/);
   });
 });

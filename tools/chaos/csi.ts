@@ -18,6 +18,7 @@ import { connectCsi } from '../../src/csi/client.js';
 import { csiBinaryPath } from '../cluster/binaries.js';
 import { startProcess, waitUntil, type ManagedProcess } from '../cluster/processes.js';
 import { CsiProxy } from '../csi/csi-proxy.js';
+import type { DriverSnapshot } from './csi-snapshot-invariant.js';
 import { killGroup } from './processes.js';
 
 export type CsiDriverKind = 'mock' | 'fake';
@@ -72,6 +73,44 @@ export function volumesMadeByName(log: string): Map<string, Set<string>> {
     made.set(name, (made.get(name) ?? new Set()).add(id));
   }
   return made;
+}
+
+/** Driver snapshot id → the CreateSnapshot name that made it: from the mock's call log (OK answers only). */
+export function snapshotsMadeByName(log: string): Map<string, string> {
+  const made = new Map<string, string>();
+  for (const line of log.split('\n')) {
+    if (!line.startsWith('{') || !line.includes('/CreateSnapshot"')) continue;
+    let call: { code?: string; request?: { name?: string }; response?: { snapshot?: { snapshotId?: string } } | null };
+    try {
+      call = JSON.parse(line) as typeof call;
+    } catch {
+      continue;
+    }
+    const id = call.response?.snapshot?.snapshotId;
+    const name = call.request?.name;
+    if (call.code === 'OK' && id !== undefined && name !== undefined && !made.has(id)) made.set(id, name);
+  }
+  return made;
+}
+
+/** Every snapshot a CSI driver holds (ListSnapshots, page by page), named from `names` where known. */
+export async function listDriverSnapshots(socket: string, names: ReadonlyMap<string, string> = new Map()): Promise<DriverSnapshot[]> {
+  const conn = await connectCsi(socket, { timeoutMs: 15_000 });
+  try {
+    const out: DriverSnapshot[] = [];
+    let token = '';
+    do {
+      const page = await conn.controller.listSnapshots({ maxEntries: 500, ...(token ? { startingToken: token } : {}) });
+      for (const e of page.entries) {
+        const name = names.get(e.snapshotId);
+        out.push({ id: e.snapshotId, sourceVolumeId: e.sourceVolumeId, ...(name !== undefined ? { name } : {}) });
+      }
+      token = page.nextToken;
+    } while (token !== '');
+    return out;
+  } finally {
+    conn.close();
+  }
 }
 
 function driverCommand(kind: CsiDriverKind, socket: string): { bin: string; args: string[] } {
@@ -129,6 +168,15 @@ export class ChaosCsi {
     } finally {
       conn.close();
     }
+  }
+
+  /**
+   * The driver's snapshots, straight from the driver (ListSnapshots, never through the proxy),
+   * each with the CreateSnapshot name that made it where the mock's log says.
+   */
+  async snapshots(): Promise<DriverSnapshot[]> {
+    const names = this.kind === 'mock' ? snapshotsMadeByName(await readFile(this.logPath, 'utf8')) : new Map<string, string>();
+    return listDriverSnapshots(this.driverSocket, names);
   }
 
   /**

@@ -11,7 +11,10 @@
  * - volumes-finished: no PV is left being deleted (Terminating) once the system settled;
  * - acknowledged-writes: the history's acknowledged writes are all on the server;
  * - csi-volumes (with a CSI driver): every driver volume belongs to exactly one PV or to a claim
- *   still provisioning it, every PV of the driver names a volume it holds (csi-invariant.ts).
+ *   still provisioning it, every PV of the driver names a volume it holds (csi-invariant.ts);
+ * - csi-snapshots (with `--snapshots`): every snapshot the driver holds belongs to exactly one
+ *   VolumeSnapshotContent or is being deleted, every ready VolumeSnapshot's content names a
+ *   snapshot the driver holds (csi-snapshot-invariant.ts).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,11 +24,12 @@ import type { CoreEvent, PersistentVolume, PersistentVolumeClaim } from '@pv-con
 import type { Ec2Volume } from '../../test/emulators/ec2.js';
 import type { DriverVolume } from './csi.js';
 import { checkCsiVolumes } from './csi-invariant.js';
+import { checkCsiSnapshots, type CsiSnapshotsInput } from './csi-snapshot-invariant.js';
 import { type HeldObject, type HistoryEntry, KEPT_OPS, lostWrites, type RecordingClient } from './history.js';
 import { claimPath, type Decoy, digestOf, NAMESPACE } from './world.js';
 import type { RetainWrite } from './workload.js';
 
-export const INVARIANTS = ['backing-volumes', 'binding', 'retain-data', 'decoys', 'claims-explained', 'volumes-finished', 'acknowledged-writes', 'csi-volumes'] as const;
+export const INVARIANTS = ['backing-volumes', 'binding', 'retain-data', 'decoys', 'claims-explained', 'volumes-finished', 'acknowledged-writes', 'csi-volumes', 'csi-snapshots'] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
 export interface Violation {
@@ -48,7 +52,11 @@ export interface ObservedState {
   held: Map<string, HeldObject>;
   /** The CSI driver's volumes (undefined when the run has no CSI driver). */
   driverVolumes?: DriverVolume[];
+  /** The driver's snapshots and the snapshot objects (undefined without `--snapshots`). */
+  snapshots?: SnapshotState;
 }
+
+export type SnapshotState = Omit<CsiSnapshotsInput, 'driver'>;
 
 export interface CheckInputs {
   root: string;
@@ -77,6 +85,7 @@ export async function observe(
   ebs: () => Ec2Volume[],
   history: HistoryEntry[],
   driverVolumes?: () => Promise<DriverVolume[]>,
+  snapshots?: () => Promise<SnapshotState>,
 ): Promise<ObservedState> {
   const [claims, volumes, events] = await Promise.all([
     list<PersistentVolumeClaim>(client, paths.claims(NAMESPACE)),
@@ -92,7 +101,16 @@ export async function observe(
     if (obj) held.set(path, { uid: obj.metadata?.uid, ...(obj.spec?.leaseTransitions !== undefined ? { value: obj.spec.leaseTransitions } : {}) });
   }
   const rootEntries = (await readdir(root)).filter((name) => name !== '.pv-controller');
-  return { claims, volumes, events, rootEntries, ebsVolumes: ebs(), held, ...(driverVolumes ? { driverVolumes: await driverVolumes() } : {}) };
+  return {
+    claims,
+    volumes,
+    events,
+    rootEntries,
+    ebsVolumes: ebs(),
+    held,
+    ...(driverVolumes ? { driverVolumes: await driverVolumes() } : {}),
+    ...(snapshots ? { snapshots: await snapshots() } : {}),
+  };
 }
 
 function provisioningUids(claims: PersistentVolumeClaim[]): Set<string> {
@@ -223,6 +241,11 @@ export async function checkInvariants(s: ObservedState, inputs: CheckInputs): Pr
     const csi = checkCsiVolumes({ driver: inputs.csiDriver, driverVolumes: s.driverVolumes, claims: s.claims, volumes: s.volumes });
     report.checked['csi-volumes'] = csi.checked;
     for (const detail of csi.violations) report.violations.push({ invariant: 'csi-volumes', detail });
+  }
+  if (s.snapshots && inputs.csiDriver) {
+    const snaps = checkCsiSnapshots({ driver: inputs.csiDriver, ...s.snapshots });
+    report.checked['csi-snapshots'] = snaps.checked;
+    for (const detail of snaps.violations) report.violations.push({ invariant: 'csi-snapshots', detail });
   }
   return report;
 }

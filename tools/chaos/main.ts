@@ -16,7 +16,7 @@ import { summaryLines } from './report.js';
 
 const USAGE = `usage: npm run chaos -- [--claims N] [--seed S] [--kubeconfig FILE] [--duration D] [--dir DIR]
                         [--workers N] [--rate R] [--api-fault-rate P] [--csi-driver K] [--settle-timeout D]
-                        [--out FILE] [--keep]
+                        [--snapshots] [--out FILE] [--keep]
 
   --claims N            claims the workload creates (default 200)
   --seed S              seed of every random choice (default: drawn, and printed)
@@ -33,6 +33,9 @@ const USAGE = `usage: npm run chaos -- [--claims N] [--seed S] [--kubeconfig FIL
   --csi-driver K        the CSI driver behind the CSI fault proxy: mock (Kubernetes' CSI mock, the
                         default where npm run csi:build built it), fake (our fake driver as a
                         process, the default elsewhere) or none (no CSI class)
+  --snapshots           with a CSI driver: the workload also takes VolumeSnapshots of its CSI claims,
+                        deletes them and restores claims from them; csi-snapshots is checked (needs
+                        a server serving snapshot.storage.k8s.io/v1 and controllers that snapshot)
   --settle-timeout D    how long the system may take to settle after the chaos (default 3m)
   --out FILE            the JSON record (default DIR/chaos-<seed>.json; the history beside it)
   --keep                keep DIR after a clean run (only with --out; otherwise DIR is always kept)
@@ -62,6 +65,7 @@ async function parse(argv: string[]): Promise<ChaosOptions> {
       'settle-timeout': { type: 'string', default: '3m' },
       out: { type: 'string' },
       keep: { type: 'boolean', default: false },
+      snapshots: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -74,8 +78,11 @@ async function parse(argv: string[]): Promise<ChaosOptions> {
   if (!(rate >= 0 && rate <= 1)) throw new Error(`--api-fault-rate must be between 0 and 1, got "${values['api-fault-rate']}"`);
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-negative integer, got "${values.seed}"`);
+  const csiDriver = parseCsiDriver(values['csi-driver']);
+  if (values.snapshots && csiDriver === 'none') throw new Error('--snapshots needs a CSI driver (--csi-driver mock or fake)');
   return {
-    csiDriver: parseCsiDriver(values['csi-driver']),
+    csiDriver,
+    snapshots: values.snapshots,
     claims: positive('claims', values.claims, 200),
     seed,
     ...(values.kubeconfig ? { kubeconfig: resolve(values.kubeconfig) } : {}),

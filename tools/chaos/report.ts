@@ -45,6 +45,8 @@ export interface ChaosRecord {
     /** The mock's log: volumes it made in all, and CreateVolume names that made more than one (not a leak when all were deleted). */
     volumesMade?: number;
     namesWithSeveralVolumes?: Record<string, number>;
+    /** With --snapshots: the workload's snapshot operations, the driver's snapshots at the end, the controllers' snapshot calls. */
+    snapshots?: { ops: Record<string, number>; driverSnapshots: number; createSnapshotCalls: number; deleteSnapshotCalls: number };
   };
   dir: string;
   historyFile: string;
@@ -85,7 +87,9 @@ export function progressLine(c: ProgressCounters): string {
 
 function csiLine(c: NonNullable<ChaosRecord['csi']>): string {
   const made = c.volumesMade === undefined ? '' : `; ${c.volumesMade} volumes made, ${Object.keys(c.namesWithSeveralVolumes ?? {}).length} names made more than one`;
-  return `  CSI (${c.driver})      ${sum(c.faults)} faults: ${byKind(c.faults)}; CreateVolume ${c.createVolumeCalls}, DeleteVolume ${c.deleteVolumeCalls} calls; ${c.driverVolumes} driver volumes at the end${made}`;
+  const snaps = c.snapshots;
+  const snapLine = snaps ? `\n  snapshots       ${byKind(snaps.ops)}; CreateSnapshot ${snaps.createSnapshotCalls}, DeleteSnapshot ${snaps.deleteSnapshotCalls} calls; ${snaps.driverSnapshots} driver snapshots at the end` : '';
+  return `  CSI (${c.driver})      ${sum(c.faults)} faults: ${byKind(c.faults)}; CreateVolume ${c.createVolumeCalls}, DeleteVolume ${c.deleteVolumeCalls} calls; ${c.driverVolumes} driver volumes at the end${made}${snapLine}`;
 }
 
 export function summaryLines(r: ChaosRecord, replay: string): string[] {

@@ -14,6 +14,7 @@ import { AWS_CREDENTIALS } from '../../test/integration/cloud-helpers.js';
 import { ChaosCsi, CSI_DRIVER_NAME, type CsiDriverKind } from './csi.js';
 import { CsiDisruptions } from './csi-faults.js';
 import { grantControllerCsiAccess } from './csi-rbac.js';
+import { createSnapshotClass, listSnapshotObjects, SnapshotWorkload } from './snapshot-workload.js';
 import { Disruptor } from './disruptor.js';
 import { RecordingClient } from './history.js';
 import { checkInvariants, observe, type InvariantReport, type ObservedState } from './invariants.js';
@@ -42,6 +43,8 @@ export interface ChaosOptions {
   apiFaultRate: number;
   /** The CSI driver behind the CSI fault proxy ('none': no CSI class in the run). */
   csiDriver: CsiDriverKind | 'none';
+  /** The snapshot part of the workload and the csi-snapshots invariant (needs a CSI driver). */
+  snapshots?: boolean;
   settleTimeoutMs: number;
   /** Where the JSON record goes (default DIR/chaos-<seed>.json). */
   out?: string;
@@ -110,7 +113,9 @@ async function runChaosPhase(o: ChaosOptions, p: Parts, startedAt: number): Prom
   // On a real control plane the controllers' own account needs what the chart grants with a CSI driver.
   if (p.csi && o.controllerKubeconfig) await grantControllerCsiAccess(p.client);
   const decoys = await createWorld(p.client, root, join(o.dir, 'decoys'), o.seed, o.workers, p.csi !== undefined);
-  const workload = new Workload(p.client, root, decoys, o.claims, p.csi !== undefined);
+  const snapshots = o.snapshots && p.csi ? new SnapshotWorkload(p.client) : undefined;
+  if (snapshots) await createSnapshotClass(p.client);
+  const workload = new Workload(p.client, root, decoys, o.claims, p.csi !== undefined, snapshots);
   const csi = p.csi ? new CsiDisruptions(p.csi, p.client, () => p.fleet.crashAll(), o.log) : undefined;
   const disruptor = new Disruptor({ fleet: p.fleet, apiServer: p.apiServer, proxy: p.proxy, ec2: p.ec2, ...(csi ? { csi } : {}), random: prng.fork('disruptor'), apiFaultRate: o.apiFaultRate, log: o.log });
   p.fleet.start(true);
@@ -171,9 +176,22 @@ function chaosRecord(o: ChaosOptions, p: Parts, c: ChaosPhase, end: RunEnd): Cha
   };
 }
 
-async function csiFigures(csi: ChaosCsi, c: ChaosPhase, driverVolumes: number): Promise<NonNullable<ChaosRecord['csi']>> {
+async function csiFigures(csi: ChaosCsi, c: ChaosPhase, state: ObservedState): Promise<NonNullable<ChaosRecord['csi']>> {
   const made = await csi.volumesMade();
+  const driverVolumes = state.driverVolumes?.length ?? 0;
+  const ops = c.workload.snapshots?.counts;
+  const snapshots = ops && state.snapshots
+    ? {
+        snapshots: {
+          ops: { ...ops },
+          driverSnapshots: state.snapshots.driverSnapshots.length,
+          createSnapshotCalls: csi.proxy.calls.get('CreateSnapshot') ?? 0,
+          deleteSnapshotCalls: csi.proxy.calls.get('DeleteSnapshot') ?? 0,
+        },
+      }
+    : {};
   return {
+    ...snapshots,
     driver: csi.kind,
     driverVolumes,
     createVolumeCalls: csi.proxy.calls.get('CreateVolume') ?? 0,
@@ -197,10 +215,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosRecord> {
     c.csiDisruptions?.calm();
     const { settled, inFlight } = await settle({ client: p.client, proxy: p.proxy, ec2: p.ec2, fleet: p.fleet, apiServer: p.apiServer }, o.settleTimeoutMs);
     const csi = p.csi;
-    const state = await observe(p.client, root, () => p.ec2.volumes(), p.client.entries, csi ? () => csi.volumes() : undefined);
+    const snapshotState = csi && c.workload.snapshots ? async () => ({ driverSnapshots: await csi.snapshots(), ...(await listSnapshotObjects(p.client)) }) : undefined;
+    const state = await observe(p.client, root, () => p.ec2.volumes(), p.client.entries, csi ? () => csi.volumes() : undefined, snapshotState);
     const inputs = { root, decoys: c.decoys, retainWrites: c.workload.retainWrites, history: p.client.entries, unownedEntries: c.workload.unownedStaticDirs, ...(csi ? { csiDriver: CSI_DRIVER_NAME } : {}) };
     const invariants = await checkInvariants(state, inputs);
-    const csiEnd = csi && state.driverVolumes ? await csiFigures(csi, c, state.driverVolumes.length) : undefined;
+    const csiEnd = csi && state.driverVolumes ? await csiFigures(csi, c, state) : undefined;
     const record = chaosRecord(o, p, c, { state, invariants, settled, inFlight, totalMs: Date.now() - startedAt, csi: csiEnd });
     await writeFile(recordPath(o), `${JSON.stringify(record, null, 2)}\n`);
     await writeFile(record.historyFile, `${JSON.stringify(p.client.entries)}\n`);

@@ -14,8 +14,10 @@ import { paths } from '../../src/kube-client/paths.js';
 import type { PersistentVolume, PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { Answer, RecordingClient } from './history.js';
 import type { Prng } from './prng.js';
+import { SNAPSHOT_OPS, type SnapshotOp, type SnapshotWorkload } from './snapshot-workload.js';
 import {
   claimPath,
+  CSI_CLASS,
   type Decoy,
   digestOf,
   immediateClasses,
@@ -68,6 +70,8 @@ export class Workload {
     private readonly targetClaims: number,
     /** The run has a CSI driver: its classes are drawn from too. */
     private readonly withCsi = false,
+    /** `--snapshots`: VolumeSnapshots of the CSI claims and restores from them are drawn too. */
+    readonly snapshots?: SnapshotWorkload,
   ) {
     for (const d of decoys) this.live.set(d.claimName, { name: d.claimName, className: '', kind: 'decoy', retain: false });
   }
@@ -79,12 +83,14 @@ export class Workload {
   async run(random: Prng, workers: number, opsPerSecond: number, stop: () => boolean): Promise<void> {
     const pauseMs = (1000 * workers) / opsPerSecond;
     const done = (): boolean => stop() || this.claimsCreated >= this.targetClaims;
+    const withSnapshots = { ...OPS, ...SNAPSHOT_OPS };
     await Promise.all(
       Array.from({ length: workers }, async (_, w) => {
         const r = random.fork(`worker-${w}`);
         let ledgerValue = 0;
         while (!done()) {
-          const op = r.weighted(OPS);
+          // Without --snapshots the table (and so every seed's draws) is the one earlier runs were recorded with.
+          const op: Op | SnapshotOp = this.snapshots ? r.weighted(withSnapshots) : r.weighted(OPS);
           const outcome = op === 'ledger' ? await this.writeLedger(w, ++ledgerValue) : await this.perform(op, r);
           // The server may be down (killed): do not spin on refused connections.
           await sleep(Math.max(outcome === 'unknown' ? 250 : 0, r.int(pauseMs / 2, (pauseMs * 3) / 2)));
@@ -110,8 +116,14 @@ export class Workload {
     return 'unknown';
   }
 
-  private perform(op: Exclude<Op, 'ledger'>, r: Prng): Promise<Answer<unknown>['outcome']> {
+  private perform(op: Exclude<Op | SnapshotOp, 'ledger'>, r: Prng): Promise<Answer<unknown>['outcome']> {
     switch (op) {
+      case 'snapshot':
+        return this.snapshotClaim(r);
+      case 'unsnapshot':
+        return this.snapshots?.remove(r) ?? Promise.resolve('ok');
+      case 'restore':
+        return this.creating(() => this.restoreClaim(r));
       case 'dynamic':
         return this.creating(() => this.createClaim(`claim-${++this.seq}`, r.pick(immediateClasses(this.withCsi)), 'dynamic'));
       case 'static':
@@ -242,6 +254,25 @@ export class Workload {
     } finally {
       this.taken.delete(claim.name);
     }
+  }
+
+  /** A VolumeSnapshot of one of the live CSI claims (bound or not: the controllers must cope). */
+  private async snapshotClaim(r: Prng): Promise<Answer<unknown>['outcome']> {
+    const claim = this.snapshots && this.pickLive(r, (c) => c.className === CSI_CLASS);
+    if (!claim || !this.snapshots) return 'ok';
+    try {
+      return await this.snapshots.snapshot(claim.name);
+    } finally {
+      this.taken.delete(claim.name);
+    }
+  }
+
+  /** A CSI claim restored from one of the workload's VolumeSnapshots (ready, not yet, or being deleted). */
+  private async restoreClaim(r: Prng): Promise<Answer<unknown>['outcome']> {
+    const snapshot = this.snapshots?.pick(r);
+    if (!this.snapshots || snapshot === undefined) return 'ok';
+    const name = `restored-${++this.seq}`;
+    return this.createClaim(name, CSI_CLASS, 'dynamic', this.snapshots.restoredClaim(name, CSI_CLASS, snapshot));
   }
 
   private async writeLedger(worker: number, value: number): Promise<Answer<unknown>['outcome']> {

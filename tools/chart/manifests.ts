@@ -28,6 +28,7 @@ export const PLAIN_MANIFESTS: readonly PlainManifest[] = [
   { template: 'templates/rbac.yaml', file: 'deploy/rbac.yaml' },
   { template: 'templates/deployment.yaml', file: 'deploy/deployment.yaml' },
   { template: 'templates/service.yaml', file: 'deploy/service.yaml' },
+  { template: 'templates/poddisruptionbudget.yaml', file: 'deploy/poddisruptionbudget.yaml' },
   { template: 'templates/storageclasses.yaml', file: 'deploy/storageclass-host-path.yaml' },
   { template: 'templates/node-agent.yaml', file: 'deploy/node-agent.yaml', values: NODE_AGENT_VALUES },
   { template: 'templates/storageclasses.yaml', file: 'deploy/storageclass-host-path-node.yaml', values: NODE_AGENT_VALUES },
@@ -54,10 +55,16 @@ function header({ template, values }: PlainManifest): string {
   return `# Generated from charts/pv-controller/${source} by \`npm run chart:manifests\`: edit the chart, not this file.\n`;
 }
 
+/**
+ * The node deploy/deployment.yaml pins the host-path controller to (the chart refuses to render
+ * one without): a placeholder `kubectl apply` users replace with the node holding the volumes.
+ */
+export const PLAIN_MANIFEST_NODE = 'REPLACE-with-the-node-name';
+
 /** The text a generated file must have. */
 export async function renderPlainManifest(manifest: PlainManifest, helm?: string): Promise<string> {
   const values = manifest.values ? ['-f', join(CHART_DIR, manifest.values)] : [];
-  const rendered = await helmTemplate([...values, '--set', 'plainManifests=true', '--show-only', manifest.template], helm);
+  const rendered = await helmTemplate([...values, '--set', `plainManifests=true,hostPath.node=${PLAIN_MANIFEST_NODE}`, '--show-only', manifest.template], helm);
   const body = rendered
     .split('\n')
     .filter((line) => !line.startsWith('# Source: '))

@@ -22,7 +22,7 @@ export interface Versions {
   etcd: string;
 }
 
-function requiredVersion(goMod: string, module: string): string {
+export function requiredVersion(goMod: string, module: string): string {
   const escaped = module.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const m = new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(v\\S+)`, 'm').exec(goMod);
   if (!m) throw new Error(`no requirement on ${module} in its go.mod`);
@@ -97,35 +97,74 @@ export function findHelm(): string | undefined {
   return isExecutable(built) ? built : undefined;
 }
 
-/** kubectl on PATH, else the one built beside the control plane, else undefined. */
-export function findKubectl(): string | undefined {
-  const path = onPath('kubectl');
-  if (path) return path;
-  const built = binaryPath('kubectl');
-  return isExecutable(built) ? built : undefined;
+/** Where a kubectl came from: built with the control plane (the version the project tests), or PATH. */
+export interface KubectlChoice {
+  path: string;
+  source: 'control plane' | 'PATH';
 }
 
 /**
- * The CSI peers: Kubernetes' e2e CSI mock driver served by tools/k8s/cmd/csi-mock, and the
- * external-provisioner and external-resizer sidecars from the tools/csi-sidecars wrapper module.
- * They sit beside the control plane; `<name>.version` next to each says what was built, so a new
- * sidecar release (or a changed csi-mock main.go) is rebuilt (csi-build.ts).
+ * The kubectl built beside the control plane (`npm run cluster:build`, the Kubernetes version of
+ * tools/k8s/go.mod) where there is one, else the one on PATH (whatever version that is), else
+ * undefined. The built one first: PATH's may be years older than the API the tests check.
  */
-export const CSI_BINARIES = ['csi-mock', 'csi-provisioner', 'csi-resizer'] as const;
+export function chooseKubectl(): KubectlChoice | undefined {
+  const built = binaryPath('kubectl');
+  if (isExecutable(built)) return { path: built, source: 'control plane' };
+  const path = onPath('kubectl');
+  return path ? { path, source: 'PATH' } : undefined;
+}
+
+/** chooseKubectl()'s path. */
+export function findKubectl(): string | undefined {
+  return chooseKubectl()?.path;
+}
+
+/** One line saying which kubectl the tests run, for CI's log. */
+export function describeKubectl(choice: KubectlChoice | undefined = chooseKubectl()): string {
+  if (!choice) return 'not found (kubectl tests will skip)';
+  return choice.source === 'control plane' ? `${choice.path} (built with the control plane, Kubernetes ${versions().kubernetes})` : `${choice.path} (from PATH: no control plane built)`;
+}
+
+/**
+ * The CSI peers: Kubernetes' e2e CSI mock driver served by tools/k8s/cmd/csi-mock, its kubelet
+ * plugin registration (tools/k8s/cmd/csi-registrar, node-driver-registrar's part), the
+ * external-provisioner and external-resizer sidecars from the tools/csi-sidecars wrapper module,
+ * and external-snapshotter's snapshot-controller and csi-snapshotter sidecar from the
+ * tools/csi-snapshotter wrapper module (a sibling: it pins the Kubernetes modules at another
+ * release than the provisioner, see gomod.ts). They sit beside the control plane;
+ * `<name>.version` next to each says what was built, so a new sidecar release (or a changed
+ * csi-mock or csi-registrar main.go) is rebuilt (csi-build.ts).
+ */
+export const CSI_BINARIES = ['csi-mock', 'csi-registrar', 'csi-provisioner', 'csi-resizer', 'snapshot-controller', 'csi-snapshotter'] as const;
 export type CsiBinaryName = (typeof CSI_BINARIES)[number];
 export const CSI_SIDECARS_MODULE_DIR = join(REPO_ROOT, 'tools', 'csi-sidecars');
+export const CSI_SNAPSHOTTER_MODULE_DIR = join(REPO_ROOT, 'tools', 'csi-snapshotter');
 export const CSI_MOCK_MAIN = join(K8S_MODULE_DIR, 'cmd', 'csi-mock', 'main.go');
+export const CSI_REGISTRAR_MAIN = join(K8S_MODULE_DIR, 'cmd', 'csi-registrar', 'main.go');
 export const CSI_SIDECAR_MODULES = {
   'csi-provisioner': 'github.com/kubernetes-csi/external-provisioner/v6',
   'csi-resizer': 'github.com/kubernetes-csi/external-resizer/v2',
+  'snapshot-controller': 'github.com/kubernetes-csi/external-snapshotter/v8',
+  'csi-snapshotter': 'github.com/kubernetes-csi/external-snapshotter/v8',
 } as const;
 export type CsiSidecarName = keyof typeof CSI_SIDECAR_MODULES;
+/** The wrapper module each sidecar is built in. */
+export const CSI_SIDECAR_MODULE_DIRS: Record<CsiSidecarName, string> = {
+  'csi-provisioner': CSI_SIDECARS_MODULE_DIR,
+  'csi-resizer': CSI_SIDECARS_MODULE_DIR,
+  'snapshot-controller': CSI_SNAPSHOTTER_MODULE_DIR,
+  'csi-snapshotter': CSI_SNAPSHOTTER_MODULE_DIR,
+};
+/** external-snapshotter's module, whose client module is required at the same release. */
+export const SNAPSHOTTER_MODULE = CSI_SIDECAR_MODULES['snapshot-controller'];
+export const SNAPSHOTTER_CLIENT_MODULE = 'github.com/kubernetes-csi/external-snapshotter/client/v8';
 
 export function csiBinaryPath(name: CsiBinaryName, v: Versions = versions()): string {
   return join(binDir(v), name);
 }
 
-/** The release tools/csi-sidecars/go.mod requires of a sidecar, e.g. v6.4.0. */
+/** The release its wrapper module's go.mod requires of a sidecar, e.g. v6.4.0. */
 export function csiSidecarVersion(name: CsiSidecarName): string {
-  return requiredVersion(readFileSync(join(CSI_SIDECARS_MODULE_DIR, 'go.mod'), 'utf8'), CSI_SIDECAR_MODULES[name]);
+  return requiredVersion(readFileSync(join(CSI_SIDECAR_MODULE_DIRS[name], 'go.mod'), 'utf8'), CSI_SIDECAR_MODULES[name]);
 }

@@ -18,6 +18,7 @@ import { parseAllDocuments } from 'yaml';
 import { writeKubeconfig } from '@pv-controller/apiserver/http/kubeconfig.js';
 import { loadOrCreateTls } from '@pv-controller/apiserver/http/tls.js';
 import { binaryPath, REPO_ROOT, versions } from './binaries.js';
+import { apiServerKubeletArgs, apiServerSeeingNodes, makeNodeCredentials, nodeTokenLines, type NodeCredentials } from './node-credentials.js';
 import { freePort, startProcess, waitUntil, type ManagedProcess } from './processes.js';
 
 export interface ControlPlaneOptions {
@@ -37,6 +38,14 @@ export interface ControlPlaneOptions {
   etcdFsync?: boolean;
   /** Write the audit log (default on; a benchmark of the server alone turns it off). */
   auditLog?: boolean;
+  /**
+   * Keep kube-apiserver's ServiceAccount admission (default off: pods created by tests then have
+   * no token volume to mount). On for pods a kubelet runs that talk to the API server in-cluster,
+   * such as the chart's: each gets its ServiceAccount's projected token and kube-root-ca.crt.
+   */
+  serviceAccountAdmission?: boolean;
+  /** Credentials for this many kubelets, node-1..node-N (nodes.ts), and kube-apiserver set to reach them. */
+  nodes?: number;
 }
 
 export interface ControllerManagerOptions {
@@ -59,6 +68,8 @@ export interface ControlPlane {
   /** The ServiceAccount kubeconfig of deploy/rbac.yaml, when asked for. */
   controllerKubeconfigPath?: string;
   auditLogPath: string;
+  /** The kubelets' credentials, when the plane was started with `nodes`. */
+  nodeCredentials?: NodeCredentials;
   etcdUrl: string;
   apiServerPid: number;
   /** Absent when the plane uses an etcd it did not start (`etcdUrl`). */
@@ -189,7 +200,9 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     }
     const tls = await loadOrCreateTls(dir, '127.0.0.1');
     const adminToken = randomBytes(24).toString('hex');
-    await writeFile(join(dir, 'tokens.csv'), `${adminToken},admin,admin-uid,system:masters\n`, { mode: 0o600 });
+    const nodeCredentials = opts.nodes ? await makeNodeCredentials(dir, opts.nodes) : undefined;
+    const nodeTokens = nodeCredentials ? nodeTokenLines(nodeCredentials.tokens) : '';
+    await writeFile(join(dir, 'tokens.csv'), `${adminToken},admin,admin-uid,system:masters\n${nodeTokens}`, { mode: 0o600 });
     await writeFile(join(dir, 'audit-policy.yaml'), AUDIT_POLICY);
     const sa = await writeServiceAccountKeys(dir);
     const port = await freePort();
@@ -197,7 +210,9 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     const auditLogPath = join(dir, 'audit.log');
     const logPath = join(dir, 'kube-apiserver.log');
     const prefix = opts.etcdPrefix ?? `/registry-${randomBytes(6).toString('hex')}`;
-    const proc = startProcess('kube-apiserver', binaryPath('kube-apiserver'), [
+    const apiServer = nodeCredentials ? await apiServerSeeingNodes(dir, Object.keys(nodeCredentials.tokens)) : { bin: binaryPath('kube-apiserver'), args: [] };
+    const proc = startProcess('kube-apiserver', apiServer.bin, [
+      ...apiServer.args,
       `--etcd-servers=${etcdUrl}`,
       `--etcd-prefix=${prefix}`,
       '--bind-address=127.0.0.1',
@@ -211,11 +226,12 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       `--service-account-key-file=${sa.pub}`,
       `--service-account-signing-key-file=${sa.key}`,
       '--service-cluster-ip-range=10.0.0.0/24',
-      // No ServiceAccount admission: pods created by tests have no token volume to mount.
-      '--disable-admission-plugins=ServiceAccount',
+      // No ServiceAccount admission unless asked: pods created by tests have no token volume to mount.
+      ...(opts.serviceAccountAdmission ? [] : ['--disable-admission-plugins=ServiceAccount']),
       ...(opts.auditLog === false
         ? []
         : [`--audit-policy-file=${join(dir, 'audit-policy.yaml')}`, `--audit-log-path=${auditLogPath}`, '--audit-log-maxsize=0']),
+      ...(nodeCredentials ? apiServerKubeletArgs(nodeCredentials) : []),
       ...(opts.apiServerArgs ?? []),
     ], logPath, dir);
     stops.push(() => proc.stop());
@@ -236,6 +252,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       kubeconfigPath,
       controllerKubeconfigPath,
       auditLogPath,
+      nodeCredentials,
       etcdUrl,
       apiServerPid: proc.pid,
       etcdPid,

@@ -1,9 +1,10 @@
 /**
  * `npm run csi:build`: builds the CSI peers into the control plane's bin directory (binaries.ts):
  * csi-mock from tools/k8s (Kubernetes' e2e CSI mock, so it shares the control plane's module
- * graph and build cache), then csi-provisioner and csi-resizer from tools/csi-sidecars. Each is
+ * graph and build cache) and csi-registrar beside it (the kubelet plugin registration), then csi-provisioner and csi-resizer from tools/csi-sidecars, and
+ * snapshot-controller and csi-snapshotter from tools/csi-snapshotter. Each is
  * built when missing or when its `<name>.version` stamp no longer matches what the repository
- * asks for (a new sidecar release in tools/csi-sidecars/go.mod, a changed csi-mock main.go).
+ * asks for (a new sidecar release in its wrapper's go.mod, a changed csi-mock main.go).
  * Progress goes to stderr; the last line of stdout is the bin directory.
  */
 import { createHash } from 'node:crypto';
@@ -12,8 +13,9 @@ import {
   binDir,
   CSI_BINARIES,
   CSI_MOCK_MAIN,
+  CSI_REGISTRAR_MAIN,
+  CSI_SIDECAR_MODULE_DIRS,
   CSI_SIDECAR_MODULES,
-  CSI_SIDECARS_MODULE_DIR,
   csiBinaryPath,
   csiSidecarVersion,
   isExecutable,
@@ -28,20 +30,22 @@ import { buildTargets, type BuildTarget } from './build.js';
 const SIDECAR_COMMANDS: Record<CsiSidecarName, string> = {
   'csi-provisioner': 'cmd/csi-provisioner',
   'csi-resizer': 'cmd/csi-resizer',
+  'snapshot-controller': 'cmd/snapshot-controller',
+  'csi-snapshotter': 'cmd/csi-snapshotter',
 };
 
-/** What a csi-mock build is made of: the Kubernetes release and our main.go. */
-function mockStamp(kubernetes: string): string {
-  const digest = createHash('sha256').update(readFileSync(CSI_MOCK_MAIN)).digest('hex').slice(0, 12);
-  return `csi-mock of Kubernetes ${kubernetes}, main.go sha256:${digest}`;
+/** What a build of one of our mains in tools/k8s is made of: the Kubernetes release and the main.go. */
+function k8sMainStamp(name: string, main: string, kubernetes: string): string {
+  const digest = createHash('sha256').update(readFileSync(main)).digest('hex').slice(0, 12);
+  return `${name} of Kubernetes ${kubernetes}, main.go sha256:${digest}`;
 }
 
 export function csiTarget(name: CsiBinaryName): BuildTarget {
   const v = versions();
   const out = csiBinaryPath(name, v);
-  if (name === 'csi-mock') {
-    const stamp = mockStamp(v.kubernetes);
-    return { name, release: stamp, dir: K8S_MODULE_DIR, pkg: './cmd/csi-mock', ldflags: '-s -w', out, stamp };
+  if (name === 'csi-mock' || name === 'csi-registrar') {
+    const stamp = k8sMainStamp(name, name === 'csi-mock' ? CSI_MOCK_MAIN : CSI_REGISTRAR_MAIN, v.kubernetes);
+    return { name, release: stamp, dir: K8S_MODULE_DIR, pkg: `./cmd/${name}`, ldflags: '-s -w', out, stamp };
   }
   const module = CSI_SIDECAR_MODULES[name];
   const version = csiSidecarVersion(name);
@@ -49,7 +53,7 @@ export function csiTarget(name: CsiBinaryName): BuildTarget {
   // `--version` prints it.
   const ldflags = `-s -w -X main.version=${version}`;
   const stamp = `${module} ${version}`;
-  return { name, release: stamp, dir: CSI_SIDECARS_MODULE_DIR, pkg: `${module}/${SIDECAR_COMMANDS[name]}`, ldflags, out, stamp };
+  return { name, release: stamp, dir: CSI_SIDECAR_MODULE_DIRS[name], pkg: `${module}/${SIDECAR_COMMANDS[name]}`, ldflags, out, stamp };
 }
 
 function stampOf(out: string): string | undefined {

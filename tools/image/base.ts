@@ -23,10 +23,19 @@ export function imageCacheRoot(): string {
   return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'pv-controller', 'image-base');
 }
 
-export function debianArch(): string {
-  const arch = { x64: 'amd64', arm64: 'arm64' }[process.arch as string];
+/** The architectures an image can be made for (Debian's names). */
+export type ImageArch = 'amd64' | 'arm64';
+
+/** This machine's architecture, as Debian names it. */
+export function debianArch(): ImageArch {
+  const arch = ({ x64: 'amd64', arm64: 'arm64' } as Record<string, ImageArch | undefined>)[process.arch];
   if (!arch) throw new Error(`no Debian architecture for ${process.arch}`);
   return arch;
+}
+
+/** A local image's tag for `arch`: the plain tag for this machine's, `<tag>-<arch>` for another. */
+export function archTag(tag: string, arch: ImageArch): string {
+  return arch === debianArch() ? tag : `${tag}-${arch}`;
 }
 
 /** The mirrors of one-line (`deb URL suite …`) and deb822 (`URIs:` / `Suites:`) apt sources. */
@@ -84,15 +93,16 @@ async function trim(rootfs: string): Promise<void> {
 }
 
 /** debootstrap into the cache folder unless a finished one is there; returns the folder. */
-export async function ensureRootfs(source: DebianSource, log: (line: string) => void): Promise<string> {
-  const dir = join(imageCacheRoot(), `${source.suite}-${debianArch()}`);
+export async function ensureRootfs(source: DebianSource, log: (line: string) => void, arch: ImageArch = debianArch()): Promise<string> {
+  const dir = join(imageCacheRoot(), `${source.suite}-${arch}`);
   const rootfs = join(dir, 'rootfs');
   const done = join(dir, 'complete');
   if (existsSync(done)) return rootfs;
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  log(`debootstrap --variant=minbase ${source.suite} from ${source.mirror} into ${rootfs}`);
-  const res = await runCommand('debootstrap', ['--variant=minbase', `--arch=${debianArch()}`, source.suite, rootfs, source.mirror], { inherit: true });
+  // Another architecture's second stage runs its binaries through qemu-user-static (binfmt_misc).
+  log(`debootstrap --variant=minbase --arch=${arch} ${source.suite} from ${source.mirror} into ${rootfs}`);
+  const res = await runCommand('debootstrap', ['--variant=minbase', `--arch=${arch}`, source.suite, rootfs, source.mirror], { inherit: true });
   if (res.code !== 0) throw new Error(`debootstrap failed (exit ${res.code})`);
   await trim(rootfs);
   await writeFile(done, `${source.suite} ${source.mirror}\n`);
@@ -100,19 +110,19 @@ export async function ensureRootfs(source: DebianSource, log: (line: string) => 
 }
 
 /** Imports a folder as an image (a tar of it on podman import's stdin). */
-export async function importFolder(folder: string, ref: string): Promise<void> {
+export async function importFolder(folder: string, ref: string, arch: ImageArch = debianArch()): Promise<void> {
   const tar = spawn('tar', ['-C', folder, '--numeric-owner', '-cf', '-', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const res = await runCommand('podman', ['import', '-', ref], { input: tar.stdout });
+  const res = await runCommand('podman', ['import', '--arch', arch, '-', ref], { input: tar.stdout });
   if (res.code !== 0) throw new Error(`podman import ${ref} failed: ${res.stderr}`);
 }
 
-/** localhost/pv-controller-base:<suite>, made when podman's storage lacks it. */
-export async function ensureBaseImage(log: (line: string) => void): Promise<string> {
+/** localhost/pv-controller-base:<suite> (`-<arch>` for another architecture), made when podman's storage lacks it. */
+export async function ensureBaseImage(log: (line: string) => void, arch: ImageArch = debianArch()): Promise<string> {
   const source = debianSource();
-  const ref = `localhost/pv-controller-base:${source.suite}`;
+  const ref = `localhost/pv-controller-base:${archTag(source.suite, arch)}`;
   if (await imageExists(ref)) return ref;
-  const rootfs = await ensureRootfs(source, log);
+  const rootfs = await ensureRootfs(source, log, arch);
   log(`importing ${rootfs} as ${ref}`);
-  await importFolder(rootfs, ref);
+  await importFolder(rootfs, ref, arch);
   return ref;
 }

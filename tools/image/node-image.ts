@@ -13,13 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '../cluster/binaries.js';
-import { importFolder } from './base.js';
+import { archTag, debianArch, importFolder, type ImageArch } from './base.js';
 import { imageExists, runCommand } from './podman.js';
 
 const run = promisify(execFile);
 
-/** npm 10, the major Node.js 20 ships with. */
-export const NPM_VERSION = '10.8.2';
+/** npm for the image's build stage (npm ci): the newest 11.x, which runs on every Node.js line the image may name (20.17+, 22.9+, 24, 26). */
+export const NPM_VERSION = '11.21.2';
 
 /** The Node.js version the Containerfile's ARG NODE_VERSION names. */
 export function imageNodeVersion(): string {
@@ -28,10 +28,8 @@ export function imageNodeVersion(): string {
   return m[1];
 }
 
-function nodePackage(version: string): string {
-  const arch = { x64: 'x64', arm64: 'arm64' }[process.arch as string];
-  if (!arch) throw new Error(`the npm registry has no node-linux package for ${process.arch}`);
-  return `node-linux-${arch}@${version}`;
+function nodePackage(version: string, arch: ImageArch): string {
+  return `node-linux-${arch === 'amd64' ? 'x64' : arch}@${version}`;
 }
 
 /** `npm pack` one package into `dir`; returns the tarball's path. */
@@ -46,20 +44,20 @@ async function untar(tarball: string, into: string, members: string[] = []): Pro
   if (res.code !== 0) throw new Error(`tar -xzf ${tarball} failed: ${res.stderr}`);
 }
 
-export async function ensureNodeImage(log: (line: string) => void): Promise<string> {
+export async function ensureNodeImage(log: (line: string) => void, arch: ImageArch = debianArch()): Promise<string> {
   const version = imageNodeVersion();
-  const ref = `localhost/pv-controller-node:${version}`;
+  const ref = `localhost/pv-controller-node:${archTag(version, arch)}`;
   if (await imageExists(ref)) return ref;
   const work = await mkdtemp(join(tmpdir(), 'pv-node-image-'));
   try {
-    log(`npm pack ${nodePackage(version)} npm@${NPM_VERSION}`);
+    log(`npm pack ${nodePackage(version, arch)} npm@${NPM_VERSION}`);
     const local = join(work, 'rootfs', 'usr', 'local');
-    await untar(await pack(nodePackage(version), work), local, ['package/bin/node', 'package/include']);
+    await untar(await pack(nodePackage(version, arch), work), local, ['package/bin/node', 'package/include']);
     await untar(await pack(`npm@${NPM_VERSION}`, work), join(local, 'lib', 'node_modules', 'npm'));
     await symlink('../lib/node_modules/npm/bin/npm-cli.js', join(local, 'bin', 'npm'));
     await symlink('../lib/node_modules/npm/bin/npx-cli.js', join(local, 'bin', 'npx'));
     log(`importing Node.js ${version} as ${ref}`);
-    await importFolder(join(work, 'rootfs'), ref);
+    await importFolder(join(work, 'rootfs'), ref, arch);
     return ref;
   } finally {
     await rm(work, { recursive: true, force: true });

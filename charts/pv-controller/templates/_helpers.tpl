@@ -96,3 +96,61 @@ class of plugin host-path-node in storageClasses with `sizing: image`.
 {{- end -}}
 {{- if $sized }}true{{ end -}}
 {{- end -}}
+
+{{/*
+The controller's nodeSelector: .Values.nodeSelector, plus kubernetes.io/hostname of
+hostPath.node when the controller serves host-path itself (its volumes live on that node alone,
+so the pod must never be scheduled anywhere else, a drain included).
+*/}}
+{{- define "pv-controller.nodeSelector" -}}
+{{- $selector := deepCopy (.Values.nodeSelector | default dict) -}}
+{{- if and (include "pv-controller.centralHostPath" .) .Values.hostPath.node -}}
+{{- $_ := set $selector "kubernetes.io/hostname" .Values.hostPath.node -}}
+{{- end -}}
+{{- if $selector }}{{ toYaml $selector }}{{ end -}}
+{{- end -}}
+
+{{/*
+The pod volume of the node agent's root number N (nodeAgent.roots): host-path-root for the first,
+as before there were several, host-path-root-N after it.
+*/}}
+{{- define "pv-controller.nodeAgentRootVolume" -}}
+{{- if eq (int .) 0 }}host-path-root{{ else }}host-path-root-{{ . }}{{ end }}
+{{- end }}
+
+{{/*
+"true" when a host-path-node class below gives its volumes an owner or group
+(parameters.directoryUid / directoryGid): the agent then needs CAP_CHOWN too.
+*/}}
+{{- define "pv-controller.nodeAgentChowns" -}}
+{{- $chowns := false -}}
+{{- range .Values.storageClasses }}
+{{- $p := .parameters | default dict -}}
+{{- if and (eq .plugin "host-path-node") (or (hasKey $p "directoryUid") (hasKey $p "directoryGid")) }}{{ $chowns = true }}{{ end -}}
+{{- end -}}
+{{- if $chowns }}true{{ end -}}
+{{- end }}
+Where the pods reach kube-apiserver when the cluster's in-cluster address (the kubernetes
+Service, through kube-proxy) is not the way: KUBERNETES_SERVICE_HOST and _PORT, which the
+container's own env overrides over the kubelet's service variables. Empty: the kubelet's.
+*/}}
+{{- define "pv-controller.apiServerEnv" -}}
+{{- with .Values.apiServer.host -}}
+- { name: KUBERNETES_SERVICE_HOST, value: {{ . | quote }} }
+- { name: KUBERNETES_SERVICE_PORT, value: {{ $.Values.apiServer.port | default 443 | toString | quote }} }
+{{- end }}
+{{- end -}}
+
+{{/*
+The --metrics-bind-address of a pod serving on `port`: all of the pod's interfaces, or with the
+host's network only the pod's IP (the node's address: POD_IP, from the downward API), so that a
+host-network pod neither serves its metrics on every address of the node nor takes the port on
+all of them from the other pods of the host.
+*/}}
+{{- define "pv-controller.metricsBindAddress" -}}
+{{- if .hostNetwork -}}
+$(POD_IP):{{ .port }}
+{{- else -}}
+:{{ .port }}
+{{- end -}}
+{{- end -}}

@@ -3,6 +3,7 @@
  * token, backed by memory or SQLite storage. The kubeconfig is written (atomically) only once
  * the server accepts requests.
  */
+import { ADMIN, EMBEDDED_AUTHZ_NOTE } from './api/identity.js';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +16,9 @@ import type { HealthCheck } from './http/health.js';
 import { ApiServerMetrics, type StoredObjectCounter } from './http/metrics.js';
 import { GarbageCollector } from './controllers/garbage-collection.js';
 import { NamespaceFinalizer } from './controllers/namespace-finalizer.js';
+import { PodGarbageCollector } from './controllers/pod-gc.js';
+import { CrdController } from './controllers/crd-controller.js';
+import { builtInDefinitions } from './resources/custom/built-in-definitions.js';
 import { decodeOwnWrite } from './decode/object-decode.js';
 import { Registry } from './registry/registry.js';
 import { KUBERNETES_SERVICE_IP } from './resources/core/service-allocation.js';
@@ -53,6 +57,12 @@ export interface ApiServerOptions {
    * kube-controller-manager's garbage collector does (default true). Off, they hold the object.
    */
   garbageCollector?: boolean;
+  /**
+   * Whether a terminating Pod bound to a node no kubelet serves is deleted once its grace period
+   * is over, as kube-controller-manager's pod GC does for a node that is gone (default true).
+   * Off, such a Pod stays Terminating, as on a kube-apiserver with no kubelet.
+   */
+  podGarbageCollector?: boolean;
 }
 
 export interface RunningApiServer {
@@ -88,6 +98,22 @@ function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * The CustomResourceDefinitions the server always serves (the snapshot kinds), stored as a user's
+ * would be, so `kubectl get crd` lists them and an apply of external-snapshotter's own updates
+ * them; created once, left as they are after that.
+ */
+async function bootstrapDefinitions(registry: Registry): Promise<void> {
+  const crd = registry.strategyFor('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+  if (!crd) return;
+  for (const definition of builtInDefinitions()) {
+    const name = definition.metadata.name ?? '';
+    if (!registry.storage.get(registry.keyOf(crd, '', name))) {
+      await registry.create(crd, '', decodeOwnWrite(crd.info, structuredClone(definition), ''), { fieldManager: 'kube-apiserver' });
+    }
+  }
 }
 
 async function bootstrapNamespaces(registry: Registry): Promise<void> {
@@ -160,10 +186,15 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const storage = await openConfiguredStorage(opts, strategies, log);
   const registry = new Registry({ storage, strategies });
   await bootstrapNamespaces(registry);
+  await bootstrapDefinitions(registry);
+  const crdController = registry.strategyFor('apiextensions.k8s.io', 'v1', 'customresourcedefinitions') ? new CrdController(registry, log) : undefined;
+  await crdController?.start();
   const namespaceFinalizer = opts.namespaceController === false ? undefined : new NamespaceFinalizer(registry, log);
   namespaceFinalizer?.start();
   const garbageCollector = opts.garbageCollector === false ? undefined : new GarbageCollector(registry, log);
   garbageCollector?.start();
+  const podGc = opts.podGarbageCollector === false ? undefined : new PodGarbageCollector(registry, log);
+  podGc?.start();
   const hub = new WatchHub(storage, {
     log,
     bookmarkIntervalMs: opts.bookmarkIntervalMs,
@@ -190,9 +221,13 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const kubeconfigPath = join(opts.dataDir, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, url, tls.caPem, token);
   log.info({ url, kubeconfig: kubeconfigPath, storage: opts.storage ?? 'memory' }, 'API server listening');
+  // Once, at start: what this server's authorization is, so nobody takes it for RBAC.
+  log.info({ user: ADMIN.username, groups: ADMIN.groups }, EMBEDDED_AUTHZ_NOTE);
   const stop = (): Promise<void> => {
     namespaceFinalizer?.stop();
     garbageCollector?.stop();
+    podGc?.stop();
+    crdController?.stop();
     stopping ??= stopServer(server, hub, storage, log);
     return stopping;
   };

@@ -5,6 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { EMBEDDED_AUTHZ_NOTE } from '@pv-controller/apiserver/api/identity.js';
 import protobuf from 'protobufjs/minimal.js';
 import { startEmbeddedTestApiServer, type EmbeddedTestApiServer } from '../../../test/helpers/apiserver.js';
 import { api, watch } from './http-client.js';
@@ -90,7 +91,39 @@ test('a SelfSubjectRulesReview grants everything beside the bootstrap roles of e
   assert.equal(rules.json.status.incomplete, false);
   const who = await api(t.server, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { body: {} });
   assert.equal(who.status, 201);
-  assert.deepEqual(who.json.status.userInfo, { username: 'pv-controller-admin', groups: ['system:masters', 'system:authenticated'] });
+  assert.deepEqual(who.json.status.userInfo, {
+    username: 'pv-controller-admin',
+    groups: ['system:masters', 'system:authenticated'],
+    extra: { 'pv-controller.io/authorization': [EMBEDDED_AUTHZ_NOTE] },
+  });
+});
+
+test('an impersonated user gets what a cluster without RBAC bindings gives: the self reviews and discovery, a Forbidden for the rest', async () => {
+  const as = { 'Impersonate-User': 'nobody' };
+  const who = await api(t.server, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { body: {}, headers: as });
+  assert.deepEqual(who.json.status.userInfo, { username: 'nobody', groups: ['system:authenticated'] });
+  const can = await api(t.server, 'POST', SSAR, { body: { spec: { resourceAttributes: { verb: 'list', resource: 'pods', namespace: 'default' } } }, headers: as });
+  assert.equal(can.json.status.allowed, false);
+  const canReview = await api(t.server, 'POST', SSAR, { body: { spec: { resourceAttributes: { verb: 'create', group: 'authorization.k8s.io', resource: 'selfsubjectaccessreviews' } } }, headers: as });
+  assert.equal(canReview.json.status.allowed, true);
+  const list = await api(t.server, 'GET', '/api/v1/namespaces/default/persistentvolumeclaims', { headers: as });
+  assert.equal(list.status, 403);
+  assert.deepEqual(list.json, {
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+    message: 'persistentvolumeclaims is forbidden: User "nobody" cannot list resource "persistentvolumeclaims" in API group "" in the namespace "default"',
+    reason: 'Forbidden', details: { kind: 'persistentvolumeclaims' }, code: 403,
+  });
+  const pv = await api(t.server, 'GET', '/api/v1/persistentvolumes/x', { headers: as });
+  assert.equal(pv.json.message, 'persistentvolumes "x" is forbidden: User "nobody" cannot get resource "persistentvolumes" in API group "" at the cluster scope');
+  assert.equal((await api(t.server, 'GET', '/apis', { headers: as })).status, 200, 'discovery stays open to every authenticated user');
+  const metrics = await api(t.server, 'GET', '/metrics', { headers: as });
+  assert.equal(metrics.status, 403);
+  assert.equal(metrics.json.message, 'forbidden: User "nobody" cannot get path "/metrics"');
+  const masters = await api(t.server, 'GET', '/apis/storage.k8s.io/v1/storageclasses', { headers: { ...as, 'Impersonate-Group': 'system:masters' } });
+  assert.equal(masters.status, 200, 'impersonating system:masters may do everything');
+  const groupOnly = await api(t.server, 'GET', '/apis/storage.k8s.io/v1/storageclasses', { headers: { 'Impersonate-Group': 'g' } });
+  assert.equal(groupOnly.status, 500);
+  assert.match(groupOnly.json.message, /requested \[Group=g\] without impersonating a user/);
 });
 
 test('/apis and /api answer aggregated discovery v2 with its Content-Type, Vary and ETag, and 304 for a current ETag', async () => {

@@ -30,11 +30,21 @@ export const FINALIZER_PV_PROTECTION = 'kubernetes.io/pv-protection';
 export const FINALIZER_PVC_PROTECTION = 'kubernetes.io/pvc-protection';
 /** StorageObjectInUseProtection puts it on every VolumeAttributesClass; kube-controller-manager's vac-protection removes it. */
 export const FINALIZER_VAC_PROTECTION = 'kubernetes.io/vac-protection';
+/** kube-apiserver's CustomResourceDefinition delete: the definition stays until its instances are deleted. */
+export const FINALIZER_CRD_INSTANCE_CLEANUP = 'customresourcecleanup.apiextensions.k8s.io';
 /** On provisioned PVs with policy Delete: the backing volume is deleted before the PV object goes. */
 export const FINALIZER_PV_CONTROLLER = 'kubernetes.io/pv-controller';
 export const FINALIZER_EXTERNAL_PROVISIONER = 'external-provisioner.volume.kubernetes.io/finalizer';
 /** On a claim while its volume is being provisioned: durable intent, so a crash never leaks. */
 export const FINALIZER_PROVISIONING = 'pv-controller.io/provisioning';
+/**
+ * On a claim other claims are being cloned from, beside external-provisioner's cloning-protection
+ * finalizer: the clones in progress ("<name>/<uid>", comma-separated). Each clone adds and removes
+ * its own entry in a write guarded by the claim's resourceVersion, and the one removing the last
+ * entry removes the finalizer, so two clones of one claim never strip each other's protection.
+ * Only ever a reason to keep the finalizer.
+ */
+export const ANN_CLONES_IN_PROGRESS = 'pv-controller.io/clones-in-progress';
 
 // Reclaim retries (this project's; upstream kept them in memory only).
 export const ANN_RECLAIM_FAILED_ATTEMPTS = 'pv-controller.io/reclaim-failed-attempts';
@@ -44,6 +54,23 @@ export const ANN_RECLAIM_LAST_ATTEMPT = 'pv-controller.io/reclaim-last-attempt';
  * the PV object, whatever process finishes it, and no reclaim attempt is charged for that.
  */
 export const ANN_BACKING_DELETED = 'pv-controller.io/backing-deleted';
+
+// Released-volume lifecycle (this project's; docs/lifecycle.md). All three are user-writable
+// hints: a TTL deletes only a volume whose plugin proves pv-controller made it (the provenance
+// capability), and a reuse request is checked against the live claim before claimRef is cleared.
+/**
+ * On a StorageClass (copied onto the PVs it provisions) or any PV: a Go duration ("72h") a
+ * Released volume with policy Retain is kept before it is deleted as its plugin deletes.
+ */
+export const ANN_RELEASED_TTL = 'pv-controller.io/released-ttl';
+/** On a Released PV with a TTL: when it will be deleted (RFC 3339), written once when it is first seen Released. */
+export const ANN_RELEASED_DEADLINE = 'pv-controller.io/released-deadline';
+/** On a Released PV: "true" makes it Available again (claimRef cleared); "wipe" scrubs its data first (the Recycle path). */
+export const ANN_REUSE = 'pv-controller.io/reuse';
+export const REUSE_KEEP_DATA = 'true';
+export const REUSE_WIPE = 'wipe';
+/** On a StorageClass whose file plugin archives on delete (`onDelete: archive`): how long an archive is kept (a Go duration); absent: until removed by hand. */
+export const ANN_ARCHIVE_RETENTION = 'pv-controller.io/archive-retention';
 /**
  * On a claim: how many backing volumes the provisioner deleted after failed attempts for it. A
  * plugin whose cloud keys creation by an idempotency token (EBS's ClientToken) derives the
@@ -74,6 +101,10 @@ export const LABEL_NODE_GONE_RECORD = 'pv-controller.io/node-gone-record';
 export const TAG_CREATED_FOR_PVC_NAME = 'kubernetes.io/created-for/pvc/name';
 export const TAG_CREATED_FOR_PVC_NAMESPACE = 'kubernetes.io/created-for/pvc/namespace';
 export const TAG_CREATED_FOR_PV_NAME = 'kubernetes.io/created-for/pv/name';
+// A cloud snapshot carries the VolumeSnapshot and content it was cut for (the keys the GCE PD and EBS CSI drivers tag snapshots with).
+export const TAG_CREATED_FOR_SNAPSHOT_NAME = 'kubernetes.io/created-for/volumesnapshot/name';
+export const TAG_CREATED_FOR_SNAPSHOT_NAMESPACE = 'kubernetes.io/created-for/volumesnapshot/namespace';
+export const TAG_CREATED_FOR_SNAPSHOT_CONTENT_NAME = 'kubernetes.io/created-for/volumesnapshotcontent/name';
 /** AWS: `kubernetes.io/cluster/<cluster-name>` = `owned`. */
 export const TAG_CLUSTER_PREFIX = 'kubernetes.io/cluster/';
 export const TAG_CLUSTER_OWNED = 'owned';

@@ -59,7 +59,7 @@ export type PersistentVolumeAccessMode =
   | 'ReadWriteOncePod';
 
 type PersistentVolumeReclaimPolicy = 'Retain' | 'Delete' | 'Recycle';
-type PersistentVolumeMode = 'Filesystem' | 'Block';
+export type PersistentVolumeMode = 'Filesystem' | 'Block';
 export type VolumePhase = 'Pending' | 'Available' | 'Bound' | 'Released' | 'Failed';
 export type ClaimPhase = 'Pending' | 'Bound' | 'Lost';
 
@@ -162,7 +162,8 @@ interface ResourceRequirements {
 }
 
 interface TypedLocalObjectReference {
-  apiGroup?: string;
+  /** Serialised as null when absent (the field has no omitempty in core/v1). */
+  apiGroup?: string | null;
   kind: string;
   name: string;
 }

@@ -15,7 +15,7 @@ import { createCsiPlugin } from '../../plugins/csi/index.js';
 import type { VolumePlugin } from '../../plugins/api/core.js';
 import type { CsiSettings } from '../../plugins/from-options.js';
 import { csiKubeDeps } from './kube-deps.js';
-import { loadProvenance } from './provenance.js';
+import { loadProvenance } from '../provenance/key.js';
 
 export interface RunningCsiPlugins {
   plugins: VolumePlugin[];

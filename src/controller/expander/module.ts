@@ -8,6 +8,7 @@ import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import type { ControllerContext } from '../runtime/context.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
 import { Expander, type ExpanderOptions } from './expander.js';
+import { ClassExpansionCheck } from './class-check.js';
 
 export const EXPANDER_MODULE_NAME = 'expander';
 
@@ -29,9 +30,16 @@ export function expanderModule(options: ExpanderModuleOptions = {}): ControllerM
         ...(env.metrics ? { metrics: env.metrics } : {}),
       });
       onCreated?.(expander);
+      // The central controller's: a node agent serves one node, and N agents would say it N times.
+      const classCheck = rest.scope === 'node' ? undefined : new ClassExpansionCheck(ctx, env.plugins);
+      if (classCheck) env.changes.classes.onChange((_key, cls) => classCheck.check(cls));
       return {
         syncClaim: (claim: PersistentVolumeClaim) => expander.syncClaim(claim),
-        stop: () => expander.stop(),
+        start: () => classCheck?.start(),
+        stop: () => {
+          classCheck?.stop();
+          return expander.stop();
+        },
       };
     },
   };

@@ -14,6 +14,9 @@ import { measured } from '../runtime/operation-metrics.js';
 import { claimBackingName, planProvision, provisionedVolumeName } from './request.js';
 import type { ProvisionerDeps } from './deps.js';
 import { EventReason } from '../runtime/event-reasons.js';
+import { releaseCloneOf } from './clone-protection.js';
+import { contentSourceForCleanup } from './content-source.js';
+import { claimDataSource } from './data-source.js';
 
 export interface CleanupOptions {
   why: string;
@@ -39,7 +42,9 @@ async function storageClassOf(d: ProvisionerDeps, claim: PersistentVolumeClaim):
 
 /**
  * The request the claim was provisioned with, rebuilt by the same code (planProvision), for a
- * plugin whose backend picks the volume's id (CSI): it repeats the idempotent create to learn it.
+ * plugin whose backend picks the volume's id (CSI): it repeats the idempotent create to learn it,
+ * with the same content source (read again: the snapshot and the clone's source are protected
+ * while the claim is Pending, so they are still there).
  * Undefined when the class or the claim no longer make a request.
  */
 async function provisionRequestOf(
@@ -52,7 +57,9 @@ async function provisionRequestOf(
   const vacName = claim.spec.volumeAttributesClassName ?? '';
   const attributesClass = vacName === '' ? undefined : await d.ctx.api.getVolumeAttributesClass?.(vacName);
   const plan = planProvision({ claim, storageClass, plugin, clusterName: d.clusterName, attributesClass });
-  return plan.ok ? plan.request : undefined;
+  if (!plan.ok) return undefined;
+  const contentSource = await contentSourceForCleanup(d, claim, claimDataSource(claim));
+  return contentSource ? { ...plan.request, contentSource } : plan.request;
 }
 
 /**
@@ -77,6 +84,8 @@ export async function cleanUpClaimVolume(d: ProvisionerDeps, claim: PersistentVo
     }
   }
   o.signal.throwIfAborted();
+  // The backing volume is gone (or a PV owns it): no copy runs any more for this clone.
+  await releaseCloneOf(d.ctx.api, claim, o.signal);
   await releaseIntent(d.ctx.api, claim.metadata.namespace ?? '', claim.metadata.name ?? '', claim.metadata.uid ?? '', {
     dropSelectedNode: o.dropSelectedNode === true,
     signal: o.signal,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { PluginRegistry } from '../../plugins/registry.js';
 import type { ControllerContext } from '../runtime/context.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
+import type { ModuleRest } from '../runtime/rest-get.js';
 
 export interface ProvisionerDeps {
   ctx: ControllerContext;
@@ -11,6 +12,8 @@ export interface ProvisionerDeps {
   clusterName: string;
   log: Logger;
   metrics?: OperationObserver;
+  /** REST access for the kinds ApiClient does not cover (the VolumeSnapshots a claim is restored from). */
+  rest?: ModuleRest;
   /** Tries at creating the PV object before the backing volume is deleted again (upstream: 5). */
   createAttempts: number;
   /** Wait before the first retry of a PV create; doubles on each further retry. */

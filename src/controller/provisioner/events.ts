@@ -20,10 +20,6 @@ export function msgMountOptionsUnsupported(className: string, mountOptions: stri
   return `Mount options are not supported by the provisioner but StorageClass "${className}" has mount options [${mountOptions.join(' ')}]`;
 }
 
-export function msgNotCsi(plugin: string): string {
-  return `plugin "${plugin}" is not a CSI plugin. Only CSI plugin can provision a claim with a datasource`;
-}
-
 export function msgSavePvFailed(claimKey: string, detail: string): string {
   return `Error creating provisioned PV object for claim ${claimKey}: ${detail}. Deleting the volume.`;
 }

@@ -20,7 +20,7 @@ import { Provisioner, type ProvisionerOptions } from './provisioner.js';
 export const PROVISIONER_MODULE_NAME = 'provisioner';
 
 export interface ProvisionerModuleOptions
-  extends Partial<Omit<ProvisionerOptions, 'ctx' | 'plugins' | 'logger' | 'metrics' | 'binderRunsHere' | 'clusterName'>> {
+  extends Partial<Omit<ProvisionerOptions, 'ctx' | 'plugins' | 'logger' | 'metrics' | 'binderRunsHere' | 'clusterName' | 'rest'>> {
   metrics?: OperationObserver;
   /** Called with each Provisioner built (tests reach `idle()` through it). */
   onCreated?(provisioner: Provisioner): void;
@@ -40,6 +40,7 @@ export function provisionerModule(options: ProvisionerModuleOptions = {}, board?
         clusterName: env.options.clusterName,
         logger: env.logger,
         binderRunsHere: binderRunsHere(env.options),
+        ...(env.rest ? { rest: env.rest } : {}),
       });
       onCreated?.(provisioner);
       board?.contribute(provisioner.binderHooks());

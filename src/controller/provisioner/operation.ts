@@ -34,6 +34,10 @@ import {
 import { measured } from '../runtime/operation-metrics.js';
 import type { OperationHandle, OperationOutcome } from '../runtime/operations.js';
 import { savePersistentVolume } from './save-volume.js';
+import { protectCloneSource, releaseCloneOf } from './clone-protection.js';
+import { provisionFromRequest, resolveContentSource } from './content-source.js';
+import { CLAIM_KIND, claimDataSource, cloneSourceName, type ClaimDataSource } from './data-source.js';
+import { msgSourceClaimDeleting, msgSourceClaimNotFound, msgSourceProblem } from './data-source-messages.js';
 import { planProvision, provisionedVolumeName } from './request.js';
 import { provisionedVolume } from './volume-template.js';
 import { EventReason } from '../runtime/event-reasons.js';
@@ -94,6 +98,8 @@ class ProvisionOperation {
     if (existing) return this.published(claim, existing, pvName, 'the volume already exists');
     const leaving = leavingReason(claim, pvName);
     if (leaving !== undefined) return this.cleanUp(claim, leaving);
+    const dataSource = claimDataSource(claim);
+    if (dataSource.kind === 'populator') return this.leaveToPopulator(claim, dataSource);
     const cls = await this.storageClass(claim);
     const plugin = cls ? this.d.plugins.byProvisioner(cls.provisioner) : undefined;
     if (!cls || !plugin) return this.notOurs(claim, cls);
@@ -102,13 +108,37 @@ class ProvisionOperation {
     }
     const attributesClass = await this.attributesClass(claim);
     const plan = planProvision({ claim, storageClass: cls, plugin, clusterName: this.d.clusterName, attributesClass });
-    if (!plan.ok) {
-      this.d.ctx.events.event(claim, 'Warning', EventReason.ProvisioningFailed, plan.message);
-      this.d.log.info({ claim: this.key, why: plan.message }, 'provisioning refused');
-      const cleaned = await this.cleanUp(claim, 'the claim cannot be provisioned');
-      return cleaned === 'succeeded' ? 'failed' : cleaned;
-    }
-    return this.provision(claim, cls, plugin, plan.request);
+    if (!plan.ok) return this.refuse(claim, plan.message);
+    const content = await resolveContentSource(this.d, claim, cls, plugin, dataSource);
+    if (!content.ok) return this.refuse(claim, msgProvisionFailed(cls.metadata.name ?? '', content.message), content.waiting === true);
+    const request = content.value ? { ...plan.request, contentSource: content.value } : plan.request;
+    return this.provision(claim, cls, plugin, request);
+  }
+
+  /** The claim cannot be provisioned now: one event, whatever an earlier attempt left cleaned up, and a backoff. */
+  private async refuse(claim: PersistentVolumeClaim, message: string, waiting = false): Promise<OperationOutcome> {
+    this.d.ctx.events.event(claim, 'Warning', EventReason.ProvisioningFailed, message);
+    this.d.log.info({ claim: this.key, why: message, waiting }, 'provisioning refused');
+    const cleaned = await this.cleanUp(claim, 'the claim cannot be provisioned');
+    return cleaned === 'succeeded' ? 'failed' : cleaned;
+  }
+
+  /**
+   * The clone's source could not be protected, so its copy never started: no plugin call was made
+   * since this clone was last recorded on the source (an entry outlives every call), so there is
+   * no backing volume to delete — only the intent to release.
+   */
+  private async notStarted(claim: PersistentVolumeClaim, message: string): Promise<OperationOutcome> {
+    this.d.ctx.events.event(claim, 'Warning', EventReason.ProvisioningFailed, message);
+    this.d.log.info({ claim: this.key, why: message }, 'provisioning refused');
+    await releaseIntent(this.d.ctx.api, this.target.namespace, this.target.name, this.target.uid, { signal: this.h.stopSignal, current: claim });
+    return 'failed';
+  }
+
+  /** A populator's claim (KEP-1495): no volume from us, no event, nothing to retry. */
+  private async leaveToPopulator(claim: PersistentVolumeClaim, source: ClaimDataSource): Promise<OperationOutcome> {
+    this.d.log.debug({ claim: this.key, dataSource: source }, 'data source is not handled by the provisioner; assuming an external populator will provision the volume');
+    return hasProvisioningFinalizer(claim) ? this.cleanUp(claim, 'the claim is left to its volume populator') : 'succeeded';
   }
 
   private async storageClass(claim: PersistentVolumeClaim): Promise<StorageClass | undefined> {
@@ -138,7 +168,9 @@ class ProvisionOperation {
   ): Promise<OperationOutcome> {
     this.h.stopSignal.throwIfAborted();
     const intended = await recordIntent(this.d.ctx.api, claim, plugin.name);
-    this.d.log.info({ claim: this.key, pv: request.pvName, plugin: plugin.name, backingName: request.backingName }, 'provisioning');
+    const unprotected = await this.protectSource(intended, request);
+    if (unprotected !== undefined) return this.notStarted(intended, msgProvisionFailed(cls.metadata.name ?? '', unprotected));
+    this.d.log.info({ claim: this.key, pv: request.pvName, plugin: plugin.name, backingName: request.backingName, source: request.contentSource?.kind }, 'provisioning');
     // Announced only if the plugin is slow (see ProvisionerOptions.provisioningEventAfterMs).
     const announce = setTimeout(() => {
       if (!this.h.stopSignal.aborted) this.d.ctx.events.event(intended, 'Normal', EventReason.Provisioning, msgProvisioning(plugin.name, this.key));
@@ -147,9 +179,11 @@ class ProvisionOperation {
     let provisioned: ProvisionedVolume | undefined;
     let failure: unknown;
     try {
-      provisioned = await measured(this.d.metrics, plugin.name, 'provision', () =>
-        plugin.provision({ ...request, signal: this.h.signal }),
-      );
+      provisioned = await measured(this.d.metrics, plugin.name, 'provision', () => provisionFromRequest(plugin, { ...request, signal: this.h.signal }), {
+        key: this.key,
+        storageClass: cls.metadata.name ?? '',
+        source: claim.spec.dataSource?.kind ?? '',
+      });
     } catch (err) {
       failure = err;
     } finally {
@@ -171,6 +205,20 @@ class ProvisionOperation {
       return 'failed';
     }
     return this.publish(fresh, cls, plugin, request, provisioned);
+  }
+
+  /**
+   * A clone's source gets its cloning protection (after our intent, before the copy). Returns why
+   * the copy must not start: the source went, or began to be deleted before this clone was recorded.
+   */
+  private async protectSource(claim: PersistentVolumeClaim, request: ProvisionRequest): Promise<string | undefined> {
+    const sourceName = cloneSourceName(claim);
+    if (request.contentSource?.kind !== 'volume' || sourceName === undefined) return undefined;
+    const clone = { name: this.target.name, uid: this.target.uid };
+    const result = await protectCloneSource(this.d.ctx.api, this.target.namespace, sourceName, clone, this.h.stopSignal);
+    if (result === 'protected') return undefined;
+    const detail = result === 'gone' ? msgSourceClaimNotFound(sourceName, this.target.namespace) : msgSourceClaimDeleting(sourceName);
+    return msgSourceProblem(CLAIM_KIND, sourceName, detail);
   }
 
   private async publish(
@@ -197,6 +245,8 @@ class ProvisionOperation {
   private async published(claim: PersistentVolumeClaim, pv: PersistentVolume | undefined, pvName: string, why: string): Promise<OperationOutcome> {
     this.h.stopSignal.throwIfAborted();
     if (hasProvisioningFinalizer(claim)) {
+      // Before the intent goes (clone-protection.ts: an entry never outlives its clone's intent).
+      await releaseCloneOf(this.d.ctx.api, claim, this.h.stopSignal);
       const ours = pv !== undefined && pv.spec.claimRef?.uid === this.target.uid;
       await releaseIntent(this.d.ctx.api, this.target.namespace, this.target.name, this.target.uid, {
         signal: this.h.stopSignal,

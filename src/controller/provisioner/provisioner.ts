@@ -13,7 +13,7 @@
  * at most `concurrency` at once, never two for one claim, failures backed off per claim.
  */
 import { pino, type Logger } from 'pino';
-import { ANN_BIND_COMPLETED, ANN_SELECTED_NODE } from '@pv-controller/kube/annotations.js';
+import { ANN_BIND_COMPLETED, ANN_CLONES_IN_PROGRESS, ANN_SELECTED_NODE } from '@pv-controller/kube/annotations.js';
 import type { PersistentVolumeClaim } from '@pv-controller/kube/types.js';
 import { hasAnnotation } from '@pv-controller/kube/volume-helpers.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
@@ -26,7 +26,10 @@ import type { ProvisionerDeps } from './deps.js';
 import type { OperationObserver } from '../../metrics/prometheus.js';
 import { claimOperationRunner, type OperationRunner, type StartResult } from '../runtime/operations.js';
 import { runProvisionOperation } from './operation.js';
+import { releaseCloneSource } from './clone-protection.js';
+import { claimDataSource } from './data-source.js';
 import { isNodeScoped } from '../../plugins/api/capabilities/node-scoped.js';
+import type { ModuleRest } from '../runtime/rest-get.js';
 
 export const DEFAULT_CLUSTER_NAME = 'kubernetes';
 
@@ -37,6 +40,8 @@ export interface ProvisionerOptions {
   clusterName?: string;
   logger?: Logger;
   metrics?: OperationObserver;
+  /** REST access for VolumeSnapshots (restore); without it a claim restoring from a snapshot is refused. */
+  rest?: ModuleRest;
   /** Plugin calls in flight at once. Default 16. */
   concurrency?: number;
   /** Whether the binder runs in this process (default true); without it, take claims annotated for our provisioners. */
@@ -79,6 +84,7 @@ export class Provisioner {
       createRetryDelayMs: options.createRetryDelayMs ?? 1000,
       provisioningEventAfterMs: options.provisioningEventAfterMs ?? 1000,
       ...(options.metrics ? { metrics: options.metrics } : {}),
+      ...(options.rest ? { rest: options.rest } : {}),
     };
     this.binderRunsHere = options.binderRunsHere !== false;
     // Woken after success once the key stops counting as running: the binder skips claims whose operation runs.
@@ -111,6 +117,12 @@ export class Provisioner {
     if (!uid) return DONE;
     const key = keyOf(claim);
     if (claim.metadata.deletionTimestamp) this.runner.interrupt(key, 'the claim is being deleted');
+    // A populator's claim (KEP-1495) starts nothing: an operation's success would wake the claim
+    // again, and the binder would hand it back here, round and round.
+    if (!hasProvisioningFinalizer(claim) && claimDataSource(claim).kind === 'populator') {
+      this.deps.log.debug({ claim: key }, 'data source is not handled by the provisioner; assuming an external populator will provision the volume');
+      return DONE;
+    }
     const target = { namespace: claim.metadata.namespace ?? '', name: claim.metadata.name ?? '', uid };
     const started: StartResult = this.runner.start(key, (handle) => runProvisionOperation(this.deps, target, handle));
     this.deps.log.debug({ claim: key, started }, 'provisioning requested');
@@ -121,6 +133,7 @@ export class Provisioner {
   async syncClaim(claim: PersistentVolumeClaim): Promise<SyncResult> {
     const key = keyOf(claim);
     const current = newerCopyOf(claim, this.deps.ctx.claims.get(key));
+    if (current.metadata.deletionTimestamp && hasAnnotation(current, ANN_CLONES_IN_PROGRESS)) await this.dropStaleClones(current);
     if (!this.mayAct(current)) return DONE;
     if (hasProvisioningFinalizer(current)) return this.provisionClaim(current);
     if (current.metadata.deletionTimestamp) {
@@ -129,6 +142,18 @@ export class Provisioner {
     }
     if (!this.binderRunsHere && this.wantsProvisioning(current)) return this.provisionClaim(current);
     return DONE;
+  }
+
+  /**
+   * A clone source being deleted waits for its clones in progress; one whose clones are all gone
+   * (claims deleted with their finalizers stripped) would wait forever, so such entries are dropped.
+   */
+  private async dropStaleClones(source: PersistentVolumeClaim): Promise<void> {
+    try {
+      await releaseCloneSource(this.deps.ctx.api, source.metadata.namespace ?? '', source.metadata.name ?? '', undefined);
+    } catch (err) {
+      this.deps.log.warn({ claim: keyOf(source), err: (err as Error).message }, 'checking the clones of a claim being deleted failed');
+    }
   }
 
   /**

@@ -9,8 +9,11 @@ import { claimRequestBytes } from '@pv-controller/kube/volume-helpers.js';
 import { backingName } from '../../plugins/naming.js';
 import type { ProvisionRequest, VolumePlugin } from '../../plugins/api/core.js';
 import { canModify } from '../../plugins/api/capabilities/modify.js';
+import { canSnapshot } from '../../plugins/api/capabilities/snapshot.js';
 import { backingGeneration } from './claim-intent.js';
-import { errorText, msgMountOptionsUnsupported, msgNotCsi, msgProvisionFailed } from './events.js';
+import { claimDataSource } from './data-source.js';
+import { msgCannotClone, msgCannotRestore } from './data-source-messages.js';
+import { errorText, msgMountOptionsUnsupported, msgProvisionFailed } from './events.js';
 
 export const PV_NAME_PREFIX = 'pvc-';
 
@@ -46,7 +49,8 @@ function refused(message: string): ProvisionPlan {
 /** Checks a claim can be provisioned by `plugin` with this class and builds the request. */
 export function planProvision({ claim, storageClass, plugin, clusterName, attributesClass }: PlanInput): ProvisionPlan {
   const className = storageClass.metadata.name ?? '';
-  if (claim.spec.dataSource || claim.spec.dataSourceRef) return refused(msgNotCsi(plugin.name));
+  const sourceProblem = dataSourceProblem(claim, plugin);
+  if (sourceProblem !== undefined) return refused(msgProvisionFailed(className, sourceProblem));
   // Validation would refuse the PV anyway: mount options on a volume type that has none.
   const mountOptions = storageClass.mountOptions ?? [];
   if (plugin.supportsMountOptions === false && mountOptions.length > 0) return refused(msgMountOptionsUnsupported(className, mountOptions));
@@ -99,6 +103,19 @@ export function planProvision({ claim, storageClass, plugin, clusterName, attrib
   if (generation > 0) request.generation = generation;
   if (storageClass.allowedTopologies) request.allowedTopologies = structuredClone(storageClass.allowedTopologies);
   return { ok: true, request };
+}
+
+/**
+ * Why the claim's data source cannot be provisioned by `plugin` at all (not how the source itself
+ * stands: content-source.ts reads that live). A populator's kind is not refused here: the
+ * operation leaves such claims alone before planning.
+ */
+function dataSourceProblem(claim: PersistentVolumeClaim, plugin: VolumePlugin): string | undefined {
+  const source = claimDataSource(claim);
+  if (source.kind === 'invalid') return source.message;
+  if (source.kind === 'snapshot' && !canSnapshot(plugin)) return msgCannotRestore(plugin.name);
+  if (source.kind === 'clone' && !(canSnapshot(plugin) && plugin.supportsClone)) return msgCannotClone(plugin.name);
+  return undefined;
 }
 
 /**

@@ -5,6 +5,7 @@
 import {
   ANN_BOUND_BY_CONTROLLER,
   ANN_PROVISIONED_BY,
+  ANN_RELEASED_TTL,
   ANN_VALUE_YES,
   FINALIZER_PV_CONTROLLER,
 } from '@pv-controller/kube/annotations.js';
@@ -43,6 +44,9 @@ export function provisionedVolume({ claim, storageClass, plugin, request, provis
     },
   };
   if (policy === 'Delete') pv.metadata.finalizers = [FINALIZER_PV_CONTROLLER];
+  // The class's time to live for Released volumes (docs/lifecycle.md), checked when it is used.
+  const ttl = storageClass.metadata.annotations?.[ANN_RELEASED_TTL];
+  if (ttl !== undefined) pv.metadata.annotations = { ...pv.metadata.annotations, [ANN_RELEASED_TTL]: ttl };
   if (provisioned.labels && Object.keys(provisioned.labels).length > 0) pv.metadata.labels = { ...provisioned.labels };
   if (request.mountOptions.length > 0) pv.spec.mountOptions = [...request.mountOptions];
   if (provisioned.nodeAffinity) pv.spec.nodeAffinity = structuredClone(provisioned.nodeAffinity);

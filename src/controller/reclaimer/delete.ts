@@ -5,9 +5,10 @@
  * anywhere else is refused before anything is touched, and that refusal is a failed attempt.
  */
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
-import { ANN_PROVISIONED_BY, FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '@pv-controller/kube/annotations.js';
+import { ANN_ARCHIVE_RETENTION, ANN_PROVISIONED_BY, FINALIZER_EXTERNAL_PROVISIONER, FINALIZER_PV_CONTROLLER, FINALIZER_PV_PROTECTION } from '@pv-controller/kube/annotations.js';
 import { csiMigrationTarget } from '@pv-controller/kube/csi-migration.js';
 import { isNotFound } from '@pv-controller/kube/errors.js';
+import { DurationError, parseDuration } from '../duration.js';
 import { storageClassOfVolume } from '@pv-controller/kube/volume-helpers.js';
 import { newerCopyOf } from '../../kube-client/cache/resource-version.js';
 import { backingName } from '../../plugins/naming.js';
@@ -89,16 +90,37 @@ function classParameters(s: ReclaimerDeps, pv: PersistentVolume): Record<string,
   return className === '' ? undefined : s.ctx.classes.get(className)?.parameters;
 }
 
+/** The class's archive retention; one that is not a duration keeps archives until removed by hand (and says so). */
+function archiveRetention(s: ReclaimerDeps, pv: PersistentVolume): { archiveRetentionMs?: number } {
+  const className = storageClassOfVolume(pv);
+  const text = className === '' ? undefined : s.ctx.classes.get(className)?.metadata.annotations?.[ANN_ARCHIVE_RETENTION];
+  if (text === undefined) return {};
+  try {
+    const ms = parseDuration(text);
+    if (ms >= 0) return { archiveRetentionMs: ms };
+  } catch (err) {
+    if (!(err instanceof DurationError)) throw err;
+  }
+  s.log.warn({ pv: pv.metadata.name, storageClass: className, [ANN_ARCHIVE_RETENTION]: text.slice(0, 64) }, 'archive retention is not a Go duration: an archive is kept until removed by hand');
+  return {};
+}
+
 export const runDelete: ReclaimOperation = async (s, plugin, pv, count, signal) => {
   const name = pv.metadata.name ?? '';
   const deleted = await runCountedAttempt(s, pv, 'delete', count, signal, () =>
-    measured(s.metrics, plugin.name, 'delete', () =>
-      plugin.delete({
-        backingName: backingName(s.clusterName, name, plugin.maxBackingNameLength),
-        pv,
-        parameters: classParameters(s, pv),
-        signal,
-      }),
+    measured(
+      s.metrics,
+      plugin.name,
+      'delete',
+      () =>
+        plugin.delete({
+          backingName: backingName(s.clusterName, name, plugin.maxBackingNameLength),
+          pv,
+          parameters: classParameters(s, pv),
+          ...archiveRetention(s, pv),
+          signal,
+        }),
+      { key: name, storageClass: storageClassOfVolume(pv) },
     ),
   );
   if (!deleted) return;

@@ -4,8 +4,10 @@ export const MSG_UNKNOWN_RECLAIM_POLICY = 'Volume has unrecognized PersistentVol
 export const MSG_NO_RECYCLER = 'No recycler plugin found for the volume!';
 export const MSG_RECYCLED = 'Volume recycled';
 
-export function msgNoDeleter(pvName: string): string {
-  return `error getting deleter volume plugin for volume "${pvName}": no volume plugin matched`;
+/** Upstream's words, and when a plugin said why it declined the volume (a hostPath outside its roots), that too. */
+export function msgNoDeleter(pvName: string, declined: string[] = []): string {
+  const why = declined.length > 0 ? ` (${declined.join('; ')})` : '';
+  return `error getting deleter volume plugin for volume "${pvName}": no volume plugin matched${why}`;
 }
 
 export function msgUsedByPods(podKeys: string[]): string {

@@ -4,7 +4,7 @@
  * finalizer annealing and for unbound PVs deleted while they carry our finalizer.
  *
  * Attempts are `--pv-recycler-maximum-retry`, spaced `--pvclaimbinder-sync-period` apart (by
- * default three, ten minutes apart).
+ * default three, ten minutes apart). On the leader it also sweeps expired archives (archive-sweeper.ts).
  */
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import type { ControllerModule, ModuleEnv, ModuleInstance } from '../runtime/module.js';
@@ -13,6 +13,7 @@ import { DONE } from '../runtime/sync-result.js';
 import { Reclaimer, type ReclaimerOptions } from './reclaimer.js';
 import type { BinderHookBoard, ReclaimFacts } from '../binder/hooks.js';
 import { binderRunsHere } from '../options.js';
+import { archiveSweeper } from './archive-sweeper.js';
 
 export const RECLAIMER_MODULE_NAME = 'reclaimer';
 
@@ -39,10 +40,15 @@ export function reclaimerModule(options: ReclaimerModuleOptions = {}, board?: Bi
         ...rest,
       });
       onCreated?.(reclaimer);
+      const sweeper = archiveSweeper(env.plugins, env.options.syncPeriodMs, env.logger, () => ctx.now());
       board?.contribute({ reclaimVolume: (pv: PersistentVolume, facts?: ReclaimFacts) => reclaimer.reclaimVolume(pv, facts) });
       return {
         syncVolume: async (pv: PersistentVolume) => (await reclaimer.syncVolume(pv)) ?? DONE,
-        stop: () => reclaimer.close(),
+        start: () => sweeper.start(),
+        stop: async () => {
+          await sweeper.stop();
+          await reclaimer.close();
+        },
       };
     },
   };

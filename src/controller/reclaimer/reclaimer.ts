@@ -11,7 +11,7 @@
  */
 import { pino, type Logger } from 'pino';
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
-import { ANN_MIGRATED_TO, FINALIZER_PV_CONTROLLER } from '@pv-controller/kube/annotations.js';
+import { ANN_MIGRATED_TO, ANN_RELEASED_DEADLINE, ANN_REUSE, FINALIZER_PV_CONTROLLER } from '@pv-controller/kube/annotations.js';
 import { isConflict, isNotFound } from '@pv-controller/kube/errors.js';
 import { hasAnnotation } from '@pv-controller/kube/volume-helpers.js';
 import type { VolumePlugin } from '../../plugins/api/core.js';
@@ -36,6 +36,10 @@ import { withPhase, type ReclaimerDeps } from './deps.js';
 import { EventReason } from '../runtime/event-reasons.js';
 import { isReleasingForGoneNode } from '../node-gone/local-volume.js';
 import { canRecycle } from '../../plugins/api/capabilities/recycle.js';
+import { canProveProvenance } from '../../plugins/api/capabilities/provenance.js';
+import { isStillReleased } from './released.js';
+import { releasedTtlOf, syncReleasedTtl } from './released-ttl.js';
+import { clearStaleMarks, reuseReleased } from './reuse.js';
 
 export const DEFAULT_MAX_RECLAIM_ATTEMPTS = 3;
 export const DEFAULT_RECLAIM_INTERVAL_MS = 15_000;
@@ -119,6 +123,7 @@ export class Reclaimer {
       }
       if (isUnboundAndBeingDeleted(current)) return this.attempt(current, 'delete', 'pv-deleted');
       const phase = current.status?.phase;
+      if (phase !== 'Released' && phase !== 'Failed' && !current.metadata.deletionTimestamp) current = (await clearStaleMarks(this.s, current)) ?? current;
       if (!this.binderRunsHere && (phase === 'Released' || phase === 'Failed')) return this.reclaim(current, {});
       return undefined;
     });
@@ -142,12 +147,52 @@ export class Reclaimer {
   private async reclaim(pv: PersistentVolume, facts: ReclaimFacts): Promise<SyncResult> {
     // Its node is gone: node-gone replaces the claim and removes the PV, never touching the data.
     if (hasAnnotation(pv, ANN_MIGRATED_TO) || isReleasingForGoneNode(pv)) return DONE;
+    if (hasAnnotation(pv, ANN_REUSE)) {
+      const reuse = await reuseReleased(this.s, pv, facts);
+      if (reuse.kind === 'wipe') return this.attempt(pv, 'recycle', 'released', { ...facts, claimConfirmedGone: true });
+      if (reuse.kind === 'result') return reuse.result;
+    }
     const policy = pv.spec.persistentVolumeReclaimPolicy;
-    if (policy === 'Retain') return DONE;
+    if (policy === 'Retain') {
+      const ttl = releasedTtlOf(pv);
+      return ttl.kind === 'none' ? this.keep(pv) : syncReleasedTtl(this.s, pv, ttl, (current) => this.expire(current, facts));
+    }
     if (policy === 'Delete') return this.attempt(pv, 'delete', 'released', facts);
     if (policy === 'Recycle') return this.attempt(pv, 'recycle', 'released', facts);
     await markFailed(this.s, pv, EventReason.VolumeUnknownReclaimPolicy, MSG_UNKNOWN_RECLAIM_POLICY);
     return DONE;
+  }
+
+  /**
+   * Retain does nothing to the data. A Failed PV switched to Retain (its delete or recycle gave up)
+   * whose attempts annotation was then removed, as docs/operations.md says to retry, is Released
+   * again: that is where a kept volume is (and where the reuse procedure starts).
+   */
+  private async keep(pv: PersistentVolume): Promise<SyncResult> {
+    const attempts = readAttempts(pv);
+    if (pv.status?.phase !== 'Failed' || attempts.failed !== undefined || attempts.malformed) return DONE;
+    await this.s.ctx.api.updateVolumeStatus(withPhase(pv, 'Released', ''));
+    this.s.log.info({ pv: pv.metadata.name, from: 'Failed', to: 'Released', why: 'attempts annotation removed; policy Retain keeps the data' }, 'volume phase changed');
+    return DONE;
+  }
+
+  /**
+   * A Released volume's TTL has run out (released-ttl.ts): deleted as policy Delete deletes, once
+   * its plugin proves pv-controller made it; otherwise kept, with a Warning.
+   */
+  private async expire(pv: PersistentVolume, facts: ReclaimFacts): Promise<SyncResult> {
+    const attempts = readAttempts(pv);
+    if (pv.status?.phase === 'Failed' && (attempts.failed !== undefined || attempts.malformed)) return DONE;
+    const plugin = this.s.plugins.forVolume(pv);
+    if (!plugin || !canProveProvenance(plugin) || !(await plugin.provesProvisioned(pv, this.s.clusterName))) {
+      const who = plugin ? `plugin ${plugin.name} cannot prove` : 'no plugin here can prove';
+      this.s.ctx.events.event(pv, 'Warning', EventReason.ReleasedTTLRefused, `${ANN_RELEASED_DEADLINE} has passed, but ${who} that pv-controller provisioned this volume: it is kept (a TTL deletes only volumes pv-controller made)`);
+      return DONE;
+    }
+    if (attempts.failed === undefined) {
+      this.s.ctx.events.event(pv, 'Normal', EventReason.ReleasedTTLExpired, `${ANN_RELEASED_DEADLINE} ${pv.metadata.annotations?.[ANN_RELEASED_DEADLINE] ?? ''} has passed: deleting the volume`);
+    }
+    return this.attempt(pv, 'delete', 'released', facts);
   }
 
   private async attempt(pv: PersistentVolume, kind: ReclaimKind, trigger: Trigger, facts: ReclaimFacts = {}): Promise<SyncResult> {
@@ -214,7 +259,7 @@ export class Reclaimer {
     const plugin = s.plugins.forVolume(pv);
     const charged = await s.ctx.api.updateVolume(withAttempts(pv, count, s.ctx.now()));
     s.log.info({ pv: pv.metadata.name, attempt: count, maxAttempts: s.policy.maxAttempts, plugin: plugin?.name }, `${kind} attempt`);
-    const missing = missingPluginError(plugin, kind, pv);
+    const missing = missingPluginError(plugin, kind, pv, s.plugins);
     if (missing) {
       await recordFailedAttempt(s, charged, kind, count, missing);
       return DONE;
@@ -244,8 +289,11 @@ export class Reclaimer {
   }
 }
 
-function missingPluginError(plugin: VolumePlugin | undefined, kind: ReclaimKind, pv: PersistentVolume): MissingPluginError | undefined {
-  if (kind === 'delete' && !plugin) return new MissingPluginError(msgNoDeleter(pv.metadata.name ?? ''));
+function missingPluginError(plugin: VolumePlugin | undefined, kind: ReclaimKind, pv: PersistentVolume, plugins: PluginRegistry): MissingPluginError | undefined {
+  if (kind === 'delete' && !plugin) {
+    const declined = plugins.all().flatMap((p) => p.declines?.(pv) ?? []);
+    return new MissingPluginError(msgNoDeleter(pv.metadata.name ?? '', declined));
+  }
   if (kind === 'recycle' && !(plugin && canRecycle(plugin))) return new MissingPluginError(MSG_NO_RECYCLER);
   return undefined;
 }
@@ -258,19 +306,6 @@ function isUnboundAndBeingDeleted(pv: PersistentVolume): boolean {
     pv.spec.persistentVolumeReclaimPolicy === 'Delete' &&
     !pv.spec.claimRef?.uid
   );
-}
-
-/**
- * Upstream's `isVolumeReleased`, with a live GET of the claim: released when the claim named by
- * claimRef is gone, is another object (uid), or is bound to another volume.
- */
-async function isStillReleased(s: ReclaimerDeps, pv: PersistentVolume): Promise<boolean> {
-  const ref = pv.spec.claimRef;
-  if (!ref?.uid) return false;
-  const claim = await s.ctx.api.getClaim(ref.namespace ?? '', ref.name ?? '');
-  if (!claim || claim.metadata.uid !== ref.uid) return true;
-  const volumeName = claim.spec.volumeName;
-  return volumeName !== undefined && volumeName !== '' && volumeName !== pv.metadata.name;
 }
 
 function operationKey(kind: ReclaimKind, pv: PersistentVolume): string {

@@ -6,6 +6,7 @@
  */
 import type { PersistentVolume, Pod } from '@pv-controller/kube/types.js';
 import { volumeWithoutBinding } from '@pv-controller/kube/volume-helpers.js';
+import { withoutReleaseMarks } from './released-ttl.js';
 import { withoutAttempts } from './attempts.js';
 import { MSG_RECYCLED } from './events.js';
 import { runCountedAttempt, type ReclaimOperation } from './outcome.js';
@@ -34,21 +35,23 @@ export async function podsUsingReleasedClaim(s: ReclaimerDeps, pv: PersistentVol
     .sort();
 }
 
-/** The PV's spec after a recycle: claimRef gone or reduced to the name, retry marks removed. */
+/** The PV's spec after a recycle or a reuse: claimRef gone or reduced to the name; retry marks, release deadline and reuse request removed. */
 function unboundSpec(pv: PersistentVolume): PersistentVolume {
-  return volumeWithoutBinding(withoutAttempts(pv));
+  return withoutReleaseMarks(volumeWithoutBinding(withoutAttempts(pv)));
 }
 
-async function makeAvailable(s: ReclaimerDeps, pv: PersistentVolume): Promise<void> {
+/** Unbinds the PV (only from the claim it was released from) and marks it Available; false when it had changed meanwhile. */
+export async function makeAvailable(s: ReclaimerDeps, pv: PersistentVolume, why: string): Promise<boolean> {
   const releasedFrom = pv.spec.claimRef?.uid;
   const unbound = await updateFresh(s, pv, 'spec', (fresh) =>
     fresh.spec.claimRef?.uid === releasedFrom ? unboundSpec(fresh) : undefined,
   );
-  if (!unbound) return;
+  if (!unbound) return false;
   await updateFresh(s, unbound, 'status', (fresh) =>
     fresh.status?.phase === 'Available' ? undefined : withPhase(fresh, 'Available', ''),
   );
-  s.log.info({ pv: pv.metadata.name, from: pv.status?.phase ?? '', to: 'Available', why: 'recycled' }, 'volume phase changed');
+  s.log.info({ pv: pv.metadata.name, from: pv.status?.phase ?? '', to: 'Available', why }, 'volume phase changed');
+  return true;
 }
 
 export const runRecycle: ReclaimOperation = async (s, plugin, pv, count, signal) => {
@@ -60,5 +63,5 @@ export const runRecycle: ReclaimOperation = async (s, plugin, pv, count, signal)
   if (!recycled) return;
   s.ctx.events.event(pv, 'Normal', EventReason.VolumeRecycled, MSG_RECYCLED);
   s.log.info({ pv: pv.metadata.name, plugin: plugin.name }, 'volume recycled');
-  await makeAvailable(s, pv);
+  await makeAvailable(s, pv, 'recycled');
 };

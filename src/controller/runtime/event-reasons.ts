@@ -33,12 +33,28 @@ export const EventReason = {
   VolumeFailedRecycle: 'VolumeFailedRecycle',
   VolumeRecycled: 'VolumeRecycled',
   VolumeUnknownReclaimPolicy: 'VolumeUnknownReclaimPolicy',
+  // released-volume lifecycle (ours: docs/lifecycle.md)
+  /** Normal: a Released volume's TTL started; the message says when it will be deleted. */
+  ReleasedDeadlineSet: 'ReleasedDeadlineSet',
+  /** Normal: the volume was bound or made Available again before its deadline. */
+  ReleasedDeadlineCleared: 'ReleasedDeadlineCleared',
+  /** Normal: the deadline passed; the volume is being deleted as its plugin deletes. */
+  ReleasedTTLExpired: 'ReleasedTTLExpired',
+  /** Warning: the TTL is not a Go duration, or its plugin cannot prove the volume is ours: nothing is deleted. */
+  ReleasedTTLInvalid: 'ReleasedTTLInvalid',
+  ReleasedTTLRefused: 'ReleasedTTLRefused',
+  /** Normal: a Released volume's claimRef was cleared on request (pv-controller.io/reuse). */
+  VolumeReused: 'VolumeReused',
+  /** Warning: a reuse request was refused (bound, claim still there, no recycler for a wipe). */
+  VolumeReuseRefused: 'VolumeReuseRefused',
   // expanding: external-resizer's pkg/util/events.go; ExternalExpanding is kube-controller-manager's
   Resizing: 'Resizing',
   VolumeResizeFailed: 'VolumeResizeFailed',
   VolumeResizeSuccessful: 'VolumeResizeSuccessful',
   FileSystemResizeRequired: 'FileSystemResizeRequired',
   ExternalExpanding: 'ExternalExpanding',
+  /** Ours: on a StorageClass whose allowVolumeExpansion its plugin can never honour. */
+  ExpansionNeverPossible: 'ExpansionNeverPossible',
   // modifying (VolumeAttributesClass): external-resizer's modify controller
   VolumeModify: 'VolumeModify',
   VolumeModifySuccessful: 'VolumeModifySuccessful',
@@ -52,6 +68,32 @@ export const EventReason = {
   NodeGoneClaimRecreated: 'NodeGoneClaimRecreated',
   NodeGoneVolumeDeleted: 'NodeGoneVolumeDeleted',
   NodeGoneVolumeKept: 'NodeGoneVolumeKept',
+  // snapshots: external-snapshotter's common controller (on VolumeSnapshots)
+  SnapshotValidationError: 'SnapshotValidationError',
+  SnapshotFinalizerError: 'SnapshotFinalizerError',
+  SnapshotDeletePending: 'SnapshotDeletePending',
+  SnapshotContentObjectDeleteError: 'SnapshotContentObjectDeleteError',
+  SnapshotContentMissing: 'SnapshotContentMissing',
+  SnapshotMisbound: 'SnapshotMisbound',
+  SnapshotBindFailed: 'SnapshotBindFailed',
+  SnapshotStatusUpdateFailed: 'SnapshotStatusUpdateFailed',
+  SnapshotHandleSet: 'SnapshotHandleSet',
+  SnapshotPVCSourceMissing: 'SnapshotPVCSourceMissing',
+  SnapshotContentCreationFailed: 'SnapshotContentCreationFailed',
+  SnapshotContentMismatch: 'SnapshotContentMismatch',
+  SnapshotContentMisbound: 'SnapshotContentMisbound',
+  CreateSnapshotContentFailed: 'CreateSnapshotContentFailed',
+  CreatingSnapshot: 'CreatingSnapshot',
+  SnapshotCreated: 'SnapshotCreated',
+  SnapshotReady: 'SnapshotReady',
+  ErrorPVCFinalizer: 'ErrorPVCFinalizer',
+  GetSnapshotClassFailed: 'GetSnapshotClassFailed',
+  SetDefaultSnapshotClassFailed: 'SetDefaultSnapshotClassFailed',
+  // snapshots: on VolumeSnapshotContents (ContentValidationError is the common controller's, the rest csi-snapshotter's)
+  ContentValidationError: 'ContentValidationError',
+  SnapshotCreationFailed: 'SnapshotCreationFailed',
+  SnapshotContentCheckandUpdateFailed: 'SnapshotContentCheckandUpdateFailed',
+  SnapshotDeleteError: 'SnapshotDeleteError',
 } as const;
 
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];

@@ -5,12 +5,13 @@
  * which their changes enqueue keys, and the claims fence read when workers start.
  */
 import type { Logger } from 'pino';
-import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '@pv-controller/kube/types.js';
+import type { KubeObject, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '@pv-controller/kube/types.js';
 import type { Backoff } from '../../backoff.js';
 import { MergedStore } from '../../kube-client/cache/merged-store.js';
 import { Reflector } from '../../kube-client/cache/reflector.js';
 import { rvNumber } from '../../kube-client/cache/resource-version.js';
-import { listCallFor } from '../../kube-client/list-calls.js';
+import { listCallFor, restListCall } from '../../kube-client/list-calls.js';
+import type { InformerFactory } from './module.js';
 import { paths } from '../../kube-client/paths.js';
 import type { RestTransport } from '../../kube-client/transport.js';
 import type { ObjectKeyString } from '@pv-controller/kube/object-key.js';
@@ -114,4 +115,19 @@ export async function readClaimsFence(transport: RestTransport, log: Logger): Pr
     log.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not read the claims fence; binding re-reads claims live');
     return undefined;
   }
+}
+
+/** The ModuleEnv's informer factory: a reflector per call, listing by path (restListCall), with `o`'s reconnect settings. */
+export function moduleInformerFactory(transport: RestTransport, log: Logger, o: ReflectorOptions): InformerFactory {
+  return <T extends KubeObject>(spec: { kind: string; apiVersion: string; path: string; store: MergedStore<T> }) =>
+    new Reflector<T>({
+      kind: spec.kind,
+      path: spec.path,
+      store: spec.store,
+      transport,
+      list: restListCall<T>(transport, spec.path, { apiVersion: spec.apiVersion, kind: spec.kind }),
+      log: log.child({ component: 'reflector', kind: spec.kind }),
+      ...(o.inactivityMs ? { inactivityTimeoutMs: o.inactivityMs } : {}),
+      ...(o.backoff ? { backoff: o.backoff() } : {}),
+    });
 }

@@ -8,10 +8,10 @@
  */
 import type { Logger } from 'pino';
 import type { RestTransport } from '../../kube-client/transport.js';
-import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '@pv-controller/kube/types.js';
-import type { OperationObserver, OrphanObserver } from '../../metrics/prometheus.js';
+import type { KubeObject, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '@pv-controller/kube/types.js';
+import type { OperationObserver, OrphanObserver, UnusedConditionObserver } from '../../metrics/prometheus.js';
 import type { PluginRegistry } from '../../plugins/registry.js';
-import type { ChangeListener } from '../../kube-client/cache/merged-store.js';
+import type { ChangeListener, MergedStore } from '../../kube-client/cache/merged-store.js';
 import type { ControllerContext } from './context.js';
 import { CONTROLLER_NAMES, type ControllerName, type ControllerOptions } from '../options.js';
 import type { SyncResult } from './sync-result.js';
@@ -39,6 +39,8 @@ export interface ModuleEnv {
   metrics?: OperationObserver;
   /** Where orphan scans are reported (pv_controller_orphaned_volumes). */
   orphans?: OrphanObserver;
+  /** Where Unused condition writes are reported (pvc_protection_controller_unused_condition_syncs_total). */
+  unusedConditions?: UnusedConditionObserver;
   /** Subscribe in `create` to keep an index of your own (the binder's volume index does). */
   changes: {
     volumes: ChangeSource<PersistentVolume>;
@@ -46,10 +48,26 @@ export interface ModuleEnv {
     classes: ChangeSource<StorageClass>;
     /** Fed only while Nodes are watched (`ControllerContext.nodes`). */
     nodes?: ChangeSource<Node>;
+    /** Every pod change (the pod informer). */
+    pods?: ChangeSource<Pod>;
   };
   /** Requests by path, for the kinds the ApiClient does not cover (CSIStorageCapacity, CSIDriver). */
   rest?: Pick<RestTransport, 'request'>;
+  /**
+   * An informer of the module's own for a kind the runtime does not watch (the snapshot kinds): a
+   * reflector listing and watching `path` into `store`, with the runtime's reconnect settings.
+   * The module starts and stops it.
+   */
+  informers?: InformerFactory;
 }
+
+export interface ModuleInformer {
+  start(): void;
+  stop(): Promise<void>;
+  hasSynced(): boolean;
+}
+
+export type InformerFactory = <T extends KubeObject>(spec: { kind: string; apiVersion: string; path: string; store: MergedStore<T> }) => ModuleInformer;
 
 export interface ModuleInstance {
   syncClaim?(claim: PersistentVolumeClaim): Promise<SyncResult>;

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ObjectKeyString } from '@pv-controller/kube/object-key.js';
 import { KeyedBackoff } from '../../backoff.js';
 import type { SyncResult } from './sync-result.js';
+import type { QueueLatencyObserver } from '../../metrics/workqueue-metrics.js';
 
 export type SyncHandler = (key: ObjectKeyString) => Promise<SyncResult>;
 
@@ -18,6 +19,8 @@ export interface WorkQueueOptions {
   /** Longest retry delay (default 1000 s). */
   maxDelayMs?: number;
   log?: Logger;
+  /** Told each item's wait and work time (Prometheus' workqueue_*_duration_seconds histograms). */
+  latency?: QueueLatencyObserver;
 }
 
 export interface QueueStats {
@@ -127,7 +130,9 @@ export class WorkQueue {
       const key = await this.get();
       if (key === undefined) return;
       const started = performance.now();
-      this.counters.queueLatencyMsSum += started - (this.addedAt.get(key) ?? started);
+      const waitedMs = started - (this.addedAt.get(key) ?? started);
+      this.counters.queueLatencyMsSum += waitedMs;
+      this.opts.latency?.queued(this.opts.name, waitedMs / 1000);
       this.addedAt.delete(key);
       try {
         this.applyResult(key, await handler(key));
@@ -136,8 +141,10 @@ export class WorkQueue {
         this.opts.log?.error({ queue: this.opts.name, key, err: err instanceof Error ? err.message : String(err) }, 'sync failed');
         if (!this.shuttingDown) this.addRateLimited(key);
       } finally {
+        const workedMs = performance.now() - started;
         this.counters.syncs += 1;
-        this.counters.workDurationMsSum += performance.now() - started;
+        this.counters.workDurationMsSum += workedMs;
+        this.opts.latency?.worked(this.opts.name, workedMs / 1000);
         this.done(key);
       }
     }

@@ -9,11 +9,13 @@ import { CAPACITY } from './capabilities/capacity.js';
 import { EXPAND } from './capabilities/expand.js';
 import { MODIFY } from './capabilities/modify.js';
 import { NODE_SCOPED } from './capabilities/node-scoped.js';
+import { PROVENANCE } from './capabilities/provenance.js';
+import { ARCHIVES } from './capabilities/archives.js';
 import { RECYCLE } from './capabilities/recycle.js';
 import { SNAPSHOT } from './capabilities/snapshot.js';
 import { STRAY_FILES } from './capabilities/stray-files.js';
 
-export const CAPABILITIES = [EXPAND, MODIFY, RECYCLE, LIST_BACKING_VOLUMES, STRAY_FILES, CAPACITY, NODE_SCOPED, SNAPSHOT] as const;
+export const CAPABILITIES = [EXPAND, MODIFY, RECYCLE, LIST_BACKING_VOLUMES, STRAY_FILES, CAPACITY, NODE_SCOPED, SNAPSHOT, PROVENANCE, ARCHIVES] as const;
 
 export type CapabilityName = (typeof CAPABILITIES)[number]['name'];
 

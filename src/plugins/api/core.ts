@@ -62,9 +62,21 @@ export interface ProvisionRequest {
    * of a volume that was deleted.
    */
   generation?: number;
+  /**
+   * Set when the claim has a data source (restore from a snapshot, clone of a claim): the same
+   * value provisionFromSnapshot / provisionClone were called with. A cleanup after a claim deleted
+   * mid-provision gets it back in DeleteRequest.provision, so a backend that repeats the create to
+   * learn the volume's id (CSI) repeats it with the same content source.
+   */
+  contentSource?: VolumeContentSource;
   /** Aborted when the controller shuts down or the claim is being deleted. */
   signal?: AbortSignal;
 }
+
+/** What a new volume is filled from. */
+export type VolumeContentSource =
+  | { kind: 'snapshot'; snapshotId: string; restoreSize?: bigint; sourceVolumeMode?: 'Filesystem' | 'Block' }
+  | { kind: 'volume'; source: PersistentVolume };
 
 export interface ProvisionedVolume {
   /** The PV spec's volume source, e.g. `{ hostPath: { path, type } }` or `{ nfs: {...} }`. */
@@ -84,6 +96,8 @@ export interface DeleteRequest {
   /** Present when deleting for a PV; absent when cleaning up after a claim deleted mid-provision. */
   pv?: PersistentVolume;
   parameters?: Record<string, string>;
+  /** `onDelete: archive`: how long the archive is kept (the class's pv-controller.io/archive-retention); absent: until removed by hand. */
+  archiveRetentionMs?: number;
   /**
    * Without a PV: the request the volume was (or may have been) provisioned with, built by the same
    * code as at provisioning. A backend that names volumes itself (CSI: the driver picks the id)
@@ -110,6 +124,11 @@ export interface VolumePlugin {
   validateParameters(parameters: Record<string, string>): ParameterProblem[];
   /** Whether this plugin owns the volume a PV describes (used to pick a deleter, recycler, expander). */
   handles(pv: PersistentVolume): boolean;
+  /**
+   * Why this plugin does not handle a PV that carries its kind of volume source (a hostPath outside
+   * its roots), for the "no volume plugin matched" message; undefined when it has nothing to say.
+   */
+  declines?(pv: PersistentVolume): string | undefined;
   provision(req: ProvisionRequest): Promise<ProvisionedVolume>;
   delete(req: DeleteRequest): Promise<void>;
   /** The usage provider for a PV of this plugin (du, statfs, or nil when it cannot measure). */

@@ -5,6 +5,7 @@
  * second volume. The SDK retries nothing (`maxAttempts: 1`); cloud-common's retry does.
  */
 import { createHash } from 'node:crypto';
+import { claimTags } from '../cloud-common/annotation-tags.js';
 import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
 import { TAG_AWS_NAME, TAG_CLUSTER_OWNED } from '@pv-controller/kube/annotations.js';
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
@@ -21,9 +22,14 @@ import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
 import type { ExpandedVolume, ExpandRequest } from '../api/capabilities/expand.js';
 import type { ModifyRequest } from '../api/capabilities/modify.js';
 import { PluginError } from '../api/errors.js';
+import type { SnapshotRequest, SnapshotSource, VolumeSnapshotInfo } from '../api/capabilities/snapshot.js';
+import { assertSnapshotHandle, CloudSnapshotOps, restoreSizeGiB } from '../cloud-common/snapshots.js';
+import { EbsSnapshots, isEbsSnapshotId } from './ebs-snapshots.js';
 import { classifyEc2Error, type EbsVolume, Ec2Volumes } from './ec2-volumes.js';
 import { AWS_EBS_PLUGIN_NAME, EBS_VOLUME_TYPES, type EbsParameters, parseEbsParameters, totalIops } from './parameters.js';
 import { EbsModifier } from './modify.js';
+import { EbsSweeper } from './ebs-sweep.js';
+import type { CloudSweeper } from '../cloud-common/sweep.js';
 
 /** AWS tag values may have 255 characters; the Name tag carries the backing name. */
 export const AWS_EBS_MAX_NAME_LENGTH = 255;
@@ -74,6 +80,9 @@ const AWS_EBS: CloudPluginIdentity<EbsParameters, EbsVolume> = {
 export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
   private readonly ec2: Ec2Volumes;
   private readonly modifier: EbsModifier;
+  protected readonly snapshotOps: CloudSnapshotOps;
+  /** EBS has no volume-to-volume copy. */
+  readonly supportsClone = false;
 
   constructor(options: AwsEbsPluginOptions = {}) {
     super(AWS_EBS, options);
@@ -87,6 +96,7 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
       });
     this.ec2 = new Ec2Volumes(client);
     this.modifier = new EbsModifier(this.ec2, (what, op, signal) => this.call(what, op, signal), this.options.wait);
+    this.snapshotOps = new CloudSnapshotOps(new EbsSnapshots(client), (what, op, signal) => this.call(what, op, signal), this.options.logger);
   }
 
   handles(pv: PersistentVolume): boolean {
@@ -97,18 +107,30 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
     return new NilMetricsProvider(`aws-ebs volume "${pv.spec.awsElasticBlockStore?.volumeID ?? this.csiHandleOf(pv) ?? pv.metadata.name}"`);
   }
 
-  async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+  provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+    return this.provisionVolume(req, roundUpToGiB(req.requestBytes));
+  }
+
+  /** Restore: CreateVolume with the snapshot's id, at least as large as the snapshot. */
+  async provisionFromSnapshot(req: ProvisionRequest, snapshot: SnapshotSource): Promise<ProvisionedVolume> {
+    assertSnapshotHandle(this.ownsSnapshot(snapshot.snapshotId), snapshot.snapshotId, 'EBS snapshot');
+    return this.provisionVolume(req, restoreSizeGiB(req.requestBytes, snapshot.restoreSize), snapshot.snapshotId);
+  }
+
+  /** EBS cannot copy a volume into a new one (nor can its CSI driver): supportsClone is false. */
+  provisionClone(req: ProvisionRequest, source: PersistentVolume): Promise<ProvisionedVolume> {
+    const why = `EBS volumes cannot be cloned (${source.metadata.name ?? ''} for ${req.pvName}): snapshot the source claim and restore the snapshot instead`;
+    return Promise.reject(new PluginError('NotSupported', why, false));
+  }
+
+  private async provisionVolume(req: ProvisionRequest, sizeGiB: number, snapshotId?: string): Promise<ProvisionedVolume> {
     const parsed = this.parametersOf(req);
     const attributes = this.attributesOf(req.attributes);
     const [zone] = await this.zonesForDisk(req, parsed, 1, () =>
       this.call('DescribeAvailabilityZones', (s) => this.ec2.availableZones(s), req.signal),
     );
-    const sizeGiB = roundUpToGiB(req.requestBytes);
-    const volume = await this.call(
-      'find or create EBS volume',
-      (signal) => this.findOrCreate(req, { ...parsed, ...attributesAsParameters(attributes, parsed, sizeGiB) }, zone, sizeGiB, signal),
-      req.signal,
-    );
+    const shape = { ...parsed, ...attributesAsParameters(attributes, parsed, sizeGiB), snapshotId };
+    const volume = await this.call('find or create EBS volume', (signal) => this.findOrCreate(req, shape, zone, sizeGiB, signal), req.signal);
     const ready = await this.waitUntilReady(
       volume.id,
       (s) => this.ec2.describe(volume.id, s),
@@ -123,18 +145,21 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
   /** One attempt: reuse this cluster's volume with the backing name, else create it. */
   private async findOrCreate(
     req: ProvisionRequest,
-    parsed: EbsParameters & { iops?: number; throughput?: number },
+    parsed: EbsParameters & { iops?: number; throughput?: number; snapshotId?: string },
     zone: string,
     sizeGiB: number,
     signal: AbortSignal,
   ): Promise<EbsVolume> {
-    const tags = volumeTags(req);
+    const tags = volumeTags(req, claimTags(this.options.annotationTags, req.claim.annotations, 'aws'));
     const existing = (await this.ec2.withName(req.backingName, signal))
       .filter((volume) => isOwnedByCluster(volume.tags, req.clusterName))
       .filter((volume) => !['deleting', 'deleted', 'error'].includes(volume.state))
       .sort((a, b) => a.id.localeCompare(b.id));
     if (existing.length > 0) {
       const volume = existing[0];
+      if (volume.snapshotId !== parsed.snapshotId) {
+        throw new PluginError('Backend', `EBS volume ${volume.id} of ${req.backingName} was made from ${volume.snapshotId ?? 'no snapshot'}, not ${parsed.snapshotId ?? 'empty'}`, false);
+      }
       await this.ensureTags(volume, tags, signal);
       this.logReused({ volumeId: volume.id, backingName: req.backingName, pv: req.pvName, duplicates: existing.length - 1 });
       return volume;
@@ -150,6 +175,7 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
         kmsKeyId: parsed.kmsKeyId,
         tags,
         clientToken: clientTokenFor(req.clusterName, req.backingName, req.generation ?? 0),
+        ...(parsed.snapshotId === undefined ? {} : { snapshotId: parsed.snapshotId }),
       },
       signal,
     );
@@ -208,10 +234,28 @@ export class AwsEbsPlugin extends CloudVolumePlugin<EbsParameters, EbsVolume> {
     await this.modifier.reshape(this.volumeIdOf(req.pv), this.attributesOf(req.attributes), req.signal);
   }
 
+  protected sweepIdOf(pv: PersistentVolume): string {
+    return this.volumeIdOf(pv);
+  }
+
   private volumeIdOf(pv: PersistentVolume): string {
     const volumeID = pv.spec.awsElasticBlockStore?.volumeID ?? this.csiHandleOf(pv);
     if (volumeID === undefined) throw new PluginError('NotSupported', `PV ${pv.metadata.name} has no EBS volume source`, false);
     return parseAwsVolumeId(volumeID);
+  }
+
+  /** An EBS snapshot id (`snap-…`); a pre-provisioned content may name anything. */
+  ownsSnapshot(snapshotId: string): boolean {
+    return isEbsSnapshotId(snapshotId);
+  }
+
+  async createSnapshot(req: SnapshotRequest): Promise<VolumeSnapshotInfo> {
+    return this.snapshotOps.create(req, this.volumeIdOf(req.pv));
+  }
+
+  /** What `orphans --cloud` lists and deletes through (cloud-common/sweep.ts). */
+  sweeper(): CloudSweeper {
+    return new EbsSweeper(this.ec2, this.snapshotOps, (what, op, signal) => this.call(what, op, signal), this.maxBackingNameLength);
   }
 
   async listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {

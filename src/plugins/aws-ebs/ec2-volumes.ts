@@ -33,6 +33,9 @@ export interface EbsVolume {
   attached: boolean;
   iops?: number;
   throughput?: number;
+  /** The snapshot it was restored from. */
+  snapshotId?: string;
+  createdAt?: Date;
 }
 
 /** What ModifyVolume changes; absent fields stay as they are. */
@@ -62,6 +65,8 @@ export interface CreateEbsVolume {
   tags: Tags;
   /** Idempotency token: a repeated CreateVolume with it returns the first volume. */
   clientToken: string;
+  /** Restore: the snapshot the volume is filled from. */
+  snapshotId?: string;
 }
 
 const THROTTLING_CODES = new Set([
@@ -120,6 +125,8 @@ function toEbsVolume(volume: Volume): EbsVolume {
     attached: (volume.Attachments ?? []).some((a) => a.State === 'attached' || a.State === 'attaching'),
     ...(volume.Iops === undefined ? {} : { iops: volume.Iops }),
     ...(volume.Throughput === undefined ? {} : { throughput: volume.Throughput }),
+    ...(volume.SnapshotId ? { snapshotId: volume.SnapshotId } : {}),
+    ...(volume.CreateTime ? { createdAt: volume.CreateTime } : {}),
   };
 }
 
@@ -177,6 +184,7 @@ export class Ec2Volumes {
         Encrypted: input.encrypted,
         KmsKeyId: input.kmsKeyId,
         ClientToken: input.clientToken,
+        SnapshotId: input.snapshotId,
         TagSpecifications: [{ ResourceType: 'volume', Tags: tagList(input.tags) }],
       }),
       { abortSignal: signal },

@@ -20,6 +20,11 @@ export interface CinderVolume {
   volumeType?: string;
   metadata: Record<string, string>;
   attachmentCount: number;
+  /** What it was filled from: the snapshot (restore) or the volume (clone). */
+  snapshotId?: string;
+  sourceVolumeId?: string;
+  /** created_at; undefined when the answer has none. */
+  createdAt?: Date;
 }
 
 export interface NewCinderVolume {
@@ -28,6 +33,10 @@ export interface NewCinderVolume {
   volumeType?: string;
   availabilityZone?: string;
   metadata: Record<string, string>;
+  /** Restore: the snapshot to fill it from. */
+  snapshotId?: string;
+  /** Clone: the volume to copy. */
+  sourceVolumeId?: string;
 }
 
 /** 413 overLimit and 429 are Cinder's throttling (and quota) answers; 5xx and broken connections too. */
@@ -60,15 +69,30 @@ function toVolume(raw: unknown): CinderVolume {
     volumeType: asString(volume.volume_type),
     metadata,
     attachmentCount: Array.isArray(volume.attachments) ? volume.attachments.length : 0,
+    ...(asString(volume.snapshot_id) ? { snapshotId: asString(volume.snapshot_id) } : {}),
+    ...(asString(volume.source_volid) ? { sourceVolumeId: asString(volume.source_volid) } : {}),
+    ...createdField(asString(volume.created_at)),
   };
+}
+
+/** Cinder writes created_at without a zone (`2026-12-02T10:00:00.000000`): it is UTC. */
+function createdField(text: string | undefined): { createdAt?: Date } {
+  if (text === undefined) return {};
+  const ms = Date.parse(/(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text}Z`);
+  return Number.isNaN(ms) ? {} : { createdAt: new Date(ms) };
 }
 
 const PAGE = 500;
 
+function hasNextLink(links: unknown): boolean {
+  return Array.isArray(links) && links.some((link) => asRecord(link)?.rel === 'next');
+}
+
 export class CinderClient {
   constructor(private readonly keystone: KeystoneClient) {}
 
-  private async call(method: string, path: string, signal: AbortSignal, body?: unknown): Promise<unknown> {
+  /** One request to the volume endpoint (`path` below it) with the Keystone token, re-authenticating once on 401. */
+  async call(method: string, path: string, signal: AbortSignal, body?: unknown): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       const session = await this.keystone.current(signal);
       try {
@@ -85,6 +109,8 @@ export class CinderClient {
     const body: Record<string, unknown> = { name: volume.name, size: volume.sizeGiB, metadata: volume.metadata };
     if (volume.volumeType) body.volume_type = volume.volumeType;
     if (volume.availabilityZone) body.availability_zone = volume.availabilityZone;
+    if (volume.snapshotId) body.snapshot_id = volume.snapshotId;
+    if (volume.sourceVolumeId) body.source_volid = volume.sourceVolumeId;
     return toVolume(asRecord(await this.call('POST', '/volumes', signal, { volume: body }))?.volume);
   }
 
@@ -98,20 +124,32 @@ export class CinderClient {
   }
 
   /** Volumes (with details) matching the name and/or metadata filters, following markers. */
-  async list(filter: { name?: string; metadata?: Record<string, string> }, signal: AbortSignal): Promise<CinderVolume[]> {
-    const volumes: CinderVolume[] = [];
+  list(filter: { name?: string; metadata?: Record<string, string> }, signal: AbortSignal): Promise<CinderVolume[]> {
+    const query = new URLSearchParams();
+    if (filter.name !== undefined) query.set('name', filter.name);
+    if (filter.metadata !== undefined) query.set('metadata', JSON.stringify(filter.metadata));
+    return this.listAll('volumes', query, toVolume, signal);
+  }
+
+  /**
+   * Every item of a Cinder collection (`/<kind>/detail`, `{"<kind>": [...]}`), 500 at a time,
+   * following markers (a marker seen before is an error, never a loop).
+   */
+  async listAll<T extends { id: string }>(kind: string, filter: URLSearchParams, read: (raw: unknown) => T, signal: AbortSignal): Promise<T[]> {
+    const out: T[] = [];
     const markers = new Set<string>();
     let marker: string | undefined;
     while (true) {
-      const query = new URLSearchParams({ limit: String(PAGE) });
-      if (filter.name !== undefined) query.set('name', filter.name);
-      if (filter.metadata !== undefined) query.set('metadata', JSON.stringify(filter.metadata));
+      const query = new URLSearchParams(filter);
+      query.set('limit', String(PAGE));
       if (marker !== undefined) query.set('marker', marker);
-      const raw = asRecord(await this.call('GET', `/volumes/detail?${query}`, signal))?.volumes;
-      if (!Array.isArray(raw)) throw malformedAnswer(CINDER, `a volume list without a "volumes" array: ${JSON.stringify(raw)?.slice(0, 200)}`);
-      const page = raw.map(toVolume);
-      volumes.push(...page);
-      if (page.length < PAGE) return volumes;
+      const answer = asRecord(await this.call('GET', `/${kind}/detail?${query}`, signal));
+      const raw = answer?.[kind];
+      if (!Array.isArray(raw)) throw malformedAnswer(CINDER, `a ${kind} list without a "${kind}" array: ${JSON.stringify(raw)?.slice(0, 200)}`);
+      const page = raw.map(read);
+      out.push(...page);
+      // A server whose osapi_max_limit is below PAGE answers short pages with a next link.
+      if (page.length === 0 || (page.length < PAGE && !hasNextLink(answer?.[`${kind}_links`]))) return out;
       marker = page[page.length - 1].id;
       requireNewPageMarker(CINDER, markers, marker);
     }

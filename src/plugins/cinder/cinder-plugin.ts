@@ -5,12 +5,13 @@
  * metadata: a retry after a lost answer finds the volume instead of making a second one.
  */
 import { TAG_AWS_NAME, TAG_CLUSTER_OWNED } from '@pv-controller/kube/annotations.js';
+import { claimTags } from '../cloud-common/annotation-tags.js';
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { NilMetricsProvider } from '../../metrics/nil.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
 import { type CloudPluginIdentity, CloudVolumePlugin, provisionedDisk, withFsType } from '../cloud-common/cloud-volume-plugin.js';
 import { type CloudPluginOptions, selectedNodeZone } from '../cloud-common/options.js';
-import { gibCapacity, roundUpToGiB } from '../cloud-common/size.js';
+import { GIB, gibCapacity, roundUpToGiB } from '../cloud-common/size.js';
 import { backingVolumeOf, clusterTagKey, isOwnedByCluster, isOwnedForBackingName, volumeTags } from '../cloud-common/tags.js';
 import { diskTopology } from '../cloud-common/topology.js';
 import { waitFor } from '../cloud-common/wait.js';
@@ -20,7 +21,12 @@ import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
 import type { ExpandedVolume, ExpandRequest } from '../api/capabilities/expand.js';
 import type { ModifyRequest } from '../api/capabilities/modify.js';
 import { PluginError } from '../api/errors.js';
+import type { SnapshotRequest, SnapshotSource, VolumeSnapshotInfo } from '../api/capabilities/snapshot.js';
+import { assertSnapshotHandle, CloudSnapshotOps, restoreSizeGiB } from '../cloud-common/snapshots.js';
+import { CinderSnapshots, isCinderSnapshotId } from './cinder-snapshots.js';
 import { CinderClient, type CinderVolume, classifyCinderError } from './cinder-client.js';
+import { CinderSweeper } from './cinder-sweep.js';
+import type { CloudSweeper } from '../cloud-common/sweep.js';
 import { KeystoneClient } from './keystone.js';
 import { loadOpenStackConfig, type OpenStackAuthConfig } from './os-config.js';
 import { CINDER_PLUGIN_NAME, type CinderParameters, parseCinderParameters } from './parameters.js';
@@ -53,9 +59,20 @@ const CINDER: CloudPluginIdentity<CinderParameters, CinderVolume> = {
 const CHANGING_STATUSES = ['extending', 'retyping'];
 const CHANGE_FAILED_STATUSES = ['error_extending', 'error'];
 
+/** A new volume's size and what it is filled from (at most one source). */
+interface VolumeShape {
+  sizeGiB: number;
+  snapshotId?: string;
+  sourceVolumeId?: string;
+}
+
 export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolume> {
   private readonly cinder: CinderClient;
   private readonly config: () => Promise<OpenStackAuthConfig>;
+  private readonly snapshots: CinderSnapshots;
+  protected readonly snapshotOps: CloudSnapshotOps;
+  /** A volume created with source_volid copies another. */
+  readonly supportsClone = true;
 
   constructor(options: CinderPluginOptions = {}) {
     super(CINDER, options);
@@ -68,6 +85,8 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
       });
     };
     this.cinder = new CinderClient(new KeystoneClient(this.config));
+    this.snapshots = new CinderSnapshots(this.cinder, this.options.wait);
+    this.snapshotOps = new CloudSnapshotOps(this.snapshots, (what, op, signal) => this.call(what, op, signal), this.options.logger);
   }
 
   handles(pv: PersistentVolume): boolean {
@@ -78,11 +97,35 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
     return new NilMetricsProvider(`cinder volume "${pv.spec.cinder?.volumeID ?? this.csiHandleOf(pv) ?? pv.metadata.name}"`);
   }
 
-  async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
-    const parsed = { ...this.parametersOf(req) };
+  provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+    return this.provisionVolume(req, { sizeGiB: roundUpToGiB(req.requestBytes) });
+  }
+
+  /** Restore: a volume created with the snapshot's id, in its volume's zone, never smaller than the snapshot. */
+  async provisionFromSnapshot(req: ProvisionRequest, snapshot: SnapshotSource): Promise<ProvisionedVolume> {
+    assertSnapshotHandle(this.ownsSnapshot(snapshot.snapshotId), snapshot.snapshotId, 'Cinder snapshot');
+    const found = await this.call('GET snapshot', (s) => this.snapshots.describe(snapshot.snapshotId, s), req.signal);
+    if (found === undefined) throw new PluginError('Backend', `Cinder snapshot ${snapshot.snapshotId} does not exist`, false);
+    const source = await this.call('GET volume', (s) => this.cinder.get(found.sourceVolumeId, s), req.signal);
+    const sizeGiB = restoreSizeGiB(req.requestBytes, snapshot.restoreSize ?? BigInt(found.sizeGiB) * GIB);
+    return this.provisionVolume(req, { sizeGiB, snapshotId: snapshot.snapshotId }, source?.availabilityZone);
+  }
+
+  /** Clone: a volume created with the source as source_volid, in its zone, never smaller. */
+  async provisionClone(req: ProvisionRequest, sourcePv: PersistentVolume): Promise<ProvisionedVolume> {
+    const id = this.volumeIdOf(sourcePv);
+    const source = await this.call('GET volume', (s) => this.cinder.get(id, s), req.signal);
+    if (source === undefined) throw new PluginError('Backend', `Cinder volume ${id} to clone does not exist`, false);
+    const sizeGiB = Math.max(roundUpToGiB(req.requestBytes), source.sizeGiB);
+    return this.provisionVolume(req, { sizeGiB, sourceVolumeId: id }, source.availabilityZone);
+  }
+
+  /** Without a source zone: the zone the class, the node or the cluster's nodes ask; with one, that zone (a selected node elsewhere is refused). */
+  private async provisionVolume(req: ProvisionRequest, shape: VolumeShape, sourceZone?: string): Promise<ProvisionedVolume> {
+    const parsed = { ...this.parametersOf(req), ...shape };
     const volumeType = this.attributesOf(req.attributes).type;
     if (volumeType !== undefined) parsed.volumeType = volumeType;
-    const zone = await this.chooseZone(req, parsed);
+    const zone = sourceZone === undefined ? await this.chooseZone(req, parsed) : await this.inSourceZone(req, sourceZone);
     const found = await this.call('find or create Cinder volume', (s) => this.findOrCreate(req, parsed, zone, s), req.signal);
     const ready = await this.waitUntilReady(
       found.id,
@@ -94,6 +137,14 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
     const cinder = withFsType({ volumeID: ready.id }, parsed.fsType);
     const topology = ready.availabilityZone ? diskTopology([ready.availabilityZone], regionName) : undefined;
     return provisionedDisk(this.sourceFor(req, { cinder }, ready.id, parsed.fsType), ready.sizeGiB, topology);
+  }
+
+  private async inSourceZone(req: ProvisionRequest, sourceZone: string): Promise<string> {
+    const nodeZone = await selectedNodeZone(req, this.options);
+    if (nodeZone !== undefined && nodeZone !== sourceZone) {
+      throw new PluginError('InvalidParameter', `a volume made from a Cinder snapshot or volume of zone ${sourceZone} is made there, not in ${nodeZone} where the selected node is`, false);
+    }
+    return sourceZone;
   }
 
   /** The availability zone, or undefined to let Cinder use its default (nothing constrains it). */
@@ -115,16 +166,27 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
   }
 
   /** One attempt: this cluster's volume with the backing name, else a new one. */
-  private async findOrCreate(req: ProvisionRequest, parsed: CinderParameters, zone: string | undefined, signal: AbortSignal): Promise<CinderVolume> {
+  private async findOrCreate(req: ProvisionRequest, parsed: CinderParameters & VolumeShape, zone: string | undefined, signal: AbortSignal): Promise<CinderVolume> {
     const ours = (await this.ownedNamed(req.backingName, req.clusterName, signal)).filter((v) => !UNUSABLE_STATUSES.includes(v.status));
     if (ours.length > 0) {
+      if (ours[0].snapshotId !== parsed.snapshotId || ours[0].sourceVolumeId !== parsed.sourceVolumeId) {
+        throw new PluginError('Backend', `Cinder volume ${ours[0].id} of ${req.backingName} was made from another source`, false);
+      }
       this.logReused({ volumeId: ours[0].id, backingName: req.backingName, pv: req.pvName });
       return ours[0];
     }
-    const metadata = volumeTags(req);
+    const metadata = volumeTags(req, claimTags(this.options.annotationTags, req.claim.annotations, 'openstack'));
     delete metadata[TAG_AWS_NAME]; // the volume's own name
     const created = await this.cinder.create(
-      { name: req.backingName, sizeGiB: roundUpToGiB(req.requestBytes), volumeType: parsed.volumeType, availabilityZone: zone, metadata },
+      {
+        name: req.backingName,
+        sizeGiB: parsed.sizeGiB,
+        volumeType: parsed.volumeType,
+        availabilityZone: zone,
+        metadata,
+        ...(parsed.snapshotId === undefined ? {} : { snapshotId: parsed.snapshotId }),
+        ...(parsed.sourceVolumeId === undefined ? {} : { sourceVolumeId: parsed.sourceVolumeId }),
+      },
       signal,
     );
     this.logCreated(req, { volumeId: created.id, zone: created.availabilityZone, sizeGiB: created.sizeGiB });
@@ -205,6 +267,26 @@ export class CinderPlugin extends CloudVolumePlugin<CinderParameters, CinderVolu
       },
       { ...this.options.wait, what: `Cinder volume ${id} to finish changing`, signal },
     );
+  }
+
+  /** A Cinder snapshot id (a UUID); a pre-provisioned content may name anything. */
+  ownsSnapshot(snapshotId: string): boolean {
+    return isCinderSnapshotId(snapshotId);
+  }
+
+  async createSnapshot(req: SnapshotRequest): Promise<VolumeSnapshotInfo> {
+    return this.snapshotOps.create(req, this.volumeIdOf(req.pv));
+  }
+
+  /** What `orphans --cloud` lists and deletes through (cloud-common/sweep.ts). */
+  protected sweepIdOf(pv: PersistentVolume): string {
+    const id = pv.spec.cinder?.volumeID ?? this.csiHandleOf(pv);
+    if (id === undefined) throw new PluginError('NotSupported', `PV ${pv.metadata.name} has no Cinder volume source`, false);
+    return id;
+  }
+
+  sweeper(): CloudSweeper {
+    return new CinderSweeper(this.cinder, this.snapshotOps, (what, op, signal) => this.call(what, op, signal), this.maxBackingNameLength);
   }
 
   async listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {

@@ -20,14 +20,18 @@ import type { MetricsProvider } from '../../metrics/provider.js';
 import type { DeleteRequest, ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../api/core.js';
 import { type ParameterProblem, PluginError } from '../api/errors.js';
 import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
+import type { DeleteSnapshotRequest, SnapshotRequest, SnapshotSource, Snapshotter, VolumeSnapshotInfo } from '../api/capabilities/snapshot.js';
 import { type AttributeSupport, parseVolumeAttributes, type VolumeAttributes } from './attributes.js';
 import type { CheckedParameters, ZoneParameters } from './parameters.js';
 import { assertNoProblems, type CloudPluginOptions, type ResolvedCloudOptions, resolveCloudOptions, selectedNodeZone } from './options.js';
 import { type ErrorVerdict, withRetry } from './retry.js';
 import { gibCapacity } from './size.js';
+import type { CloudSnapshotOps } from './snapshots.js';
 import type { DiskTopology } from './topology.js';
 import { waitFor } from './wait.js';
 import { selectZonesForVolume } from './zones.js';
+import { provesVolumeFor } from './proof.js';
+import type { CloudSweeper } from './sweep.js';
 
 /** What a cloud plugin declares about its cloud: names, limits, failures worth a retry, parameters, disk states. */
 export interface CloudPluginIdentity<Parameters, Disk> {
@@ -62,7 +66,7 @@ export interface DiskStates<Disk> {
   goneIsRetryable: boolean;
 }
 
-export abstract class CloudVolumePlugin<Parameters, Disk> implements VolumePlugin {
+export abstract class CloudVolumePlugin<Parameters, Disk> implements VolumePlugin, Snapshotter {
   readonly name: string;
   readonly maxBackingNameLength: number;
   readonly csiDriver?: string;
@@ -91,6 +95,45 @@ export abstract class CloudVolumePlugin<Parameters, Disk> implements VolumePlugi
   abstract provision(req: ProvisionRequest): Promise<ProvisionedVolume>;
   abstract delete(req: DeleteRequest): Promise<void>;
   abstract listBackingVolumes(clusterName: string): Promise<BackingVolume[]>;
+
+  /** Every cloud snapshots (snapshots.ts, docs/cloud-snapshots.md): each its own handles, source, restore and clone. */
+  abstract readonly supportsClone: boolean;
+  abstract ownsSnapshot(snapshotId: string): boolean;
+  abstract createSnapshot(req: SnapshotRequest): Promise<VolumeSnapshotInfo>;
+  abstract provisionFromSnapshot(req: ProvisionRequest, snapshot: SnapshotSource): Promise<ProvisionedVolume>;
+  abstract provisionClone(req: ProvisionRequest, source: PersistentVolume): Promise<ProvisionedVolume>;
+  /** What `orphans --cloud` lists and deletes through (cloud-common/sweep.ts). */
+  abstract sweeper(): CloudSweeper;
+  /** The id, in the sweeper's form, of the volume a PV of this plugin names; throws when it names none. */
+  protected abstract sweepIdOf(pv: PersistentVolume): string;
+
+  /**
+   * The provenance capability (a Released volume's time to live deletes only what this proves):
+   * the disk the PV names, read from the cloud now, carries our tags for this PV's name and
+   * cluster `clusterName` (cloud-common/proof.ts).
+   */
+  async provesProvisioned(pv: PersistentVolume, clusterName: string): Promise<boolean> {
+    if (!this.handles(pv)) return false;
+    let id: string;
+    try {
+      id = this.sweepIdOf(pv);
+    } catch {
+      return false;
+    }
+    return provesVolumeFor(this.sweeper(), id, pv, clusterName);
+  }
+  /** The cloud's snapshot calls, behind the shared find-or-cut flow and delete guard. */
+  protected abstract readonly snapshotOps: CloudSnapshotOps;
+
+  /** Deletes a snapshot the handle names, only as snapshots.ts allows (this cluster's tag, or a pre-provisioned handle). */
+  deleteSnapshot(req: DeleteSnapshotRequest): Promise<void> {
+    return this.snapshotOps.delete(req);
+  }
+
+  /** The snapshots carrying this cluster's tag. */
+  listSnapshots(clusterName: string): Promise<VolumeSnapshotInfo[]> {
+    return this.snapshotOps.list(clusterName);
+  }
 
   validateParameters(parameters: Record<string, string>): ParameterProblem[] {
     return this.parseParameters(parameters).problems;

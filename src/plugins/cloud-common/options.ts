@@ -1,5 +1,6 @@
 /** Options every cloud plugin accepts, and the helpers that turn them into policies. */
 import { pino, type Logger } from 'pino';
+import type { AnnotationTag } from './annotation-tags.js';
 import type { ProvisionRequest } from '../api/core.js';
 import { PluginError } from '../api/errors.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
@@ -22,6 +23,8 @@ export interface CloudPluginOptions {
   topology?: TopologyResolver;
   /** Uniform random in [0, 1) for backoff jitter (tests pin it). */
   random?: () => number;
+  /** PVC annotations copied to disk tags (`--cloud-tag-from-annotation`; annotation-tags.ts). */
+  annotationTags?: AnnotationTag[];
 }
 
 export interface ResolvedCloudOptions {
@@ -30,6 +33,7 @@ export interface ResolvedCloudOptions {
   wait: WaitPolicy;
   topology?: TopologyResolver;
   random: () => number;
+  annotationTags: AnnotationTag[];
 }
 
 export function resolveCloudOptions(options: CloudPluginOptions, component: string): ResolvedCloudOptions {
@@ -40,6 +44,7 @@ export function resolveCloudOptions(options: CloudPluginOptions, component: stri
     wait: { ...DEFAULT_WAIT, ...options.wait },
     topology: options.topology,
     random: options.random ?? Math.random,
+    annotationTags: options.annotationTags ?? [],
   };
 }
 

@@ -10,9 +10,13 @@ import {
   TAG_CREATED_FOR_PVC_NAME,
   TAG_CREATED_FOR_PVC_NAMESPACE,
   TAG_CREATED_FOR_PV_NAME,
+  TAG_CREATED_FOR_SNAPSHOT_CONTENT_NAME,
+  TAG_CREATED_FOR_SNAPSHOT_NAME,
+  TAG_CREATED_FOR_SNAPSHOT_NAMESPACE,
 } from '@pv-controller/kube/annotations.js';
 import { isBackingNameOfCluster } from '../naming.js';
 import type { ProvisionRequest } from '../api/core.js';
+import type { SnapshotRequest } from '../api/capabilities/snapshot.js';
 import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
 
 export type Tags = Record<string, string>;
@@ -22,13 +26,28 @@ export function clusterTagKey(clusterName: string): string {
   return `${TAG_CLUSTER_PREFIX}${clusterName}`;
 }
 
-/** The three created-for tags, the cluster tag and `Name` = backing name. */
-export function volumeTags(req: ProvisionRequest): Tags {
+/**
+ * The three created-for tags, the cluster tag and `Name` = backing name, laid over `fromClaim`
+ * (the admin's annotation allow-list, annotation-tags.ts): ours always win.
+ */
+export function volumeTags(req: ProvisionRequest, fromClaim: Tags = {}): Tags {
   return {
+    ...fromClaim,
     [TAG_AWS_NAME]: req.backingName,
     [TAG_CREATED_FOR_PVC_NAMESPACE]: req.claim.namespace,
     [TAG_CREATED_FOR_PVC_NAME]: req.claim.name,
     [TAG_CREATED_FOR_PV_NAME]: req.pvName,
+    [clusterTagKey(req.clusterName)]: TAG_CLUSTER_OWNED,
+  };
+}
+
+/** A snapshot's marks: `Name` = its snapshot name, the VolumeSnapshot and content it was cut for, the cluster tag. */
+export function snapshotTags(req: SnapshotRequest): Tags {
+  return {
+    [TAG_AWS_NAME]: req.snapshotName,
+    [TAG_CREATED_FOR_SNAPSHOT_NAMESPACE]: req.snapshot.namespace,
+    [TAG_CREATED_FOR_SNAPSHOT_NAME]: req.snapshot.name,
+    [TAG_CREATED_FOR_SNAPSHOT_CONTENT_NAME]: req.snapshot.contentName,
     [clusterTagKey(req.clusterName)]: TAG_CLUSTER_OWNED,
   };
 }

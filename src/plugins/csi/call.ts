@@ -37,3 +37,24 @@ export async function csiCall<T>(what: string, run: () => Promise<T>): Promise<T
     throw toPluginError(err, what);
   }
 }
+
+/**
+ * Every entry of a paged List call (ListVolumes, ListSnapshots): pages until the driver gives no
+ * next token (or the one it was given), bounded by `maxPages` so a driver that keeps handing out
+ * new tokens cannot loop forever.
+ */
+export async function allPages<T>(
+  what: string,
+  page: (startingToken: string) => Promise<{ entries: T[]; nextToken: string }>,
+  maxPages = 10_000,
+): Promise<T[]> {
+  const out: T[] = [];
+  let token = '';
+  for (let n = 0; n < maxPages; n++) {
+    const answer = await csiCall(what, () => page(token));
+    out.push(...answer.entries);
+    if (answer.nextToken === '' || answer.nextToken === token) return out;
+    token = answer.nextToken;
+  }
+  throw new PluginError('Backend', `${what} did not end after ${maxPages} pages`, false);
+}

@@ -11,8 +11,9 @@ import {
   CSI_ATTR_PROVISIONER_IDENTITY,
 } from '@pv-controller/kube/annotations.js';
 import { formatBytes } from '@pv-controller/kube/quantity.js';
-import type { CreateVolumeRequest, CsiVolume } from '../../csi/types.js';
-import type { ProvisionedVolume, ProvisionRequest } from '../api/core.js';
+import type { CreateVolumeRequest, CsiContentSource, CsiVolume } from '../../csi/types.js';
+import type { ProvisionedVolume, ProvisionRequest, VolumeContentSource } from '../api/core.js';
+import { PluginError } from '../api/errors.js';
 import { createCapabilities } from './access.js';
 import { driverParameters, fsTypeOf } from './parameters.js';
 import type { SecretKind } from './secret-params.js';
@@ -60,7 +61,25 @@ export function createVolumeRequest(req: ProvisionRequest, traits: DriverTraits)
     secrets: {},
   };
   if (req.attributes !== undefined) out.mutableParameters = { ...req.attributes };
+  if (req.contentSource !== undefined) out.contentSource = csiContentSource(req.contentSource, traits.driver);
   return out;
+}
+
+/**
+ * The volume_content_source of a restore (the snapshot's handle) or a clone (the source PV's
+ * volume handle, which must be a volume of the same driver, as external-provisioner checks).
+ */
+export function csiContentSource(source: VolumeContentSource, driver: string): CsiContentSource {
+  if (source.kind === 'snapshot') {
+    if (source.snapshotId === '') throw new PluginError('InvalidParameter', 'a restore needs the snapshot handle', false);
+    return { snapshot: { snapshotId: source.snapshotId } };
+  }
+  const csi = source.source.spec.csi;
+  const handle = csi?.volumeHandle;
+  if (csi?.driver !== driver || typeof handle !== 'string' || handle === '') {
+    throw new PluginError('InvalidParameter', `the clone source PV "${source.source.metadata.name ?? ''}" is no CSI volume of ${driver}`, false);
+  }
+  return { volume: { volumeId: handle } };
 }
 
 function sourceRefs(refs: SecretRefs): Record<string, SecretRef> {

@@ -23,7 +23,7 @@ import { refFromSource, resolveSecretRef, secretData, type SecretReader, type Se
 import { accessibilityRequirements, type CsiTopologySource } from './topology.js';
 
 /**
- * Proof that this controller made a CSI volume (controller/csi/provenance.ts implements it; the
+ * Proof that this controller made a CSI volume (controller/provenance/key.ts implements it; the
  * plugin sees only this shape). With it, provision signs the PV and DeleteVolume is called only
  * for a PV whose proof verifies: a handle written into a PV by someone else is never deleted.
  */
@@ -59,9 +59,12 @@ export class CsiVolumePlugin implements VolumePlugin {
   readonly name: string;
   readonly csiDriver: string;
   readonly maxBackingNameLength = CSI_MAX_BACKING_NAME_LENGTH;
+  /** The driver's logger (its name on every line), for the capabilities attached beside the core. */
+  readonly logger: Logger;
 
   constructor(protected readonly o: CsiPluginOptions) {
     this.name = o.traits.driver;
+    this.logger = o.logger;
     this.csiDriver = o.traits.driver;
   }
 
@@ -117,6 +120,11 @@ export class CsiVolumePlugin implements VolumePlugin {
       // As external-provisioner: a volume smaller than asked is deleted and the claim tried again.
       await this.deleteVolume(volume.volumeId, create.secrets, req.signal);
       throw new PluginError('Backend', `CreateVolume ${create.name} made ${volume.capacityBytes} bytes, fewer than the ${req.requestBytes} asked; deleted it`, true);
+    }
+    if (create.contentSource && !volume.contentSource) {
+      // As external-provisioner: a driver that answers a restore or clone without a content source made an empty volume.
+      await this.deleteVolume(volume.volumeId, create.secrets, req.signal);
+      throw new PluginError('Backend', `CreateVolume ${create.name} answered without the volume content source it was asked for; deleted the volume`, true);
     }
     this.o.logger.info({ backingName: create.name, volumeId: volume.volumeId, pv: req.pvName }, 'CSI volume created');
     const out = provisionedFrom(req, create, volume, refs, this.o.traits);
@@ -186,3 +194,13 @@ function alreadyExists(err: PluginError): boolean {
 }
 
 export type { CsiTopologySource };
+
+/**
+ * The provenance capability, for a plugin built with a provenance key (index.ts): the PV names a
+ * volume of this driver and carries the HMAC proof signed when this controller provisioned it.
+ */
+export function provesCsiVolume(provenance: CsiProvenance, driver: string, pv: PersistentVolume): boolean {
+  const handle = pv.spec.csi?.volumeHandle;
+  if (pv.spec.csi?.driver !== driver || typeof handle !== 'string' || handle === '') return false;
+  return provenance.verify(driver, handle, pv.metadata.name ?? '', pv.metadata.annotations?.[ANN_CSI_PROVENANCE]);
+}

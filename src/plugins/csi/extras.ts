@@ -14,7 +14,7 @@ import type { ExpandedVolume, ExpandRequest } from '../api/capabilities/expand.j
 import type { ModifyRequest } from '../api/capabilities/modify.js';
 import { PluginError, type ParameterProblem } from '../api/errors.js';
 import { volumeCapability } from './access.js';
-import { callOptions, csiCall } from './call.js';
+import { allPages, callOptions, csiCall } from './call.js';
 import { refFromSource, secretData, type SecretReader } from './secrets.js';
 
 export interface ExtrasContext {
@@ -89,17 +89,12 @@ export interface DriverVolume {
   publishedNodeIds: string[];
 }
 
-/** Pages through ListVolumes (LIST_VOLUMES); bounded by `maxPages` so a driver repeating a token cannot loop forever. */
+/** Pages through ListVolumes (LIST_VOLUMES). */
 export async function listCsiVolumes(c: ExtrasContext, pageSize = 500, maxPages = 10_000): Promise<DriverVolume[]> {
-  const out: DriverVolume[] = [];
-  let token = '';
-  for (let page = 0; page < maxPages; page++) {
-    const answer = await csiCall('ListVolumes', () =>
-      c.conn.controller.listVolumes({ maxEntries: pageSize, ...(token ? { startingToken: token } : {}) }, callOptions(c.timeoutMs, undefined)),
-    );
-    for (const e of answer.entries) out.push({ volumeId: e.volume.volumeId, capacityBytes: e.volume.capacityBytes, publishedNodeIds: [...e.publishedNodeIds] });
-    if (answer.nextToken === '' || answer.nextToken === token) return out;
-    token = answer.nextToken;
-  }
-  throw new PluginError('Backend', `ListVolumes of ${c.driver} did not end after ${maxPages} pages`, false);
+  const entries = await allPages(
+    `ListVolumes of ${c.driver}`,
+    (token) => c.conn.controller.listVolumes({ maxEntries: pageSize, ...(token ? { startingToken: token } : {}) }, callOptions(c.timeoutMs, undefined)),
+    maxPages,
+  );
+  return entries.map((e) => ({ volumeId: e.volume.volumeId, capacityBytes: e.volume.capacityBytes, publishedNodeIds: [...e.publishedNodeIds] }));
 }

@@ -17,9 +17,13 @@ import type { CsiConnection } from '../../csi/types.js';
 import { CAPACITY, type CapacityReporter } from '../api/capabilities/capacity.js';
 import { EXPAND, type Expander } from '../api/capabilities/expand.js';
 import { MODIFY, type Modifier } from '../api/capabilities/modify.js';
-import type { VolumePlugin } from '../api/core.js';
-import { type CsiProvenance, CsiVolumePlugin } from './csi-plugin.js';
+import { SNAPSHOT, type Snapshotter } from '../api/capabilities/snapshot.js';
+import type { ProvenanceProver } from '../api/capabilities/provenance.js';
+import type { ProvisionRequest, VolumePlugin } from '../api/core.js';
+import { PluginError } from '../api/errors.js';
+import { type CsiProvenance, CsiVolumePlugin, provesCsiVolume } from './csi-plugin.js';
 import { csiStorageCapacity, type DriverVolume, expandCsiVolume, type ExtrasContext, listCsiVolumes, modifyCsiVolume, validateCsiAttributes } from './extras.js';
+import { createCsiSnapshot, deleteCsiSnapshot, listCsiSnapshots, type SnapshotContext } from './snapshots.js';
 import type { CsiTopologySource } from './topology.js';
 
 export type { CsiTopologySource } from './topology.js';
@@ -41,7 +45,7 @@ export interface CsiPluginDeps {
   /** external-provisioner's `--default-fstype`: '' (the default, as there) leaves the choice to the driver. */
   defaultFsType?: string;
   /**
-   * Proof of which volumes this controller made (controller/csi/provenance.ts). When given, PVs
+   * Proof of which volumes this controller made (controller/provenance/key.ts). When given, PVs
    * are signed at provisioning and DeleteVolume refuses a PV without a valid proof. Without it
    * (tests) a PV's handle is trusted, as external-provisioner trusts it.
    */
@@ -50,7 +54,7 @@ export interface CsiPluginDeps {
 
 /** The optional members are present exactly when the driver has the capability (the type guards find them). */
 export type CsiPlugin = VolumePlugin &
-  Partial<Expander & Modifier & CapacityReporter> & {
+  Partial<Expander & Modifier & CapacityReporter & Snapshotter> & {
     readonly csiDriver: string;
     /** The controller capabilities the driver listed. */
     readonly controllerCapabilities: ReadonlySet<string>;
@@ -90,14 +94,46 @@ export async function createCsiPlugin(conn: CsiConnection, deps: CsiPluginDeps):
     ...(deps.provenance ? { provenance: deps.provenance } : {}),
   });
   const c: ExtrasContext = { conn, driver: info.name, singleNodeMultiWriter, secrets: deps.secrets, timeoutMs };
-  const extras: Partial<Expander & Modifier & CapacityReporter> & { listDriverVolumes?: () => Promise<DriverVolume[]> } = {};
+  const extras: Partial<Expander & Modifier & CapacityReporter & Snapshotter & ProvenanceProver> & { listDriverVolumes?: () => Promise<DriverVolume[]> } = {};
+  const proof = deps.provenance;
+  if (proof) extras.provesProvisioned = (pv) => Promise.resolve(provesCsiVolume(proof, info.name, pv));
   if (controller.has('EXPAND_VOLUME')) extras.expand = (req) => expandCsiVolume(c, req);
   if (controller.has('MODIFY_VOLUME')) Object.assign(extras, { validateAttributes: validateCsiAttributes, modify: (req) => modifyCsiVolume(c, req) } satisfies Modifier);
   if (controller.has('GET_CAPACITY')) extras.storageCapacity = (parameters, segment) => csiStorageCapacity(c, parameters, segment);
   if (controller.has('LIST_VOLUMES')) extras.listDriverVolumes = () => listCsiVolumes(c);
+  if (controller.has('CREATE_DELETE_SNAPSHOT')) {
+    const s: SnapshotContext = { conn, driver: info.name, secrets: deps.secrets, timeoutMs, logger: core.logger, canList: controller.has('LIST_SNAPSHOTS') };
+    Object.assign(extras, snapshotter(core, s, controller.has('CLONE_VOLUME')));
+  }
   deps.logger.info({ csiDriver: info.name, vendorVersion: info.vendorVersion, capabilities: [...controller].sort() }, 'CSI driver connected');
   return Object.assign(core, extras, { controllerCapabilities: controller }) as CsiPlugin;
 }
 
+/**
+ * The snapshot capability (CREATE_DELETE_SNAPSHOT): snapshots.ts's calls, and restore and clone as
+ * provisioning with a content source (the same CreateVolume, plus volume_content_source). A CSI
+ * snapshot handle is the driver's own: the controller picks this plugin by driver name.
+ */
+function snapshotter(core: CsiVolumePlugin, s: SnapshotContext, supportsClone: boolean): Snapshotter {
+  const withSource = (req: ProvisionRequest, contentSource: NonNullable<ProvisionRequest['contentSource']>) => core.provision({ ...req, contentSource });
+  return {
+    supportsClone,
+    ownsSnapshot: (snapshotId) => snapshotId !== '',
+    createSnapshot: (req) => createCsiSnapshot(s, req),
+    deleteSnapshot: (req) => deleteCsiSnapshot(s, req),
+    listSnapshots: () => listCsiSnapshots(s),
+    provisionFromSnapshot: (req, snapshot) => withSource(req, { kind: 'snapshot', ...snapshot }),
+    provisionClone: async (req, source) => {
+      if (!supportsClone) throw new PluginError('NotSupported', `CSI driver ${s.driver} does not list CLONE_VOLUME: it cannot clone a volume`, false);
+      return withSource(req, { kind: 'volume', source });
+    },
+  };
+}
+
 /** The capability names this module maps (for documentation and tests). */
-export const CSI_CAPABILITY_MAP = { EXPAND_VOLUME: EXPAND.name, MODIFY_VOLUME: MODIFY.name, GET_CAPACITY: CAPACITY.name } as const;
+export const CSI_CAPABILITY_MAP = {
+  EXPAND_VOLUME: EXPAND.name,
+  MODIFY_VOLUME: MODIFY.name,
+  GET_CAPACITY: CAPACITY.name,
+  CREATE_DELETE_SNAPSHOT: SNAPSHOT.name,
+} as const;

@@ -10,10 +10,10 @@ import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { DuMetricsProvider } from '../../metrics/du.js';
 import { MetricsError, type MetricsProvider, type VolumeMetrics } from '../../metrics/provider.js';
 import {
+  canonicalRoots,
   isSafeComponent,
   mkdirNoFollow,
   removeTreeNoFollow,
-  renameInParentNoFollow,
   resolveInsideRoot,
   unsafe,
   type ContainedPath,
@@ -23,10 +23,12 @@ import type { ProvisionRequest } from '../api/core.js';
 import { PluginError, type ParameterProblem } from '../api/errors.js';
 import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
 import type { StrayFile } from '../api/capabilities/stray-files.js';
-import { listRecords, readRecord, RECORD_DIR, recordsNear, RecordExists, removeRecord, writeRecord, type VolumeRecord } from './metadata-record.js';
+import { FILL_PREFIX, isReservedTopLevel, removeTemporaries } from './snapshot-area.js';
+import { listRecords, readRecord, recordsNear, RecordExists, removeRecord, writeRecord, type VolumeRecord } from './metadata-record.js';
+import { archiveContained } from './archive.js';
 import { listTemporaryRecords, removeTemporaryRecords, STRAY_TEMPORARY_AGE_MS } from './record-temporaries.js';
 
-/** NAME_MAX (255) less room for "archived-" + a timestamp suffix and the record's ".json.<rand>". */
+/** NAME_MAX (255) less room for an archive's ".archived-<timestamp>" suffix and the record's ".json.<rand>". */
 export const MAX_DIRECTORY_BACKING_NAME = 230;
 
 export type OnDelete = 'delete' | 'retain' | 'archive';
@@ -76,6 +78,8 @@ export function makeRecord(fields: {
   onDelete?: OnDelete;
   /** A sized volume's size in bytes (host-path `sizing: image`). */
   imageBytes?: bigint;
+  /** The size the claim asked for (host-path's placement counts it against a root's configured capacity). */
+  reservedBytes?: bigint;
 }): VolumeRecord {
   return {
     version: 1,
@@ -91,6 +95,7 @@ export function makeRecord(fields: {
     createdAt: new Date().toISOString(),
     ...(fields.onDelete ? { onDelete: fields.onDelete } : {}),
     ...(fields.imageBytes !== undefined ? { sizing: 'image' as const, sizeBytes: fields.imageBytes.toString() } : {}),
+    ...(fields.reservedBytes !== undefined ? { reservedBytes: fields.reservedBytes.toString() } : {}),
   };
 }
 
@@ -146,7 +151,8 @@ export async function containedVolumePath(
 ): Promise<ContainedPath> {
   const contained = await resolveInsideRoot(roots, path);
   const rel = posix.relative(contained.root, contained.path);
-  if (rel.split('/')[0] === RECORD_DIR) throw unsafe(path, roots, `"${RECORD_DIR}" holds volume records, not volumes`);
+  const top = rel.split('/')[0];
+  if (isReservedTopLevel(top)) throw unsafe(path, roots, `"${top}" is reserved for pv-controller's records, images and snapshots, never a volume`);
   for (const record of await recordsNear(contained.root, rel, backingName)) {
     const problem = overlapProblem(record, rel, backingName, pvName);
     if (problem) throw unsafe(path, roots, problem);
@@ -167,35 +173,29 @@ function overlapProblem(record: VolumeRecord, rel: string, backingName: string, 
   return undefined;
 }
 
-/** Applies onDelete to a contained volume path, then drops its record. Gone already ⇒ success. */
+/**
+ * Applies onDelete to a contained volume path (archive: moved into the root's archive area, kept
+ * `archiveRetentionMs` when given, archive.ts), then drops its record. Gone already ⇒ success.
+ */
 export async function deleteContainedVolume(
   contained: ContainedPath,
   backingName: string,
   onDelete: OnDelete,
   signal?: AbortSignal,
+  archiveRetentionMs?: number,
 ): Promise<void> {
-  if (onDelete === 'archive') await archive(contained);
+  if (onDelete === 'archive') await archiveContained(contained, backingName, new Date(), archiveRetentionMs);
   else if (onDelete === 'delete') await removeTreeNoFollow(contained.root, contained.path, signal);
+  // A restore or clone killed while it filled the volume left its temporary in the snapshot area.
+  // A refusal there (the area a symlink, a mount in the temporary) deletes nothing of it and must
+  // not stop the volume's own delete: the temporary is left for an operator.
+  await removeTemporaries(contained.root, FILL_PREFIX, backingName, signal).catch((err: unknown) => {
+    if (!(err instanceof PluginError)) throw err;
+  });
   await removeRecord(contained.root, backingName);
 }
 
-async function archive(contained: ContainedPath): Promise<void> {
-  const leaf = posix.basename(contained.path);
-  for (const name of [`archived-${leaf}`, `archived-${leaf}-${Date.now()}`]) {
-    try {
-      await renameInParentNoFollow(contained.root, contained.path, name);
-      return;
-    } catch (err) {
-      if (!(err instanceof PluginError) || err.code !== 'Backend') throw err;
-    }
-  }
-  throw new PluginError('Backend', `cannot archive "${contained.path}": archive names are taken`, true);
-}
-
-async function canonicalRoots(roots: string[]): Promise<string[]> {
-  const found = await Promise.all(roots.map((root) => fs.realpath(root).catch(() => undefined)));
-  return found.filter((root): root is string => root !== undefined);
-}
+export { canonicalRoots } from './safe-path.js';
 
 /** The records of `backingName` in every existing root: where a deletion without a PV looks. */
 export async function findRecords(

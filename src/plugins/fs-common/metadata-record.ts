@@ -52,6 +52,11 @@ export interface VolumeRecord {
    */
   sizing?: 'image';
   sizeBytes?: string;
+  /**
+   * host-path: the size the claim asked for (decimal string), counted against the root's
+   * configured capacity for a plain directory (placement.ts); absent in records made before it.
+   */
+  reservedBytes?: string;
 }
 
 function recordDir(root: string): string {

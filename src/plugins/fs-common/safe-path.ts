@@ -228,6 +228,21 @@ async function withParent<T>(
 }
 
 /**
+ * Opens the directory `path` strictly inside `root` from the root down, never through a symlink,
+ * after refusing (from the mount table) any mount on it, above it below the root, or inside it:
+ * what a copy of a volume's tree starts from. Undefined when it does not exist.
+ */
+export function openDirNoFollow(root: string, path: string): Promise<OpenDir | undefined> {
+  return withParent(root, path, (parent, leaf) =>
+    parent.child(leaf).catch((err: unknown) => {
+      if (isErrno(err, 'ENOENT')) return undefined;
+      if (isErrno(err, 'ELOOP') || isErrno(err, 'ENOTDIR')) throw unsafe(path, [root], 'not a directory (a symbolic link?)');
+      throw err;
+    }),
+  );
+}
+
+/**
  * Deletes `path` (a tree) strictly inside `root`, never following a symlink: a symlink inside is
  * unlinked, its target untouched. Containment is re-verified first; already gone ⇒ success.
  */
@@ -270,6 +285,30 @@ export async function renameInParentNoFollow(root: string, path: string, newName
     }
     await fs.rename(parent.entry(leaf), parent.entry(newName));
     return posix.join(posix.dirname(path), newName);
+  });
+}
+
+/** The canonical (realpath) forms of the roots that exist now. */
+export async function canonicalRoots(roots: string[]): Promise<string[]> {
+  const found = await Promise.all(roots.map((root) => fs.realpath(root).catch(() => undefined)));
+  return found.filter((root): root is string => root !== undefined);
+}
+
+/**
+ * Moves `path` into the directory `into` (held open by the caller, e.g. the archive area) as
+ * `newName`, not following symlinks: the source's parents are opened from the root down as for a
+ * delete, mounts crossed are refused first, and rename(2) between the two held directories fails
+ * (EXDEV, refused as Unsafe) rather than copy across a mount. Refuses to replace anything;
+ * undefined when `path` does not exist.
+ */
+export async function moveIntoNoFollow(root: string, path: string, into: OpenDir, newName: string): Promise<string | undefined> {
+  if (!isSafeComponent(newName)) throw unsafe(newName, [root], 'new name is not a single path component');
+  return withParent(root, path, async (parent, leaf) => {
+    if (await lstatOrUndefined(into.entry(newName))) throw new PluginError('Backend', `cannot move "${path}": "${into.pathOf(newName)}" already exists`, false);
+    await fs.rename(parent.entry(leaf), into.entry(newName)).catch((err: unknown) => {
+      throw isErrno(err, 'EXDEV') ? unsafe(path, [root], `moving it to "${into.pathOf(newName)}" would cross a mount`) : err;
+    });
+    return into.pathOf(newName);
   });
 }
 

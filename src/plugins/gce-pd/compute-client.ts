@@ -37,6 +37,10 @@ export interface GceDisk {
   provisionedIops?: number;
   /** MiB/s. */
   provisionedThroughput?: number;
+  /** What it was filled from: `projects/<p>/global/snapshots/<name>` or `projects/<p>/<scope>/<where>/disks/<name>`. */
+  source?: string;
+  /** creationTimestamp (RFC 3339); undefined when the answer has none. */
+  createdAt?: Date;
 }
 
 /** The performance a disk is provisioned with (hyperdisk, pd-extreme). */
@@ -62,6 +66,17 @@ export interface NewGceDisk {
   /** Regional disks only: the two zones. */
   replicaZones?: string[];
   performance?: GcePerformance;
+  /** Restore: `projects/<p>/global/snapshots/<name>`. */
+  sourceSnapshot?: string;
+  /** Clone: `projects/<p>/<scope>/<where>/disks/<name>`, of the same zone. */
+  sourceDisk?: string;
+}
+
+/** A Compute resource URL (`https://…/compute/v1/projects/p/…`) as the relative name `projects/p/…`; '' for none. */
+export function resourcePath(url: unknown): string {
+  const text = asString(url) ?? '';
+  const at = text.indexOf('projects/');
+  return at < 0 ? '' : text.slice(at);
 }
 
 const THROTTLE_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded']);
@@ -112,7 +127,14 @@ function toDisk(raw: unknown): GceDisk {
     zones: zone ? [location.name] : replicaZones,
     ...(disk.provisionedIops === undefined ? {} : { provisionedIops: Number(disk.provisionedIops) }),
     ...(disk.provisionedThroughput === undefined ? {} : { provisionedThroughput: Number(disk.provisionedThroughput) }),
+    ...(resourcePath(disk.sourceSnapshot ?? disk.sourceDisk) === '' ? {} : { source: resourcePath(disk.sourceSnapshot ?? disk.sourceDisk) }),
+    ...createdField(asString(disk.creationTimestamp)),
   };
+}
+
+function createdField(text: string | undefined): { createdAt?: Date } {
+  const ms = Date.parse(text ?? '');
+  return Number.isNaN(ms) ? {} : { createdAt: new Date(ms) };
 }
 
 /** The performance fields as the API takes them (int64 as strings). */
@@ -144,7 +166,8 @@ export class ComputeClient {
     private readonly auth: GceAuth,
   ) {}
 
-  private async call(method: string, path: string, signal: AbortSignal, body?: unknown): Promise<unknown> {
+  /** One authenticated request to the Compute API (`path` below the endpoint); the parsed JSON answer. */
+  async call(method: string, path: string, signal: AbortSignal, body?: unknown): Promise<unknown> {
     const url = `${this.endpoint.replace(/\/$/, '')}${path}`;
     const authHeaders = await this.auth.getRequestHeaders(url);
     const headers: Record<string, string> = {};
@@ -183,6 +206,8 @@ export class ComputeClient {
       ...performanceBody(disk.performance),
     };
     if (disk.replicaZones) body.replicaZones = disk.replicaZones.map((zone) => `projects/${project}/zones/${zone}`);
+    if (disk.sourceSnapshot) body.sourceSnapshot = disk.sourceSnapshot;
+    if (disk.sourceDisk) body.sourceDisk = disk.sourceDisk;
     const path = `${this.base(project, location)}/disks?requestId=${encodeURIComponent(requestId)}`;
     return toOperation(await this.call('POST', path, signal, body), location);
   }

@@ -6,6 +6,7 @@
  * same way.
  */
 import { randomUUID } from 'node:crypto';
+import { claimTags } from '../cloud-common/annotation-tags.js';
 import { TAG_CLUSTER_OWNED } from '@pv-controller/kube/annotations.js';
 import type { PersistentVolume } from '@pv-controller/kube/types.js';
 import { NilMetricsProvider } from '../../metrics/nil.js';
@@ -22,6 +23,10 @@ import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
 import type { ExpandedVolume, ExpandRequest } from '../api/capabilities/expand.js';
 import type { ModifyRequest } from '../api/capabilities/modify.js';
 import { PluginError } from '../api/errors.js';
+import type { SnapshotRequest, SnapshotSource, VolumeSnapshotInfo } from '../api/capabilities/snapshot.js';
+import { selectedNodeZone } from '../cloud-common/options.js';
+import { assertSnapshotHandle, CloudSnapshotOps, restoreSizeGiB } from '../cloud-common/snapshots.js';
+import { GceSnapshots, parseGceSnapshotHandle } from './gce-snapshots.js';
 import {
   classifyGceError,
   ComputeClient,
@@ -35,6 +40,8 @@ import {
 import { diskOfVolume, type DiskRef, GceDiskTargets } from './disk-targets.js';
 import { defaultGceAuth, GceLocationResolver, type GceLocationOptions } from './gce-config.js';
 import { descriptionForTags, labelKeyOf, labelsForTags, tagsOfDescription } from './labels.js';
+import { diskIdOf, GceSweeper } from './gce-sweep.js';
+import type { CloudSweeper } from '../cloud-common/sweep.js';
 import { GCE_PD_PLUGIN_NAME, type GceParameters, parseGceParameters, regionOfZone } from './parameters.js';
 
 /** GCE resource names: RFC 1035 labels of at most 63 characters. */
@@ -64,6 +71,9 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
   private readonly compute: ComputeClient;
   private readonly where: GceLocationResolver;
   private readonly targets: GceDiskTargets;
+  protected readonly snapshotOps: CloudSnapshotOps;
+  /** disks.insert with a sourceDisk copies a disk in its zone. */
+  readonly supportsClone = true;
 
   constructor(options: GcePdPluginOptions = {}) {
     super(GCE_PD, options);
@@ -71,6 +81,8 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
     this.compute = new ComputeClient(options.endpoint ?? DEFAULT_COMPUTE_ENDPOINT, auth);
     this.where = new GceLocationResolver(options, auth);
     this.targets = new GceDiskTargets(this.compute, (what, op, signal) => this.call(what, op, signal));
+    const snapshots = new GceSnapshots(this.compute, () => this.where.projectId(), this.options.wait);
+    this.snapshotOps = new CloudSnapshotOps(snapshots, (what, op, signal) => this.call(what, op, signal), this.options.logger);
   }
 
   handles(pv: PersistentVolume): boolean {
@@ -81,17 +93,48 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
     return new NilMetricsProvider(`gce-pd disk "${pv.spec.gcePersistentDisk?.pdName ?? pv.metadata.name}"`);
   }
 
-  async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+  provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
+    return this.provisionDisk(req, { sizeGb: roundUpToGiB(req.requestBytes) });
+  }
+
+  /** Restore: disks.insert with the snapshot as sourceSnapshot, at least as large as the snapshot. */
+  async provisionFromSnapshot(req: ProvisionRequest, snapshot: SnapshotSource): Promise<ProvisionedVolume> {
+    assertSnapshotHandle(this.ownsSnapshot(snapshot.snapshotId), snapshot.snapshotId, 'GCE snapshot');
+    const project = await this.where.projectId();
+    if (parseGceSnapshotHandle(snapshot.snapshotId)?.project !== project) {
+      throw new PluginError('Unsafe', `GCE snapshot "${snapshot.snapshotId}" is not in project ${project}`, false);
+    }
+    return this.provisionDisk(req, { sizeGb: restoreSizeGiB(req.requestBytes, snapshot.restoreSize), sourceSnapshot: snapshot.snapshotId });
+  }
+
+  /** Clone: disks.insert with the source disk as sourceDisk, in the source's zone (or region), never smaller. */
+  async provisionClone(req: ProvisionRequest, source: PersistentVolume): Promise<ProvisionedVolume> {
+    const project = await this.where.projectId();
+    const ref = this.diskRefOf(source);
+    const disk = await this.currentDisk(project, ref, req.signal);
+    const nodeZone = await selectedNodeZone(req, this.options);
+    if (nodeZone !== undefined && !disk.zones.includes(nodeZone)) {
+      throw new PluginError('InvalidParameter', `a clone of GCE disk ${ref.name} is made in its zone(s) ${disk.zones.join(', ')}, not in ${nodeZone} where the selected node is`, false);
+    }
+    const sizeGb = Math.max(roundUpToGiB(req.requestBytes), disk.sizeGb);
+    const sourceDisk = `projects/${project}/${ref.location.scope}/${ref.location.name}/disks/${ref.name}`;
+    return this.provisionDisk(req, { sizeGb, sourceDisk }, { ...ref.location, zones: disk.zones });
+  }
+
+  private async provisionDisk(req: ProvisionRequest, shape: DiskShape, at?: GceLocation & { zones: string[] }): Promise<ProvisionedVolume> {
     const parsed = this.parametersOf(req);
     const attributes = this.attributesOf(req.attributes);
     if (!DISK_NAME.test(req.backingName)) {
       throw new PluginError('Backend', `"${req.backingName}" is not a valid GCE disk name`, false);
     }
     const project = await this.where.projectId();
-    const location = await this.chooseLocation(req, parsed);
+    const location = at ?? (await this.chooseLocation(req, parsed));
+    if (at !== undefined && (at.scope === 'regions') !== (parsed.replicas > 1)) {
+      throw new PluginError('InvalidParameter', `the class asks for ${parsed.replicas} replica(s) but the clone source is a ${at.scope === 'regions' ? 'regional' : 'zonal'} disk`, false);
+    }
     const found = await this.call(
       'find or create GCE disk',
-      (signal) => this.findOrCreate(req, { ...parsed, performance: performanceOf(attributes) }, project, location, signal),
+      (signal) => this.findOrCreate(req, { ...parsed, performance: performanceOf(attributes), ...shape }, project, location, signal),
       req.signal,
     );
     if ('operation' in found) await this.targets.waitForOperation(project, found.operation, req.signal, this.options.wait);
@@ -123,22 +166,25 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
   /** One attempt: reuse this cluster's disk of that name, else start inserting it. */
   private async findOrCreate(
     req: ProvisionRequest,
-    parsed: GceParameters & { performance: GcePerformance },
+    parsed: GceParameters & { performance: GcePerformance } & DiskShape,
     project: string,
     location: GceLocation & { zones: string[] },
     signal: AbortSignal,
   ): Promise<{ disk: GceDisk } | { operation: GceOperation }> {
     const existing = await this.compute.getDisk(project, location, req.backingName, signal);
-    if (existing) return { disk: this.reuse(req, existing) };
-    const tags = volumeTags(req);
+    const wanted = parsed.sourceSnapshot ?? parsed.sourceDisk;
+    if (existing) return { disk: this.reuse(req, existing, wanted) };
+    const tags = volumeTags(req, claimTags(this.options.annotationTags, req.claim.annotations, 'gce'));
     const newDisk = {
       name: req.backingName,
-      sizeGb: roundUpToGiB(req.requestBytes),
+      sizeGb: parsed.sizeGb,
       type: parsed.type,
       description: descriptionForTags(tags),
       labels: labelsForTags(tags),
       replicaZones: location.scope === 'regions' ? location.zones : undefined,
       performance: parsed.performance,
+      ...(parsed.sourceSnapshot === undefined ? {} : { sourceSnapshot: parsed.sourceSnapshot }),
+      ...(parsed.sourceDisk === undefined ? {} : { sourceDisk: parsed.sourceDisk }),
     };
     try {
       const operation = await this.compute.insertDisk(project, location, newDisk, randomUUID(), signal);
@@ -152,11 +198,14 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
       if (!(err instanceof CloudHttpError && err.status === 409)) throw err;
       const raced = await this.compute.getDisk(project, location, req.backingName, signal);
       if (!raced) throw err;
-      return { disk: this.reuse(req, raced) };
+      return { disk: this.reuse(req, raced, wanted) };
     }
   }
 
-  private reuse(req: ProvisionRequest, disk: GceDisk): GceDisk {
+  private reuse(req: ProvisionRequest, disk: GceDisk, source: string | undefined): GceDisk {
+    if (disk.source !== source) {
+      throw new PluginError('Backend', `GCE disk ${disk.name} was made from ${disk.source ?? 'nothing'}, not ${source ?? 'empty'}`, false);
+    }
     if (!isOwnedByCluster(tagsOfDescription(disk.description), req.clusterName)) {
       throw new PluginError(
         'Backend',
@@ -207,6 +256,10 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
     await this.targets.waitForOperation(project, op, req.signal, this.options.wait);
   }
 
+  protected sweepIdOf(pv: PersistentVolume): string {
+    return diskIdOf(this.diskRefOf(pv));
+  }
+
   private diskRefOf(pv: PersistentVolume): DiskRef {
     const ref = diskOfVolume(pv, this.csiHandleOf(pv));
     if (!ref) throw new PluginError('NotSupported', `PV ${pv.metadata.name} names no GCE disk with a zone (labels or node affinity)`, false);
@@ -219,6 +272,23 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
     return disk;
   }
 
+  /** `projects/<project>/global/snapshots/<name>`; a pre-provisioned content may name anything. */
+  ownsSnapshot(snapshotId: string): boolean {
+    return parseGceSnapshotHandle(snapshotId) !== undefined;
+  }
+
+  async createSnapshot(req: SnapshotRequest): Promise<VolumeSnapshotInfo> {
+    const project = await this.where.projectId();
+    const ref = this.diskRefOf(req.pv);
+    return this.snapshotOps.create(req, `projects/${project}/${ref.location.scope}/${ref.location.name}/disks/${ref.name}`);
+  }
+
+  /** What `orphans --cloud` lists and deletes through (cloud-common/sweep.ts). */
+  sweeper(): CloudSweeper {
+    const call = <T>(what: string, op: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> => this.call(what, op, signal);
+    return new GceSweeper(this.compute, this.targets, () => this.where.projectId(), this.snapshotOps, call, this.options.wait, this.maxBackingNameLength);
+  }
+
   async listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {
     const project = await this.where.projectId();
     const filter = `labels.${labelKeyOf(clusterTagKey(clusterName))} = "${TAG_CLUSTER_OWNED}"`;
@@ -229,6 +299,13 @@ export class GcePdPlugin extends CloudVolumePlugin<GceParameters, GceDisk> {
         backingVolumeOf(`${disk.location.scope}/${disk.location.name}/disks/${disk.name}`, disk.name, tagsOfDescription(disk.description)),
       );
   }
+}
+
+/** A new disk's size and what it is filled from (at most one source). */
+interface DiskShape {
+  sizeGb: number;
+  sourceSnapshot?: string;
+  sourceDisk?: string;
 }
 
 function performanceOf(attributes: VolumeAttributes): GcePerformance {

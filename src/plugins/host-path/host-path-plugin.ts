@@ -5,20 +5,19 @@
  * - Directories are created 0777, like upstream host-path provisioners: kubelet applies no
  *   fsGroup to hostPath/local volumes, so anything stricter locks out pods that run as a
  *   non-root uid. Keep the roots themselves 0700/0711 so other host users cannot reach them.
- * - With several roots the choice is deterministic: an existing record for the backing name
- *   wins (so a retry after a crash, or after a root was added, finds the same directory), then
- *   the `root` parameter, then a hash of the backing name over the configured roots. Not "most
- *   free space": that changes between a crash and the retry and would create a second directory.
+ * - With several roots: an existing record for the backing name wins (so a retry after a crash,
+ *   or after a root was added, finds the same directory), then the `root` parameter, then the
+ *   class's placement policy (placement.ts) among the roots that can hold the volume. The choice
+ *   and the record that reserves the space are made under one lock (root-placer.ts), so the
+ *   retry finds the record and never makes a second directory.
  * - delete/recycle act only on a path that safe-path proves is strictly inside a *currently*
  *   configured root, with no symlinked component, and that is not another PV's directory.
  */
-import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import { posix } from 'node:path';
 import type { Logger } from 'pino';
-import { ANN_PROVISIONED_BY, LABEL_HOSTNAME } from '@pv-controller/kube/annotations.js';
+import { ANN_PROVISIONED_BY } from '@pv-controller/kube/annotations.js';
 import { formatBytes } from '@pv-controller/kube/quantity.js';
-import type { PersistentVolume, PersistentVolumeSpec, VolumeNodeAffinity } from '@pv-controller/kube/types.js';
+import type { PersistentVolume, VolumeNodeAffinity } from '@pv-controller/kube/types.js';
 import type { MetricsProvider } from '../../metrics/provider.js';
 import type { DeleteRequest, ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../api/core.js';
 import { PluginError, type ParameterProblem } from '../api/errors.js';
@@ -26,26 +25,28 @@ import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
 import type { ExpandedVolume, ExpandRequest } from '../api/capabilities/expand.js';
 import type { StrayFile } from '../api/capabilities/stray-files.js';
 import { emptyDirNoFollow } from '../fs-common/safe-path.js';
-import { listRecords, readRecord, type VolumeRecord } from '../fs-common/metadata-record.js';
-import { fitProblem, remainingBytes, rootCapacity, type RootCapacity } from './capacity.js';
-import { imageBytesFor, imagePathOf, imageSupportProblem, ImageVolumes, SIZING_PARAMETER, SIZINGS } from './image-volume.js';
+import { readRecord, type VolumeRecord } from '../fs-common/metadata-record.js';
+import { fitProblem, type RootCapacity } from './capacity.js';
+import { imageBytesFor, imagePathOf, imageSupportProblem, ImageVolumes } from './image-volume.js';
 import { HostPathMetricsProvider } from './metrics.js';
-import { normaliseRoot, pinnedTo, realpathOrSelf, sizingOf } from './host-path-helpers.js';
-import {
-  assertBackingName,
-  assertDirectoryRequest,
-  capacityOf,
-  containedVolumePath,
-  createDirectoryVolume,
-  deleteContainedVolume,
-  findRecords,
-  listDirectoryVolumes,
-  listStrayRecordFiles,
-  makeRecord,
-  MAX_DIRECTORY_BACKING_NAME,
-  removeStrayRecordFiles,
-  withPluginErrors,
-} from '../fs-common/directory-volume.js';
+import { normaliseRoot, realpathOrSelf, sizingOf, volumePath, volumeSourceFor } from './host-path-helpers.js';
+import { affinityOf, assertHeldHere, isPinnedHere, makePin, type NodePin } from './node-pin.js';
+import { RootPlacer, type RootLimits } from './root-placer.js';
+import { deleteModeFor, hostPathParameterProblems, subPathFor } from './parameters.js';
+import { applyOwnership, DEFAULT_DIRECTORY_MODE as DIRECTORY_MODE, ownershipOf } from './ownership.js';
+import { sizedBytes, type VolumeContents } from './volume-contents.js';
+import { HostPathSnapshots } from './host-path-snapshots.js';
+import { DEFAULT_FREEZE_TIMEOUT_MS } from './image-copy.js';
+import { recoverSizedVolumes } from './sized-recovery.js';
+import type { CopyObserver } from '../fs-common/directory-snapshots.js';
+import type { DeleteSnapshotRequest, Snapshotter, SnapshotRequest, SnapshotSource, VolumeSnapshotInfo } from '../api/capabilities/snapshot.js';
+import { createFilledDirectoryVolume } from '../fs-common/filled-volume.js';
+import { recordProvesVolume } from '../fs-common/provenance.js';
+import { listArchives, sweepArchives, type ArchivedVolume } from '../fs-common/archive.js';
+
+export { volumePath } from './host-path-helpers.js';
+import { assertBackingName, assertDirectoryRequest, capacityOf, containedVolumePath, createDirectoryVolume, deleteContainedVolume, findRecords } from '../fs-common/directory-volume.js';
+import { listDirectoryVolumes, listStrayRecordFiles, makeRecord, MAX_DIRECTORY_BACKING_NAME, removeStrayRecordFiles, withPluginErrors } from '../fs-common/directory-volume.js';
 
 export const HOST_PATH_PROVISIONER = 'kubernetes.io/host-path';
 /**
@@ -55,10 +56,9 @@ export const HOST_PATH_PROVISIONER = 'kubernetes.io/host-path';
  * objects the agents publish for it.
  */
 export const NODE_HOST_PATH_PROVISIONER = 'host-path.pv-controller.io';
-export const HOST_PATH_PARAMETER_ROOT = 'root';
+export { HOST_PATH_PARAMETER_ROOT } from './root-placer.js';
 /** Why a grown plain-directory claim is infeasible, and what its class should say instead. */
 const ONLY_SIZED_GROW = 'only sizing: image volumes can be expanded (a StorageClass of plain directories should not set allowVolumeExpansion)';
-const DIRECTORY_MODE = 0o777;
 
 export interface HostPathPluginOptions {
   /** Absolute directories volumes may be created in and deleted from; never `/`. */
@@ -72,22 +72,36 @@ export interface HostPathPluginOptions {
   provisionerName?: string;
   /** Sized volumes a root may promise, as a multiple of its filesystem (default 1: none beyond it). */
   overcommitRatio?: number;
+  /** Per root (by its configured path): the capacity its volumes may be given, its placement weight. */
+  rootLimits?: Record<string, RootLimits>;
+  /** With `nodeName`: the node's labels, and the label key its PVs are pinned by (default kubernetes.io/hostname; node-pin.ts). */
+  nodeLabels?: Record<string, string>;
+  nodeAffinityLabel?: string;
   /** Runs the system tools sized volumes need (tests substitute it). */
   images?: ImageVolumes;
+  /** How long a sized volume's filesystem may stay frozen while a snapshot or clone copies it (default 60 s). */
+  freezeTimeoutMs?: number;
+  /** Told what every snapshot, restore and clone copied and reflinked (the bench reads it). */
+  onCopy?: CopyObserver;
   logger?: Logger;
 }
 
-export class HostPathPlugin implements VolumePlugin {
+export class HostPathPlugin implements VolumePlugin, Snapshotter {
   readonly name: string;
+  readonly supportsClone = true;
   readonly maxBackingNameLength = MAX_DIRECTORY_BACKING_NAME;
   readonly supportsMountOptions = false;
-  private readonly roots: string[];
+  readonly roots: string[];
   /** Configured roots plus their real paths at construction: what `handles` recognises in a PV. */
   private readonly rootAliases: string[];
-  private readonly nodeName: string | undefined;
+  readonly nodeName: string | undefined;
+  private readonly pin: NodePin | undefined;
   private readonly logger: Logger | undefined;
   private readonly overcommitRatio: number;
-  private readonly images: ImageVolumes;
+  private readonly placer: RootPlacer;
+  readonly images: ImageVolumes;
+  readonly freezeTimeoutMs: number;
+  private readonly snapshots: HostPathSnapshots;
   /** Sized provisions and grows one at a time: two concurrent capacity checks would both see room for one. */
   private sizedQueue: Promise<unknown> = Promise.resolve();
 
@@ -96,33 +110,34 @@ export class HostPathPlugin implements VolumePlugin {
     this.roots = options.roots.map(normaliseRoot);
     this.rootAliases = [...new Set(this.roots.flatMap((root) => [root, realpathOrSelf(root)]))];
     this.nodeName = options.nodeName;
+    this.pin = makePin(options.nodeName, options.nodeLabels, options.nodeAffinityLabel);
     this.name = options.provisionerName ?? HOST_PATH_PROVISIONER;
     this.logger = options.logger;
     this.overcommitRatio = options.overcommitRatio ?? 1;
     if (!(this.overcommitRatio > 0)) throw new PluginError('InvalidParameter', `over-commit ratio must be positive, got ${this.overcommitRatio}`, false);
+    this.placer = new RootPlacer(this.roots, options.rootLimits ?? {}, this.overcommitRatio);
     this.images = options.images ?? new ImageVolumes();
+    this.freezeTimeoutMs = options.freezeTimeoutMs ?? DEFAULT_FREEZE_TIMEOUT_MS;
+    this.snapshots = new HostPathSnapshots(this, this.logger, options.onCopy);
   }
 
   validateParameters(parameters: Record<string, string>): ParameterProblem[] {
-    const problems: ParameterProblem[] = [];
-    for (const [key, value] of Object.entries(parameters)) {
-      if (key === SIZING_PARAMETER) {
-        if (!(SIZINGS as readonly string[]).includes(value)) problems.push({ parameter: key, message: `must be one of ${SIZINGS.join(', ')}, got "${value}"` });
-      } else if (key !== HOST_PATH_PARAMETER_ROOT) {
-        problems.push({ parameter: key, message: `unknown parameter "${key}" for ${this.name}` });
-      } else if (!this.isConfiguredRoot(value)) {
-        problems.push({ parameter: key, message: `"${value}" is not a configured root (${this.roots.join(', ')})` });
-      }
-    }
-    return problems;
+    return hostPathParameterProblems(this.name, this.roots, parameters);
   }
 
   handles(pv: PersistentVolume): boolean {
-    if (this.isNodeAgent() && !pinnedTo(pv, this.nodeName ?? '')) return false;
+    if (this.isNodeAgent() && !isPinnedHere(pv, this.pin)) return false;
     const provisioner = pv.metadata.annotations?.[ANN_PROVISIONED_BY];
     if (provisioner !== undefined) return provisioner === this.name;
     const path = volumePath(pv);
     return path !== undefined && this.rootAliases.some((root) => path.startsWith(`${root}/`));
+  }
+
+  declines(pv: PersistentVolume): string | undefined {
+    const path = volumePath(pv);
+    if (path === undefined || this.handles(pv) || pv.metadata.annotations?.[ANN_PROVISIONED_BY] !== undefined) return undefined;
+    if (this.isNodeAgent() && !isPinnedHere(pv, this.pin)) return undefined;
+    return `${pv.spec.hostPath ? 'hostPath' : 'local path'} "${path}" is outside every host-path root (${this.roots.join(', ')})`;
   }
 
   /** A node agent acts for its own node only: claims whose selected node is another agent's are not its to touch. */
@@ -138,51 +153,69 @@ export class HostPathPlugin implements VolumePlugin {
     return withPluginErrors(`provisioning "${req.backingName}"`, () => this.provisionVolume(req));
   }
 
-  private async provisionVolume(req: ProvisionRequest): Promise<ProvisionedVolume> {
+  /**
+   * Provisions a volume, empty or with `contents` (a restore or a clone, host-path-snapshots.ts):
+   * a plain directory is filled in a temporary and renamed into place, a sized volume's image is
+   * made from the source's before it is grown and mounted. Idempotent per backing name.
+   */
+  async provisionVolume(req: ProvisionRequest, contents?: VolumeContents): Promise<ProvisionedVolume> {
     req.signal?.throwIfAborted();
     this.checkRequest(req);
-    const root = await this.rootFor(req);
+    const sized = sizingOf(req.parameters) === 'image';
+    const affinity = affinityOf(this.pin, req.parameters);
+    const ownership = ownershipOf(req.parameters);
     const record = makeRecord({
       plugin: this.name,
       backingName: req.backingName,
       clusterName: req.clusterName,
-      subPath: req.backingName,
+      subPath: subPathFor(req),
       pvName: req.pvName,
       claimName: req.claim.name,
       claimNamespace: req.claim.namespace,
+      ...(sized ? {} : { reservedBytes: req.requestBytes }),
     });
-    if (sizingOf(req.parameters) === 'image') return this.provisionSized(req, root, record);
-    const created = await createDirectoryVolume(root, record, DIRECTORY_MODE);
+    if (sized) return this.provisionSized(req, record, affinity, contents);
+    const root = await this.oneSizedAtATime(() => this.placer.reserve(req, record, contents?.root));
+    let created: VolumeRecord;
+    if (contents) {
+      const filled = await createFilledDirectoryVolume(root, record, ownership.mode, (into) => contents.fillDirectory(into), req.signal);
+      if (filled.stats) contents.filled(filled.stats);
+      created = filled.record;
+    } else {
+      created = await createDirectoryVolume(root, record, ownership.mode);
+    }
     const path = posix.join(root, created.subPath);
+    await applyOwnership(root, path, ownership);
     this.logger?.debug({ pv: req.pvName, path }, 'host-path volume directory ready');
-    return { source: this.sourceFor(path), capacity: formatBytes(req.requestBytes), ...this.affinity() };
+    return { source: volumeSourceFor(this.nodeName, path), capacity: formatBytes(req.requestBytes), ...affinity };
   }
 
   /** `sizing: image`: see image-volume.ts for the steps and why each is safe to repeat. */
-  private provisionSized(req: ProvisionRequest, root: string, plain: VolumeRecord): Promise<ProvisionedVolume> {
+  private provisionSized(req: ProvisionRequest, plain: VolumeRecord, affinity: { nodeAffinity?: VolumeNodeAffinity }, contents?: VolumeContents): Promise<ProvisionedVolume> {
     const run = async (): Promise<ProvisionedVolume> => {
       const problem = imageSupportProblem();
       if (problem) throw new PluginError('NotSupported', `${problem}; use sizing: none (plain directories) or run it as root`, false);
+      const recorded = await this.placer.existingRoot(req.backingName);
+      const existing = recorded !== undefined ? await readRecord(recorded, req.backingName) : undefined;
+      const bytes = existing?.sizeBytes !== undefined ? BigInt(existing.sizeBytes) : sizedBytes(req.requestBytes, contents?.minBytes);
+      // A new volume's root is chosen with its size: placement.ts, under this queue (the reservation is the record below).
+      const root = recorded ?? (await this.placer.choose(req.parameters, bytes, contents?.root));
       const path = posix.join(root, req.backingName);
-      const existing = await readRecord(root, req.backingName);
-      const bytes = existing?.sizeBytes !== undefined ? BigInt(existing.sizeBytes) : imageBytesFor(req.requestBytes);
-      if (!existing) {
-        const misfit = fitProblem(await rootCapacity(root, this.overcommitRatio), bytes);
-        if (misfit) throw new PluginError('Backend', misfit, true);
-      }
       if (!(await this.images.mountedFrom(path, imagePathOf(root, req.backingName)))) {
         await createDirectoryVolume(root, { ...plain, sizing: 'image', sizeBytes: bytes.toString() }, DIRECTORY_MODE);
-        await this.images.ensureImage(root, req.backingName, bytes, req.signal);
+        if (contents) await this.images.ensureImageFrom(root, req.backingName, (temporary) => contents.fillImage(temporary, bytes));
+        else await this.images.ensureImage(root, req.backingName, bytes, req.signal);
       }
       await this.images.ensureMounted(root, req.backingName, path, req.signal);
+      await applyOwnership(root, path, ownershipOf(req.parameters));
       this.logger?.debug({ pv: req.pvName, path, bytes: bytes.toString() }, 'host-path sized volume mounted');
-      return { source: this.sourceFor(path), capacity: formatBytes(bytes), ...this.affinity() };
+      return { source: volumeSourceFor(this.nodeName, path), capacity: formatBytes(bytes), ...affinity };
     };
     return this.oneSizedAtATime(run);
   }
 
   /** Runs `run` after every sized provision or grow queued before it has finished. */
-  private oneSizedAtATime<T>(run: () => Promise<T>): Promise<T> {
+  oneSizedAtATime<T>(run: () => Promise<T>): Promise<T> {
     const done = this.sizedQueue.then(run, run);
     this.sizedQueue = done.catch(() => undefined);
     return done;
@@ -207,9 +240,10 @@ export class HostPathPlugin implements VolumePlugin {
       if (path === undefined) {
         throw new PluginError('InvalidParameter', `PV "${req.pv.metadata.name}" has no hostPath or local path`, false);
       }
+      await assertHeldHere(this.roots, req.pv, req.backingName, this.pin);
       const contained = await containedVolumePath(this.roots, path, req.backingName, req.pv.metadata.name);
       await this.releaseSized(contained.root, req.backingName, contained.path);
-      await deleteContainedVolume(contained, req.backingName, 'delete', req.signal);
+      await deleteContainedVolume(contained, req.backingName, await deleteModeFor(contained.root, req), req.signal, req.archiveRetentionMs);
       this.logger?.debug({ pv: req.pv.metadata.name, path: contained.path }, 'host-path volume deleted');
       return;
     }
@@ -218,9 +252,23 @@ export class HostPathPlugin implements VolumePlugin {
       const path = posix.join(root, record.subPath);
       const contained = await containedVolumePath(this.roots, path, req.backingName, undefined);
       await this.releaseSized(contained.root, req.backingName, contained.path);
-      await deleteContainedVolume(contained, req.backingName, 'delete', req.signal);
+      await deleteContainedVolume(contained, req.backingName, await deleteModeFor(root, req), req.signal, req.archiveRetentionMs);
       this.logger?.info({ backingName: req.backingName, path }, 'host-path volume deleted (no PV)');
     }
+  }
+
+  /** The provenance capability: the record this plugin wrote for exactly this PV's directory (fs-common/provenance.ts). */
+  provesProvisioned(pv: PersistentVolume): Promise<boolean> {
+    return this.handles(pv) ? recordProvesVolume(this.roots, volumePath(pv) ?? '', pv.metadata.name ?? '', this.name) : Promise.resolve(false);
+  }
+
+  /** The archives capability (fs-common/archive.ts). */
+  listArchives(): Promise<ArchivedVolume[]> {
+    return listArchives(this.roots);
+  }
+
+  sweepArchives(now: Date, signal?: AbortSignal): Promise<ArchivedVolume[]> {
+    return withPluginErrors('sweeping archives', () => sweepArchives(this.roots, now, signal));
   }
 
   recycle(pv: PersistentVolume, signal?: AbortSignal): Promise<void> {
@@ -231,6 +279,7 @@ export class HostPathPlugin implements VolumePlugin {
     const path = volumePath(pv);
     if (path === undefined) throw new PluginError('InvalidParameter', `PV "${pv.metadata.name}" has no hostPath or local path`, false);
     const backingName = posix.basename(path);
+    await assertHeldHere(this.roots, pv, backingName, this.pin);
     const contained = await containedVolumePath(this.roots, path, backingName, pv.metadata.name);
     if ((await readRecord(contained.root, backingName))?.sizing === 'image') {
       throw new PluginError('NotSupported', `PV "${pv.metadata.name}" is a sized volume (sizing: image): Recycle is not supported for it, use Delete`, false);
@@ -243,34 +292,44 @@ export class HostPathPlugin implements VolumePlugin {
     return new HostPathMetricsProvider(() => this.roots, volumePath(pv), capacityOf(pv));
   }
 
-  /**
-   * Every sized volume of every root mounted again where a reboot unmounted it, each stray loop
-   * device detached; a volume whose image is missing is left to its delete (logged). One
-   * volume's failure does not stop the others.
-   */
-  async recover(): Promise<void> {
-    if (imageSupportProblem()) return;
-    for (const root of this.roots) {
-      for (const record of await listRecords(root).catch(() => [])) {
-        if (record.sizing !== 'image') continue;
-        const path = posix.join(root, record.subPath);
-        try {
-          if (!(await this.images.currentBytes(root, record.backingName))) {
-            this.logger?.warn({ backingName: record.backingName }, 'sized volume has no image yet; its provisioning or delete finishes it');
-            continue;
-          }
-          await this.images.ensureMounted(root, record.backingName, path);
-        } catch (err) {
-          this.logger?.warn({ backingName: record.backingName, err: (err as Error).message }, 'cannot mount sized volume again');
-        }
-      }
-    }
+  /** The snapshot capability (host-path-snapshots.ts; docs/local-storage.md, "Snapshots"). */
+  ownsSnapshot(snapshotId: string): boolean {
+    return this.snapshots.store.ownsSnapshot(snapshotId);
+  }
+
+  createSnapshot(req: SnapshotRequest): Promise<VolumeSnapshotInfo> {
+    return this.snapshots.create(req);
+  }
+
+  deleteSnapshot(req: DeleteSnapshotRequest): Promise<void> {
+    return this.snapshots.store.delete(req);
+  }
+
+  listSnapshots(clusterName: string): Promise<VolumeSnapshotInfo[]> {
+    return this.snapshots.store.list(clusterName);
+  }
+
+  provisionFromSnapshot(req: ProvisionRequest, snapshot: SnapshotSource): Promise<ProvisionedVolume> {
+    return this.snapshots.restore(req, snapshot);
+  }
+
+  provisionClone(req: ProvisionRequest, source: PersistentVolume): Promise<ProvisionedVolume> {
+    return this.snapshots.clone(req, source);
+  }
+
+  /** Sized volumes mounted again, stray loop devices detached, frozen filesystems thawed (sized-recovery.ts). */
+  recover(): Promise<void> {
+    return recoverSizedVolumes(this.roots, this.images, this.logger);
   }
 
   /**
    * The expand capability: a sized volume grows (image and filesystem, while mounted); a plain
    * directory has no size to grow and is refused for good (the claim is then Infeasible).
    */
+  neverGrows(parameters: Record<string, string>): string | undefined {
+    return sizingOf(parameters) === 'image' ? undefined : 'its volumes are plain directories, which have no size to grow (parameters.sizing: image makes volumes that can)';
+  }
+
   async expand(req: ExpandRequest): Promise<ExpandedVolume> {
     const bytes = await this.growSized(req.pv, req.sizeBytes, req.signal);
     return { capacity: formatBytes(bytes), nodeExpansionRequired: false };
@@ -285,41 +344,30 @@ export class HostPathPlugin implements VolumePlugin {
       const path = volumePath(pv);
       if (path === undefined) throw new PluginError('InvalidParameter', `PV "${pv.metadata.name}" has no hostPath or local path`, false);
       const backingName = posix.basename(path);
+      await assertHeldHere(this.roots, pv, backingName, this.pin);
       const contained = await containedVolumePath(this.roots, path, backingName, pv.metadata.name);
       if ((await readRecord(contained.root, backingName))?.sizing !== 'image') {
         throw new PluginError('NotSupported', `PV "${pv.metadata.name}" is a plain directory (sizing: none), which has no size to grow; ${ONLY_SIZED_GROW}`, false);
       }
       const grown = imageBytesFor(bytes);
       const current = await this.images.currentBytes(contained.root, backingName);
-      const misfit = grown > current ? fitProblem(await rootCapacity(contained.root, this.overcommitRatio), grown - current) : undefined;
+      const misfit = grown > current ? fitProblem(await this.placer.capacityOf(contained.root), grown - current) : undefined;
       if (misfit) throw new PluginError('Backend', misfit, true);
       return this.images.grow(contained.root, backingName, contained.path, grown, signal);
     }));
   }
 
   /**
-   * Sized classes: what the roots can still promise (capacity accounting); plain classes: the
-   * roots' free space. A `root` parameter narrows it to that root.
+   * What a class can still get on this node (root-placer.ts): the largest room among the roots it
+   * may use — sized classes, what a root can promise; plain, its free space within its capacity.
    */
-  async storageCapacity(parameters: Record<string, string>): Promise<{ capacityBytes: bigint; maximumVolumeBytes: bigint }> {
-    const chosen = parameters[HOST_PATH_PARAMETER_ROOT];
-    const roots = chosen !== undefined && this.isConfiguredRoot(chosen) ? [posix.normalize(chosen).replace(/(.)\/+$/, '$1')] : this.roots;
-    const sized = sizingOf(parameters) === 'image';
-    let capacityBytes = 0n;
-    let maximumVolumeBytes = 0n;
-    for (const root of roots) {
-      const c = await rootCapacity(root, this.overcommitRatio).catch(() => undefined);
-      if (!c) continue;
-      const room = sized ? remainingBytes(c) : c.freeBytes;
-      capacityBytes += room;
-      if (room > maximumVolumeBytes) maximumVolumeBytes = room;
-    }
-    return { capacityBytes, maximumVolumeBytes };
+  storageCapacity(parameters: Record<string, string>): Promise<{ capacityBytes: bigint; maximumVolumeBytes: bigint }> {
+    return this.placer.classCapacity(parameters);
   }
 
   /** Each root's capacity numbers (for CSIStorageCapacity and `ProvisioningFailed` messages). */
   capacity(): Promise<RootCapacity[]> {
-    return Promise.all(this.roots.map((root) => rootCapacity(root, this.overcommitRatio)));
+    return this.placer.capacities();
   }
 
   listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {
@@ -334,11 +382,7 @@ export class HostPathPlugin implements VolumePlugin {
     return withPluginErrors('removing stray files', () => removeStrayRecordFiles(this.roots));
   }
 
-  private isConfiguredRoot(value: string): boolean {
-    return value.startsWith('/') && this.roots.includes(posix.normalize(value).replace(/(.)\/+$/, '$1'));
-  }
-
-  private checkRequest(req: ProvisionRequest): void {
+  checkRequest(req: ProvisionRequest): void {
     assertDirectoryRequest(req, 'host-path', this.validateParameters(req.parameters));
     if (this.nodeName !== undefined && req.selectedNode !== undefined && req.selectedNode !== this.nodeName) {
       throw new PluginError(
@@ -348,41 +392,4 @@ export class HostPathPlugin implements VolumePlugin {
       );
     }
   }
-
-  /** The canonical root for a request: existing record, then parameter, then hash. */
-  private async rootFor(req: ProvisionRequest): Promise<string> {
-    const [existing] = await findRecords(this.roots, req.backingName);
-    if (existing) return existing.root;
-    const chosen = req.parameters[HOST_PATH_PARAMETER_ROOT] ?? this.hashedRoot(req.backingName);
-    try {
-      return await fs.realpath(chosen);
-    } catch (err) {
-      throw new PluginError('Backend', `host-path root "${chosen}" is not available: ${(err as Error).message}`, true, {
-        cause: err,
-      });
-    }
-  }
-
-  private hashedRoot(backingName: string): string {
-    const sorted = [...this.roots].sort();
-    const digest = createHash('sha256').update(backingName).digest();
-    return sorted[digest.readUInt32BE(0) % sorted.length];
-  }
-
-  private sourceFor(path: string): Partial<PersistentVolumeSpec> {
-    if (this.nodeName !== undefined) return { local: { path } };
-    return { hostPath: { path, type: 'DirectoryOrCreate' } };
-  }
-
-  private affinity(): { nodeAffinity?: VolumeNodeAffinity } {
-    if (this.nodeName === undefined) return {};
-    const term = { matchExpressions: [{ key: LABEL_HOSTNAME, operator: 'In' as const, values: [this.nodeName] }] };
-    return { nodeAffinity: { required: { nodeSelectorTerms: [term] } } };
-  }
 }
-
-/** The directory a host-path PV names: `spec.hostPath.path` or `spec.local.path`. */
-export function volumePath(pv: PersistentVolume): string | undefined {
-  return pv.spec.hostPath?.path ?? pv.spec.local?.path;
-}
-

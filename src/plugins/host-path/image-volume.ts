@@ -69,7 +69,28 @@ export function imagePathOf(root: string, backingName: string): string {
 }
 
 export class ImageVolumes {
-  constructor(private readonly run: Command = runCommand) {}
+  constructor(readonly run: Command = runCommand) {}
+
+  /**
+   * The image for `backingName` made by `fill` (given a temporary path beside the final name; it
+   * must leave a complete filesystem there), unless the image exists already. Temporaries of
+   * killed attempts go first; the final name appears only by a rename of a complete image.
+   */
+  async ensureImageFrom(root: string, backingName: string, fill: (temporary: string) => Promise<void>): Promise<boolean> {
+    const image = imagePathOf(root, backingName);
+    await ensureImageDir(root);
+    if (await isRegularFile(image)) return false;
+    await this.removeImage(root, backingName);
+    const temporary = `${image}.tmp-${randomBytes(4).toString('hex')}`;
+    try {
+      await fill(temporary);
+      await fs.rename(temporary, image);
+    } catch (err) {
+      await fs.rm(temporary, { force: true });
+      throw err;
+    }
+    return true;
+  }
 
   /** The formatted image of `bytes` for `backingName` (an existing one is kept, whatever its size). */
   async ensureImage(root: string, backingName: string, bytes: bigint, signal?: AbortSignal): Promise<void> {

@@ -5,4 +5,4 @@ export {
   type NfsMount,
   type NfsSubdirPluginOptions,
 } from './nfs-subdir-plugin.js';
-export { patternProblems, renderPattern } from './path-pattern.js';
+export { patternProblems, renderPattern } from '../fs-common/path-pattern.js';

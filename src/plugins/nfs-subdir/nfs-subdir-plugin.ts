@@ -3,8 +3,9 @@
  * into the controller at `mountPath`; the PV points pods at `<server>:<share>/<subPath>`.
  *
  * - Parameters: `server` and `share` pick a configured mount (optional when only one is
- *   configured), `pathPattern` places the volume under a claim-derived parent (path-pattern.ts),
- *   `onDelete` is delete | retain | archive (archive = rename to `archived-<name>` beside it).
+ *   configured), `pathPattern` places the volume under a claim-derived parent (fs-common/path-pattern.ts),
+ *   `onDelete` is delete | retain | archive (archive = moved into the mount's archive area,
+ *   fs-common/archive.ts; upstream's `archiveOnDelete: "true"` means the same).
  * - onDelete is recorded at provision time; at delete the more conservative of the recorded
  *   value and the class's current value wins (retain > archive > delete): data is never removed
  *   because a class was re-created with a different setting.
@@ -21,6 +22,7 @@ import { MetricsError, type MetricsProvider } from '../../metrics/provider.js';
 import {
   assertBackingName,
   assertDirectoryRequest,
+  canonicalRoots,
   capacityOf,
   ContainedDuMetricsProvider,
   containedVolumePath,
@@ -41,10 +43,18 @@ import { PluginError, type ParameterProblem } from '../api/errors.js';
 import type { BackingVolume } from '../api/capabilities/backing-volumes.js';
 import type { StrayFile } from '../api/capabilities/stray-files.js';
 import { emptyDirNoFollow, type ContainedPath } from '../fs-common/safe-path.js';
-import { patternProblems, renderPattern } from './path-pattern.js';
+import { patternProblems, renderPattern } from '../fs-common/path-pattern.js';
+import type { DeleteSnapshotRequest, Snapshotter, SnapshotRequest, SnapshotSource, VolumeSnapshotInfo } from '../api/capabilities/snapshot.js';
+import { copyDirectory, copyVolumeTree, snapshotData, SnapshotStore, type CopyObserver } from '../fs-common/directory-snapshots.js';
+import type { CopyStats } from '../fs-common/file-copy.js';
+import { createFilledDirectoryVolume } from '../fs-common/filled-volume.js';
+import type { OpenDir } from '../fs-common/no-follow.js';
+import { SnapshotHandles } from '../fs-common/snapshot-handle.js';
+import { recordProvesVolume } from '../fs-common/provenance.js';
+import { listArchives, sweepArchives, type ArchivedVolume } from '../fs-common/archive.js';
 
 export const NFS_SUBDIR_PROVISIONER = 'pv-controller.io/nfs-subdir';
-const PARAMETERS = ['server', 'share', 'pathPattern', 'onDelete'] as const;
+const PARAMETERS = ['server', 'share', 'pathPattern', 'onDelete', 'archiveOnDelete'] as const;
 const ON_DELETE: readonly OnDelete[] = ['delete', 'archive', 'retain'];
 const DIRECTORY_MODE = 0o777;
 
@@ -58,6 +68,8 @@ export interface NfsMount {
 
 export interface NfsSubdirPluginOptions {
   mounts: NfsMount[];
+  /** Told what every snapshot, restore and clone copied. */
+  onCopy?: CopyObserver;
   logger?: Logger;
 }
 
@@ -82,8 +94,15 @@ export function conservativeOnDelete(...values: Array<string | undefined>): OnDe
   return 'delete';
 }
 
-export class NfsSubdirPlugin implements VolumePlugin {
+/** The class's onDelete values: `onDelete`, and upstream's `archiveOnDelete: "true"` as archive. */
+function classOnDelete(parameters: Record<string, string>): Array<string | undefined> {
+  return [parameters.onDelete, parameters.archiveOnDelete === 'true' ? 'archive' : undefined];
+}
+
+export class NfsSubdirPlugin implements VolumePlugin, Snapshotter {
   readonly name = NFS_SUBDIR_PROVISIONER;
+  readonly supportsClone = true;
+  private readonly snapshots: SnapshotStore;
   readonly maxBackingNameLength = MAX_DIRECTORY_BACKING_NAME;
   private readonly mounts: NfsMount[];
   private readonly logger: Logger | undefined;
@@ -92,6 +111,13 @@ export class NfsSubdirPlugin implements VolumePlugin {
     if (options.mounts.length === 0) throw new PluginError('InvalidParameter', 'nfs-subdir needs at least one mount', false);
     this.mounts = options.mounts.map(normaliseMount);
     this.logger = options.logger;
+    this.snapshots = new SnapshotStore({
+      plugin: this.name,
+      handles: new SnapshotHandles('nfs-subdir', undefined),
+      roots: () => canonicalRoots(this.mounts.map((m) => m.mountPath)),
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.onCopy ? { onCopy: options.onCopy } : {}),
+    });
   }
 
   validateParameters(parameters: Record<string, string>): ParameterProblem[] {
@@ -109,6 +135,10 @@ export class NfsSubdirPlugin implements VolumePlugin {
     if (onDelete !== undefined && !(ON_DELETE as readonly string[]).includes(onDelete)) {
       problems.push({ parameter: 'onDelete', message: `"${onDelete}" is not one of ${ON_DELETE.join(', ')}` });
     }
+    const archiveOnDelete = parameters.archiveOnDelete;
+    if (archiveOnDelete !== undefined && archiveOnDelete !== 'true' && archiveOnDelete !== 'false') {
+      problems.push({ parameter: 'archiveOnDelete', message: `must be "true" or "false" (upstream nfs-subdir's spelling of onDelete: archive), got "${archiveOnDelete}"` });
+    }
     return problems;
   }
 
@@ -122,7 +152,8 @@ export class NfsSubdirPlugin implements VolumePlugin {
     return withPluginErrors(`provisioning "${req.backingName}"`, () => this.provisionVolume(req));
   }
 
-  private async provisionVolume(req: ProvisionRequest): Promise<ProvisionedVolume> {
+  /** Provisions a volume, empty or filled by `fill` (a restore or a clone: filled in a temporary, renamed into place). */
+  private async provisionVolume(req: ProvisionRequest, fill?: (into: OpenDir) => Promise<CopyStats>, report?: (stats: CopyStats) => void): Promise<ProvisionedVolume> {
     req.signal?.throwIfAborted();
     assertDirectoryRequest(req, 'nfs-subdir', this.validateParameters(req.parameters));
     const mount = this.mountFor(req.parameters)!;
@@ -137,9 +168,16 @@ export class NfsSubdirPlugin implements VolumePlugin {
       pvName: req.pvName,
       claimName: req.claim.name,
       claimNamespace: req.claim.namespace,
-      onDelete: conservativeOnDelete(req.parameters.onDelete),
+      onDelete: conservativeOnDelete(...classOnDelete(req.parameters)),
     });
-    const created = await createDirectoryVolume(root, record, DIRECTORY_MODE);
+    let created = record;
+    if (fill) {
+      const filled = await createFilledDirectoryVolume(root, record, DIRECTORY_MODE, fill, req.signal);
+      if (filled.stats) report?.(filled.stats);
+      created = filled.record;
+    } else {
+      created = await createDirectoryVolume(root, record, DIRECTORY_MODE);
+    }
     this.logger?.info({ pv: req.pvName, server: mount.server, subPath: created.subPath }, 'nfs-subdir volume ready');
     return {
       source: { nfs: { server: mount.server, path: posix.join(mount.share, created.subPath) } },
@@ -155,16 +193,70 @@ export class NfsSubdirPlugin implements VolumePlugin {
     req.signal?.throwIfAborted();
     if (req.pv) {
       const contained = await this.containedFor(req.pv, req.backingName);
-      await this.deleteContained(contained, req.backingName, req.parameters?.onDelete, req.signal);
+      await this.deleteContained(contained, req);
       return;
     }
     assertBackingName(req.backingName);
     for (const mount of this.mounts) {
       for (const { root, record } of await findRecords([mount.mountPath], req.backingName)) {
         const contained = await containedVolumePath([mount.mountPath], `${root}/${record.subPath}`, req.backingName, undefined);
-        await this.deleteContained(contained, req.backingName, req.parameters?.onDelete, req.signal);
+        await this.deleteContained(contained, req);
       }
     }
+  }
+
+  /**
+   * The snapshot capability: a snapshot is a copy of the volume's tree in the mount's snapshot
+   * area, not crash-consistent while the volume is written to (fs-common/directory-snapshots.ts).
+   * Handles are `nfs-subdir:snap:v1:<name>`.
+   */
+  ownsSnapshot(snapshotId: string): boolean {
+    return this.snapshots.ownsSnapshot(snapshotId);
+  }
+
+  createSnapshot(req: SnapshotRequest): Promise<VolumeSnapshotInfo> {
+    return withPluginErrors(`snapshot "${req.snapshotName}" of PV "${req.pv.metadata.name}"`, async () => {
+      req.signal?.throwIfAborted();
+      const done = await this.snapshots.existing(req);
+      if (done) return done;
+      const contained = await this.containedFor(req.pv, undefined);
+      const nfs = req.pv.spec.nfs!;
+      const source = { root: contained.root, kind: 'directory' as const, sourceVolumeId: `${nfs.server}:${nfs.path}`, sizeBytes: capacityOf(req.pv) ?? 0n };
+      return this.snapshots.cut(req, source, async (into) => ({ stats: await copyVolumeTree(contained, into, req.signal) }));
+    });
+  }
+
+  deleteSnapshot(req: DeleteSnapshotRequest): Promise<void> {
+    return this.snapshots.delete(req);
+  }
+
+  listSnapshots(clusterName: string): Promise<VolumeSnapshotInfo[]> {
+    return this.snapshots.list(clusterName);
+  }
+
+  provisionFromSnapshot(req: ProvisionRequest, snapshot: SnapshotSource): Promise<ProvisionedVolume> {
+    return withPluginErrors(`restoring "${req.backingName}" from a snapshot`, async () => {
+      const found = await this.snapshots.locate(snapshot.snapshotId);
+      const started = performance.now();
+      const report = (stats: CopyStats): void => this.snapshots.report({ operation: 'restore', name: req.backingName, kind: 'directory', stats, seconds: (performance.now() - started) / 1000 });
+      return this.provisionVolume(req, (into) => copyDirectory(snapshotData(found), into, req.signal), report);
+    });
+  }
+
+  provisionClone(req: ProvisionRequest, source: PersistentVolume): Promise<ProvisionedVolume> {
+    return withPluginErrors(`cloning PV "${source.metadata.name}" into "${req.backingName}"`, async () => {
+      const contained = await this.containedFor(source, undefined);
+      const started = performance.now();
+      const report = (stats: CopyStats): void => this.snapshots.report({ operation: 'clone', name: req.backingName, kind: 'directory', stats, seconds: (performance.now() - started) / 1000 });
+      return this.provisionVolume(req, (into) => copyDirectory(contained, into, req.signal), report);
+    });
+  }
+
+  /** The provenance capability: the record this plugin wrote for exactly this PV's sub-directory (fs-common/provenance.ts). */
+  provesProvisioned(pv: PersistentVolume): Promise<boolean> {
+    const located = this.locate(pv);
+    if (!located) return Promise.resolve(false);
+    return recordProvesVolume([located.mount.mountPath], located.localPath, pv.metadata.name ?? '', this.name);
   }
 
   recycle(pv: PersistentVolume, signal?: AbortSignal): Promise<void> {
@@ -202,16 +294,21 @@ export class NfsSubdirPlugin implements VolumePlugin {
     return withPluginErrors('removing stray files', () => removeStrayRecordFiles(this.mounts.map((m) => m.mountPath)));
   }
 
-  private async deleteContained(
-    contained: ContainedPath,
-    backingName: string,
-    classOnDelete: string | undefined,
-    signal?: AbortSignal,
-  ): Promise<void> {
+  private async deleteContained(contained: ContainedPath, req: DeleteRequest): Promise<void> {
+    const { backingName } = req;
     const record = await readRecord(contained.root, backingName).catch(() => undefined);
-    const onDelete = conservativeOnDelete(record?.onDelete, classOnDelete);
-    await deleteContainedVolume(contained, backingName, onDelete, signal);
+    const onDelete = conservativeOnDelete(record?.onDelete, ...classOnDelete(req.parameters ?? {}));
+    await deleteContainedVolume(contained, backingName, onDelete, req.signal, req.archiveRetentionMs);
     this.logger?.info({ backingName, path: contained.path, onDelete }, 'nfs-subdir volume deleted');
+  }
+
+  /** The archives capability (fs-common/archive.ts), in every mount. */
+  listArchives(): Promise<ArchivedVolume[]> {
+    return listArchives(this.mounts.map((m) => m.mountPath));
+  }
+
+  sweepArchives(now: Date, signal?: AbortSignal): Promise<ArchivedVolume[]> {
+    return withPluginErrors('sweeping archives', () => sweepArchives(this.mounts.map((m) => m.mountPath), now, signal));
   }
 
   /** Maps a PV back to a mount and checks its directory is safely inside it. */

@@ -16,11 +16,6 @@ export interface KnownControllerDifference {
 
 export const KNOWN_CONTROLLER_DIFFERENCES: KnownControllerDifference[] = [
   {
-    name: 'Unused condition',
-    path: /^claims\.[^.]+\.status\.conditions$/,
-    reason: "kube-controller-manager 1.37's pvc-protection controller sets the Unused condition (NoPodsUsingPVC, feature PersistentVolumeClaimUnusedSinceTime) on every Bound claim; ours does not set it yet (one more status write per claim, not implemented)",
-  },
-  {
     name: 'provisioner annotation on a refused claim',
     path: /^claims\.[^.]+\.metadata\.annotations$/,
     scenario: 'cd-mount-options',

@@ -12,7 +12,7 @@ import type { ControlPlane } from '../../../tools/cluster/control-plane.js';
 import { startTestControlPlane } from '../../helpers/control-plane.js';
 import { TargetClient } from '../fidelity/http.js';
 import type { Scenario } from './scenarios.js';
-import { snapshot, type ScenarioState } from './snapshot.js';
+import { snapshot, unusedTransitionTimes, type ScenarioState } from './snapshot.js';
 
 /** Starts the side's controllers on the plane; resolves to their stop. */
 export type StartControllers = (plane: ControlPlane, hostPathRoot: string) => Promise<() => Promise<void>>;
@@ -67,7 +67,16 @@ async function volumesSeen(client: TargetClient): Promise<void> {
   }
 }
 
-export async function runSide(name: string, scenarios: Scenario[], start: StartControllers): Promise<Map<string, ScenarioState>> {
+export interface SideResult {
+  /** What each scenario converged to in the end. */
+  final: Map<string, ScenarioState>;
+  /** What the initial objects converged to, before the scenarios' `then` steps. */
+  beforeSteps: Map<string, ScenarioState>;
+  /** Each claim's Unused lastTransitionTime ("<scenario>/<claim>"), before the steps and in the end. */
+  unusedTimes: { beforeSteps: Map<string, string>; final: Map<string, string> };
+}
+
+export async function runSide(name: string, scenarios: Scenario[], start: StartControllers): Promise<SideResult> {
   const plane = await startTestControlPlane();
   // Under /tmp: kube-controller-manager's host-path deleter refuses any other path.
   const root = await mkdtemp(join('/tmp', `pvc-cd-${name}-`));
@@ -83,9 +92,11 @@ export async function runSide(name: string, scenarios: Scenario[], start: StartC
     // which of a claim's first sync and a volume's decides the outcome is a race on either side.
     await volumesSeen(client);
     for (const sc of scenarios) await createObjects(client, sc, root, isClaim);
-    await converge(client, scenarios, root);
+    const beforeSteps = await converge(client, scenarios, root);
+    const timesBefore = await unusedTransitionTimes(client, scenarios);
     for (const sc of scenarios) for (const step of sc.then ?? []) await send(client, step.method, step.path, step.body);
-    return await converge(client, scenarios, root);
+    const final = await converge(client, scenarios, root);
+    return { final, beforeSteps, unusedTimes: { beforeSteps: timesBefore, final: await unusedTransitionTimes(client, scenarios) } };
   } finally {
     await stopControllers?.();
     client.close();

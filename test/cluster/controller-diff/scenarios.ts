@@ -19,6 +19,11 @@ export interface Scenario {
   objects: { path: string; body: Record<string, unknown> }[];
   /** Applied once the initial objects converged; then the scenario converges again. */
   then?: Step[];
+  /**
+   * Compare the state the initial objects converged to as well (before `then`), and check that
+   * each claim's Unused condition moved forward in time from there (run.ts, `unusedTimes`).
+   */
+  compareBeforeSteps?: boolean;
 }
 
 const PVS = '/api/v1/persistentvolumes';
@@ -77,6 +82,22 @@ function storageClass(name: string, extra: Record<string, unknown> = {}): { path
 }
 
 const deleteClaim = (ns: string, name: string): Step => ({ method: 'DELETE', path: `${claimsOf(ns)}/${name}` });
+
+const podsOf = (ns: string): string => `/api/v1/namespaces/${ns}/pods`;
+
+/**
+ * A pod referencing claim `c`, never scheduled (no node, no scheduler): it counts as using the
+ * claim for the Unused condition, and a DELETE removes it at once, with no kubelet to wait for.
+ */
+function podUsingClaim(ns: string, name: string): { path: string; body: Record<string, unknown> } {
+  return {
+    path: podsOf(ns),
+    body: {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name },
+      spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }], volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }] },
+    },
+  };
+}
 
 /** Scenario ids double as namespace and volume-name prefixes ("cd-static-…"). */
 export const SCENARIOS: Scenario[] = [
@@ -143,6 +164,22 @@ export const SCENARIOS: Scenario[] = [
   {
     id: 'cd-mount-options', title: 'a host-path class with mount options is refused and the claim stays Pending',
     objects: [storageClass('cd-mount-options', { mountOptions: ['noatime'] }), claim('cd-mount-options', 'c', { cls: 'cd-mount-options' })],
+  },
+  {
+    id: 'cd-unused-never', title: 'a Bound claim no pod ever referenced is Unused (NoPodsUsingPVC)',
+    objects: [volume('cd-unused-never-a'), claim('cd-unused-never', 'c', { volumeName: 'cd-unused-never-a' })],
+  },
+  {
+    id: 'cd-unused-pod-gone', title: 'a claim a pending pod references is not Unused (PodUsingPVC), and is once the pod is deleted',
+    objects: [podUsingClaim('cd-unused-pod-gone', 'p'), volume('cd-unused-pod-gone-a'), claim('cd-unused-pod-gone', 'c', { volumeName: 'cd-unused-pod-gone-a' })],
+    then: [{ method: 'DELETE', path: `${podsOf('cd-unused-pod-gone')}/p` }],
+    compareBeforeSteps: true,
+  },
+  {
+    id: 'cd-unused-pod-done', title: 'a claim whose only pod Succeeded is Unused again',
+    objects: [podUsingClaim('cd-unused-pod-done', 'p'), volume('cd-unused-pod-done-a'), claim('cd-unused-pod-done', 'c', { volumeName: 'cd-unused-pod-done-a' })],
+    then: [{ method: 'PATCH', path: `${podsOf('cd-unused-pod-done')}/p/status`, body: { status: { phase: 'Succeeded' } } }],
+    compareBeforeSteps: true,
   },
   {
     id: 'cd-external-finalizer', title: 'an in-tree provisioned Delete volume trades the external provisioner finalizer for kubernetes.io/pv-controller',

@@ -87,6 +87,34 @@ export async function snapshot(client: TargetClient, scenarios: Scenario[], root
   return out;
 }
 
+/** Each claim's Unused condition lastTransitionTime, as the server has it, by "<scenario>/<claim>". */
+export async function unusedTransitionTimes(client: TargetClient, scenarios: Scenario[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const sc of scenarios) {
+    for (const c of await items(client, `/api/v1/namespaces/${sc.id}/persistentvolumeclaims`)) {
+      const conditions = isObject(c.status) && Array.isArray(c.status.conditions) ? (c.status.conditions as Json[]) : [];
+      const unused = conditions.find((x) => x.type === 'Unused');
+      if (unused && typeof unused.lastTransitionTime === 'string') out.set(`${sc.id}/${String((c.metadata as Json).name)}`, unused.lastTransitionTime);
+    }
+  }
+  return out;
+}
+
+/**
+ * Where a claim's Unused condition went back in time between two reads (or lost its time): a
+ * transition is stamped when it is seen, so a later one can never be earlier.
+ */
+export function unusedTimesOutOfOrder(before: Map<string, string>, after: Map<string, string>, keys: (key: string) => boolean): string[] {
+  const problems: string[] = [];
+  for (const [key, first] of before) {
+    if (!keys(key)) continue;
+    const last = after.get(key);
+    if (last === undefined) problems.push(`${key}: Unused lastTransitionTime ${first} then absent`);
+    else if (Date.parse(last) < Date.parse(first)) problems.push(`${key}: Unused lastTransitionTime ${first} then ${last}`);
+  }
+  return problems;
+}
+
 export interface StateDifference {
   path: string;
   kcm: unknown;

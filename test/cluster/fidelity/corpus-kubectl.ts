@@ -64,6 +64,9 @@ const cases: Case[] = [
   defineCase('kubectl-replace', AREA, 'kubectl replace -f', kubectl(['replace', '-f', '{dir}/pv.yaml'], { files: { 'pv.yaml': pvYaml('Delete') } }), { setup: pvSetup }),
   defineCase('kubectl-auth-can-i', AREA, 'kubectl auth can-i create persistentvolumes', kubectl(['auth', 'can-i', 'create', 'persistentvolumes'])),
   defineCase('kubectl-auth-can-i-namespaced', AREA, 'kubectl auth can-i delete pvc in a namespace', kubectl(['auth', 'can-i', 'delete', 'pvc', '-n', '{ns}'])),
+  defineCase('kubectl-auth-can-i-as-nobody', AREA, 'kubectl auth can-i --as a user no binding names', kubectl(['auth', 'can-i', 'list', 'pods', '-n', '{ns}', '--as=nobody'])),
+  defineCase('kubectl-get-as-nobody', AREA, 'kubectl get --as a user no binding names is Forbidden', kubectl(['get', 'pvc', '-n', '{ns}', '--as=nobody'])),
+  defineCase('kubectl-auth-whoami-as-nobody', AREA, 'kubectl auth whoami --as a user', kubectl(['auth', 'whoami', '--as=nobody'])),
   defineCase('kubectl-edit', AREA, 'kubectl edit with $EDITOR', kubectl(['edit', 'pv', 'pv-{id}'], { editor: 'sed -i "s/persistentVolumeReclaimPolicy: Retain/persistentVolumeReclaimPolicy: Delete/" "$1"' }), { setup: pvSetup }),
   defineCase('kubectl-edit-invalid', AREA, 'kubectl edit that makes the object invalid', kubectl(['edit', 'pv', 'pv-{id}'], { editor: 'sed -i "s/persistentVolumeReclaimPolicy: Retain/persistentVolumeReclaimPolicy: Keep/" "$1"' }), {
     setup: pvSetup,

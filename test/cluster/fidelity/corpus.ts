@@ -2,6 +2,7 @@
 import type { Case } from './case.js';
 import { applyCases } from './corpus-apply.js';
 import { crudCases } from './corpus-crud.js';
+import { dataSourceCases } from './corpus-data-sources.js';
 import { deleteCases } from './corpus-delete.js';
 import { discoveryCases } from './corpus-discovery.js';
 import { dryRunCases } from './corpus-dryrun.js';
@@ -12,6 +13,7 @@ import { protobufCases } from './corpus-protobuf.js';
 import { resizeCases } from './corpus-resize.js';
 import { secretCsiNodeCases } from './corpus-secrets-csinodes.js';
 import { selectorCases } from './corpus-selectors.js';
+import { snapshotCases } from './corpus-snapshots.js';
 import { statusCases } from './corpus-status.js';
 import { strategicCases } from './corpus-strategic.js';
 import { surfaceCases } from './corpus-surface.js';
@@ -21,6 +23,7 @@ import { watchCases } from './corpus-watch.js';
 
 export const corpus: Case[] = [
   ...crudCases,
+  ...dataSourceCases,
   ...patchCases,
   ...strategicCases,
   ...applyCases,
@@ -38,4 +41,5 @@ export const corpus: Case[] = [
   ...surfaceCases,
   ...protobufCases,
   ...secretCsiNodeCases,
+  ...snapshotCases,
 ];

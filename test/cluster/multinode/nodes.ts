@@ -13,6 +13,7 @@ import { LABEL_HOSTNAME } from '@pv-controller/kube/annotations.js';
 import type { KubeObject } from '@pv-controller/kube/types.js';
 import { parseMountInfo } from '../../../src/plugins/fs-common/mount-points.js';
 import { IMAGE_DIR } from '../../../src/plugins/host-path/image-volume.js';
+import { NODE_HOST_PATH_PROVISIONER } from '../../../src/plugins/host-path/index.js';
 import { startProcess, type ManagedProcess } from '../../../tools/cluster/processes.js';
 import { mountNamespaceCommand } from '../../helpers/mount-namespace.js';
 import { TestRestClient } from '../../helpers/rest-client.js';
@@ -75,6 +76,17 @@ export async function addSchedulableNode(api: ClusterApi, name: string): Promise
   const now = new Date().toISOString();
   const ready = { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'no kubelet: set by the test', lastHeartbeatTime: now, lastTransitionTime: now };
   await api.put(`${path}/status`, { ...current, status: { ...current.status, capacity: resources, allocatable: resources, conditions: [ready] } });
+}
+
+/** A WaitForFirstConsumer class of our node agents' provisioner, sized volumes (loop-mounted images), Delete. */
+export async function createSizedNodeClass(api: ClusterApi, name: string): Promise<void> {
+  await api.post('/apis/storage.k8s.io/v1/storageclasses', 'storage.k8s.io/v1', 'StorageClass', {
+    metadata: { name },
+    provisioner: NODE_HOST_PATH_PROVISIONER,
+    reclaimPolicy: 'Delete',
+    volumeBindingMode: 'WaitForFirstConsumer',
+    parameters: { sizing: 'image' },
+  });
 }
 
 export interface NodeAgent {

@@ -51,17 +51,6 @@ test('a failed claim backs off: syncs during the backoff do nothing, its end re-
   assert.ok(provisioner.isBackingOff('default/data'));
 });
 
-test('a claim with a dataSource is refused: only CSI plugins provision from a data source', async () => {
-  const { fake, plugin, provisioner } = harness();
-  fake.addClass(storageClass('fast'));
-  const withSource = claim('data');
-  withSource.spec.dataSource = { kind: 'VolumeSnapshot', name: 'snap', apiGroup: 'snapshot.storage.k8s.io' };
-  await provisioner.provisionClaim(fake.addClaim(withSource));
-  await provisioner.idle();
-  assert.match(fake.eventsFor('default/data')[0].message, /is not a CSI plugin/);
-  assert.equal(plugin.provisionCalls.length, 0);
-});
-
 test('a plugin failure: ProvisioningFailed, the partial volume deleted, the finalizer removed, retried later', async () => {
   const { fake, plugin, provisioner } = harness();
   fake.addClass(storageClass('fast'));

@@ -159,6 +159,27 @@ test('a Failed PV whose attempts annotation was removed goes back to Released an
   assert.equal(r.plugin.calls.length, 1);
 });
 
+test('a Failed PV switched to Retain and its attempts annotation removed is Released again, and nothing is deleted', async () => {
+  const r = rig();
+  const failed = volume('v', { phase: 'Failed', policy: 'Retain' });
+  failed.status!.message = 'delete gave up';
+  r.fake.addVolume(failed);
+  assert.deepEqual(await r.reclaim(), { kind: 'done' });
+  const pv = r.fake.volume('v')!;
+  assert.equal(pv.status?.phase, 'Released');
+  assert.equal(pv.status?.message ?? '', '');
+  assert.deepEqual(r.plugin.calls, []);
+  assert.equal(pv.spec.claimRef?.name, 'c', 'the claimRef stays: reuse is the operator\'s step');
+});
+
+test('a Failed PV switched to Retain that still has its attempts annotation stays Failed until the annotation is removed', async () => {
+  const r = rig();
+  r.fake.addVolume(volume('v', { phase: 'Failed', policy: 'Retain', annotations: { [ANN_RECLAIM_FAILED_ATTEMPTS]: '3' } }));
+  await r.reclaim();
+  assert.equal(r.fake.volume('v')!.status?.phase, 'Failed');
+  assert.equal(r.fake.successfulWrites().length, 0);
+});
+
 test('a count at the limit without a finished attempt (crash after charging) ends Failed without another plugin call', async () => {
   const r = rig();
   r.fake.addVolume(volume('v', { annotations: { [ANN_RECLAIM_FAILED_ATTEMPTS]: '3', [ANN_RECLAIM_LAST_ATTEMPT]: '2023-01-01T00:00:00Z' } }));

@@ -5,7 +5,7 @@
  */
 import { posix } from 'node:path';
 import { RECORD_DIR } from '../../../src/plugins/fs-common/metadata-record.js';
-import { renderPattern } from '../../../src/plugins/nfs-subdir/path-pattern.js';
+import { renderPattern } from '../../../src/plugins/fs-common/path-pattern.js';
 import type { ClaimInfo } from '../../../src/plugins/api/core.js';
 import { PluginError } from '../../../src/plugins/api/errors.js';
 import { holds } from './law.js';

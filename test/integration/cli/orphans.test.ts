@@ -29,7 +29,7 @@ import {
 const teardown: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
-  stopCliProcesses();
+  await stopCliProcesses();
   for (const step of teardown.splice(0).reverse()) await step();
 });
 

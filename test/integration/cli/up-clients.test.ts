@@ -5,10 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { METRICS_ADDRESS_FILE } from '../../../src/cli/up-data-dir.js';
 
 const CLI = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 
@@ -18,8 +21,8 @@ interface Up {
 }
 
 /** `up` as `npm start` runs it, in `cwd`, until its banner names the API server. */
-function startUp(cwd: string): Promise<Up> {
-  const args = [CLI, 'up', '--data-dir', '.pv-controller', '--storage', 'memory', '--metrics-bind-address', '0'];
+function startUp(cwd: string, metricsBindAddress = '0'): Promise<Up> {
+  const args = [CLI, 'up', '--data-dir', '.pv-controller', '--storage', 'memory', '--metrics-bind-address', metricsBindAddress];
   const child = spawn(process.execPath, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -71,6 +74,53 @@ test('after `npm start`, usage and orphans need no flags, and a restarted up ser
     assert.equal(up.url, first, 'the kubeconfig every terminal uses stays valid');
   } finally {
     await stopUp(up);
+    await rm(cwd, { recursive: true, force: true });
+  }
+});
+
+/** An HTTP server on a free loopback port serving fake volume metrics, counting the scrapes it gets. */
+async function startDecoy(): Promise<{ server: Server; port: number; scrapes: () => number }> {
+  let scrapes = 0;
+  const server = createServer((_req, res) => {
+    scrapes += 1;
+    res.end('kubelet_volume_stats_used_bytes{namespace="default",persistentvolumeclaim="decoy"} 1\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port, scrapes: () => scrapes };
+}
+
+test('usage beside npm start reads the metrics address up bound (127.0.0.1:0 included), and removes it when it stops', async () => {
+  const cwd = await mkdtemp(join(tmpdir(), 'pv-npm-start-'));
+  const up = await startUp(cwd, '127.0.0.1:0');
+  try {
+    const record = JSON.parse(await readFile(join(cwd, '.pv-controller', METRICS_ADDRESS_FILE), 'utf8')) as { url: string; pid: number };
+    assert.match(record.url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    assert.equal(record.pid, up.child.pid);
+    assert.ok((await fetch(record.url)).ok, 'the recorded address is up\'s /metrics');
+    const usage = await runCli(cwd, ['usage']);
+    assert.equal(usage.code, 0, usage.stderr);
+    assert.doesNotMatch(usage.stderr, /cannot read/);
+    await stopUp(up);
+    await assert.rejects(readFile(join(cwd, '.pv-controller', METRICS_ADDRESS_FILE)), { code: 'ENOENT' }, 'a stopped up leaves no address behind');
+  } finally {
+    await stopUp(up);
+    await rm(cwd, { recursive: true, force: true });
+  }
+});
+
+test('when up\'s metrics port is taken by another server, usage says up serves no /metrics and never scrapes the other', async () => {
+  const cwd = await mkdtemp(join(tmpdir(), 'pv-npm-start-'));
+  const decoy = await startDecoy();
+  const up = await startUp(cwd, `127.0.0.1:${decoy.port}`);
+  try {
+    const usage = await runCli(cwd, ['usage']);
+    assert.equal(usage.code, 1);
+    assert.match(usage.stderr, /no \/metrics is served by `up` in .*port was taken/);
+    assert.doesNotMatch(usage.stdout, /decoy/);
+    assert.equal(decoy.scrapes(), 0, 'the decoy was never scraped');
+  } finally {
+    await stopUp(up);
+    await new Promise((resolve) => decoy.server.close(resolve));
     await rm(cwd, { recursive: true, force: true });
   }
 });

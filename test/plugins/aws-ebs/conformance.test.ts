@@ -3,6 +3,7 @@ import { TAG_AWS_NAME } from '@pv-controller/kube/annotations.js';
 import { runPluginConformance } from '../conformance/run.js';
 import { Ec2Emulator } from '../../emulators/ec2.js';
 import { fastCloudOptions } from '../../emulators/fixtures.js';
+import { withoutSnapshot } from '../conformance-view.js';
 
 runPluginConformance('aws-ebs', async () => {
   const ec2 = new Ec2Emulator();
@@ -14,7 +15,7 @@ runPluginConformance('aws-ebs', async () => {
     ...fastCloudOptions(),
   });
   return {
-    plugin,
+    plugin: withoutSnapshot(plugin),
     cleanup: () => ec2.stop(),
     backingExists: (name) => Promise.resolve(ec2.volumes().some((volume) => volume.tags[TAG_AWS_NAME] === name)),
     parameters: { type: 'gp3', zones: 'us-east-1a,us-east-1b' },

@@ -1,5 +1,6 @@
 import { CinderPlugin } from '../../../src/plugins/cinder/cinder-plugin.js';
 import { runPluginConformance } from '../conformance/run.js';
+import { withoutSnapshot } from '../conformance-view.js';
 import { fastCloudOptions } from '../../emulators/fixtures.js';
 import { OpenStackEmulator } from '../../emulators/openstack.js';
 
@@ -11,7 +12,7 @@ runPluginConformance('cinder', async () => {
     ...fastCloudOptions(),
   });
   return {
-    plugin,
+    plugin: withoutSnapshot(plugin),
     cleanup: () => os.stop(),
     backingExists: (name) => Promise.resolve(os.volumes().some((volume) => volume.name === name)),
     parameters: { type: 'ssd', availability: 'az-2' },

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { pino } from 'pino';
 import { describe, it } from 'node:test';
 import { CloudVolumePlugin, provisionedDisk, withFsType } from '../../../src/plugins/cloud-common/cloud-volume-plugin.js';
 import {
@@ -12,6 +13,7 @@ import {
   type ZoneParameters,
 } from '../../../src/plugins/cloud-common/parameters.js';
 import { diskTopology } from '../../../src/plugins/cloud-common/topology.js';
+import { CloudSnapshotOps } from '../../../src/plugins/cloud-common/snapshots.js';
 import { NilMetricsProvider } from '../../../src/metrics/nil.js';
 import type { ProvisionedVolume, ProvisionRequest } from '../../../src/plugins/api/core.js';
 import { PluginError } from '../../../src/plugins/api/errors.js';
@@ -32,6 +34,8 @@ function parseFakeParameters(parameters: Record<string, string>): CheckedParamet
   const fsType = valueOf(read, 'fstype');
   return { parsed: { ...zoneParameters(read), ...(fsType === undefined ? {} : { fsType }) }, problems: read.problems };
 }
+
+const none = (): Promise<never> => Promise.reject(new Error('the fake cloud has no snapshots'));
 
 /** A cloud whose one disk shows the states in `states` to successive reads, then is gone. */
 class FakeCloudPlugin extends CloudVolumePlugin<FakeParameters, FakeDisk> {
@@ -57,6 +61,27 @@ class FakeCloudPlugin extends CloudVolumePlugin<FakeParameters, FakeDisk> {
 
   handles(): boolean {
     return false;
+  }
+
+  // Snapshots are not what these tests are about: the fake cloud has none, and restores and clones nothing.
+  readonly supportsClone = false;
+  protected readonly snapshotOps = new CloudSnapshotOps(
+    { noun: 'fake snapshot', owns: () => false, findOwned: async () => [], cut: () => none(), describe: async () => undefined, listOfCluster: async () => [], remove: async () => 'absent' },
+    (_what, op) => op(new AbortController().signal),
+    pino({ level: 'silent' }),
+  );
+  ownsSnapshot = (): boolean => false;
+  createSnapshot = none;
+  provisionFromSnapshot = none;
+  provisionClone = none;
+
+  // Nor is the sweep or provenance: no disk of this cloud is ever proven.
+  sweeper(): never {
+    throw new Error('the fake cloud has no sweep');
+  }
+
+  protected sweepIdOf(): string {
+    throw new Error('the fake cloud names no disk by a PV');
   }
 
   metricsFor(): NilMetricsProvider {

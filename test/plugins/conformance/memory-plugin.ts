@@ -10,6 +10,7 @@ import type { MetricsProvider } from '../../../src/metrics/provider.js';
 import type { BackingVolume, BackingVolumeLister } from '../../../src/plugins/api/capabilities/backing-volumes.js';
 import type { ExpandedVolume, Expander, ExpandRequest } from '../../../src/plugins/api/capabilities/expand.js';
 import type { DeleteRequest, ProvisionedVolume, ProvisionRequest, VolumePlugin } from '../../../src/plugins/api/core.js';
+import type { DeleteSnapshotRequest, Snapshotter, SnapshotRequest, SnapshotSource, VolumeSnapshotInfo } from '../../../src/plugins/api/capabilities/snapshot.js';
 import { type ParameterProblem, PluginError } from '../../../src/plugins/api/errors.js';
 import type { ConformanceSubject } from './subject.js';
 
@@ -21,18 +22,37 @@ export interface MemoryPluginFlaws {
   expandDoesNotGrow?: boolean;
   /** listBackingVolumes lists every cluster's volumes as the one asked. */
   listsEveryCluster?: boolean;
+  /** createSnapshot cuts a new snapshot on every call, whatever its name. */
+  snapshotsTwice?: boolean;
+  /** deleteSnapshot takes any handle, and a garbage one deletes every snapshot. */
+  deletesAnyHandle?: boolean;
+  /** a restore gives an empty volume. */
+  restoresEmpty?: boolean;
 }
 
 interface MemoryVolume {
   bytes: bigint;
   clusterName: string;
   pvName: string;
+  files: Map<string, string>;
 }
 
-export class MemoryPlugin implements VolumePlugin, Expander, BackingVolumeLister {
+interface MemorySnapshot {
+  clusterName: string;
+  sourceBackingName: string;
+  bytes: bigint;
+  files: Map<string, string>;
+  createdAt: Date;
+}
+
+const SNAPSHOT_HANDLE = /^memory-snap:([a-z0-9][a-z0-9-]{0,200})$/;
+
+export class MemoryPlugin implements VolumePlugin, Expander, BackingVolumeLister, Snapshotter {
   readonly name = 'conformance.example.com/memory';
   readonly maxBackingNameLength = 63;
+  readonly supportsClone = true;
   readonly volumes = new Map<string, MemoryVolume>();
+  readonly snapshots = new Map<string, MemorySnapshot>();
 
   constructor(private readonly flaws: MemoryPluginFlaws = {}) {}
 
@@ -44,8 +64,8 @@ export class MemoryPlugin implements VolumePlugin, Expander, BackingVolumeLister
     return pv.spec.csi?.driver === DRIVER;
   }
 
-  async provision(req: ProvisionRequest): Promise<ProvisionedVolume> {
-    const volume = this.volumes.get(req.backingName) ?? { bytes: req.requestBytes, clusterName: req.clusterName, pvName: req.pvName };
+  async provision(req: ProvisionRequest, files = new Map<string, string>()): Promise<ProvisionedVolume> {
+    const volume = this.volumes.get(req.backingName) ?? { bytes: req.requestBytes, clusterName: req.clusterName, pvName: req.pvName, files };
     this.volumes.set(req.backingName, volume);
     return { source: { csi: { driver: DRIVER, volumeHandle: req.backingName } }, capacity: formatBytes(volume.bytes) };
   }
@@ -65,6 +85,54 @@ export class MemoryPlugin implements VolumePlugin, Expander, BackingVolumeLister
     return { capacity: formatBytes(volume.bytes), nodeExpansionRequired: false };
   }
 
+  ownsSnapshot(snapshotId: string): boolean {
+    return typeof snapshotId === 'string' && SNAPSHOT_HANDLE.test(snapshotId);
+  }
+
+  private snapshotName(snapshotId: string): string {
+    const name = SNAPSHOT_HANDLE.exec(snapshotId)?.[1];
+    if (name === undefined) throw new PluginError('InvalidParameter', `not a memory snapshot handle: ${JSON.stringify(snapshotId)}`, false);
+    return name;
+  }
+
+  private info(name: string, snapshot: MemorySnapshot): VolumeSnapshotInfo {
+    return { snapshotName: name, snapshotId: `memory-snap:${name}`, sourceVolumeId: snapshot.sourceBackingName, sizeBytes: snapshot.bytes, createdAt: snapshot.createdAt, readyToUse: true };
+  }
+
+  async createSnapshot(req: SnapshotRequest): Promise<VolumeSnapshotInfo> {
+    const sourceName = String(req.pv.spec.csi?.volumeHandle);
+    const source = this.volumes.get(sourceName);
+    if (!source) throw new PluginError('Backend', `no volume for PV "${req.pv.metadata.name}"`, false);
+    const name = this.flaws.snapshotsTwice ? `${req.snapshotName}-${this.snapshots.size}` : req.snapshotName;
+    const snapshot = this.snapshots.get(name) ?? { clusterName: req.clusterName, sourceBackingName: sourceName, bytes: source.bytes, files: new Map(source.files), createdAt: new Date() };
+    this.snapshots.set(name, snapshot);
+    return this.info(name, snapshot);
+  }
+
+  async deleteSnapshot(req: DeleteSnapshotRequest): Promise<void> {
+    if (this.flaws.deletesAnyHandle && !this.ownsSnapshot(req.snapshotId)) {
+      this.snapshots.clear();
+      return;
+    }
+    this.snapshots.delete(this.snapshotName(req.snapshotId));
+  }
+
+  async listSnapshots(clusterName: string): Promise<VolumeSnapshotInfo[]> {
+    return [...this.snapshots].filter(([, s]) => s.clusterName === clusterName).map(([name, s]) => this.info(name, s));
+  }
+
+  async provisionFromSnapshot(req: ProvisionRequest, source: SnapshotSource): Promise<ProvisionedVolume> {
+    const snapshot = this.snapshots.get(this.snapshotName(source.snapshotId));
+    if (!snapshot) throw new PluginError('Backend', `no snapshot ${source.snapshotId}`, false);
+    return this.provision(req, this.flaws.restoresEmpty ? new Map() : new Map(snapshot.files));
+  }
+
+  async provisionClone(req: ProvisionRequest, source: PersistentVolume): Promise<ProvisionedVolume> {
+    const volume = this.volumes.get(String(source.spec.csi?.volumeHandle));
+    if (!volume) throw new PluginError('Backend', `no volume for PV "${source.metadata.name}"`, false);
+    return this.provision(req, new Map(volume.files));
+  }
+
   async listBackingVolumes(clusterName: string): Promise<BackingVolume[]> {
     const listed = [...this.volumes].filter(([, v]) => this.flaws.listsEveryCluster === true || v.clusterName === clusterName);
     return listed.map(([backingName, v]) => ({ backingName, id: backingName, pvName: v.pvName }));
@@ -78,6 +146,17 @@ export function memorySubject(
 ): () => Promise<ConformanceSubject> {
   return async () => {
     const plugin = build(flaws);
-    return { plugin, cleanup: async () => undefined, backingExists: async (name) => plugin.volumes.has(name) };
+    const volumeOf = (pv: PersistentVolume): MemoryVolume => {
+      const volume = plugin.volumes.get(String(pv.spec.csi?.volumeHandle));
+      if (!volume) throw new Error(`no in-memory volume for PV "${pv.metadata.name}"`);
+      return volume;
+    };
+    return {
+      plugin,
+      cleanup: async () => undefined,
+      backingExists: async (name) => plugin.volumes.has(name),
+      writeFile: async (pv, name, content) => void volumeOf(pv).files.set(name, content),
+      readFile: async (pv, name) => volumeOf(pv).files.get(name),
+    };
   };
 }

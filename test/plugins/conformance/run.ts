@@ -16,6 +16,8 @@ import { CORE_SUITE } from './core.js';
 import { EXPAND_SUITE } from './expand.js';
 import { MODIFY_SUITE } from './modify.js';
 import { NODE_SCOPED_SUITE } from './node-scoped.js';
+import { PROVENANCE_SUITE } from './provenance.js';
+import { ARCHIVES_SUITE } from './archives.js';
 import { RECYCLE_SUITE } from './recycle.js';
 import { SNAPSHOT_SUITE } from './snapshot.js';
 import { STRAY_FILES_SUITE } from './stray-files.js';
@@ -31,6 +33,8 @@ export const CAPABILITY_SUITES: Readonly<Record<CapabilityName, readonly Conform
   capacity: CAPACITY_SUITE,
   'node-scoped': NODE_SCOPED_SUITE,
   snapshot: SNAPSHOT_SUITE,
+  provenance: PROVENANCE_SUITE,
+  archives: ARCHIVES_SUITE,
 };
 
 /** The capabilities of the plugin a factory builds (built once and cleaned up). */

@@ -27,6 +27,12 @@ export interface ConformanceSubject {
   attributes?: Record<string, string>;
   /** node-scoped: the node the plugin serves alone (a node agent); absent: it serves every node. */
   nodeName?: string;
+  /** snapshot: writes a file into a provisioned volume, through its backend (not the plugin); restore and clone checks need it. */
+  writeFile?(pv: PersistentVolume, name: string, content: string): Promise<void>;
+  /** snapshot: a file's content in a provisioned volume (undefined when it has none). */
+  readFile?(pv: PersistentVolume, name: string): Promise<string | undefined>;
+  /** snapshot: a handle of this plugin's own kind that another instance owns (another node's), made from one of its own. */
+  foreignSnapshotId?(own: string): string;
 }
 
 /** Builds a fresh subject; every check calls it once. */
@@ -79,7 +85,8 @@ export function conformanceVolume(
     kind: 'PersistentVolume',
     metadata: {
       name: req.pvName,
-      annotations: { [ANN_PROVISIONED_BY]: plugin.name },
+      // As the provisioner's template: the plugin's own annotations (a CSI proof), then ours.
+      annotations: { ...(volume.annotations ?? {}), [ANN_PROVISIONED_BY]: plugin.name },
       labels: { ...(volume.labels ?? {}) },
     },
     spec: {

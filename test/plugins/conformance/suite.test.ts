@@ -5,8 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { PersistentVolume } from '@pv-controller/kube/types.js';
-import type { ProvisionedVolume, ProvisionRequest } from '../../../src/plugins/api/core.js';
 import { CORE_SUITE } from './core.js';
 import { MemoryPlugin, memorySubject } from './memory-plugin.js';
 import { CAPABILITY_SUITES, runPluginConformance, subjectCapabilities } from './run.js';
@@ -26,22 +24,6 @@ async function failingChecks(checks: readonly ConformanceCheck[], make: SubjectF
   return failed;
 }
 
-class SnapshottingPlugin extends MemoryPlugin {
-  async createSnapshot(): Promise<never> {
-    throw new Error('not implemented');
-  }
-  async deleteSnapshot(): Promise<void> {}
-  async listSnapshots(): Promise<[]> {
-    return [];
-  }
-  provisionFromSnapshot(req: ProvisionRequest): Promise<ProvisionedVolume> {
-    return this.provision(req);
-  }
-  provisionClone(req: ProvisionRequest, _source: PersistentVolume): Promise<ProvisionedVolume> {
-    return this.provision(req);
-  }
-}
-
 class HalfStrayFilesPlugin extends MemoryPlugin {
   async listStrayFiles(): Promise<[]> {
     return [];
@@ -51,8 +33,8 @@ class HalfStrayFilesPlugin extends MemoryPlugin {
 describe('the conformance suite', () => {
   it('runs the sub-suites of the capabilities the type guards find, and the reference plugin passes them all', async () => {
     const make = memorySubject();
-    assert.deepEqual(await subjectCapabilities(make), ['expand', 'list-backing-volumes']);
-    assert.deepEqual(await failingChecks([...CORE_SUITE, ...CAPABILITY_SUITES.expand, ...CAPABILITY_SUITES['list-backing-volumes']], make), []);
+    assert.deepEqual(await subjectCapabilities(make), ['expand', 'list-backing-volumes', 'snapshot']);
+    assert.deepEqual(await failingChecks([...CORE_SUITE, ...CAPABILITY_SUITES.expand, ...CAPABILITY_SUITES['list-backing-volumes'], ...CAPABILITY_SUITES.snapshot], make), []);
   });
 
   it('a plugin that claims expand but does not grow its volumes fails the expand sub-suite, not the core one', async () => {
@@ -67,10 +49,19 @@ describe('the conformance suite', () => {
     assert.deepEqual(await failingChecks(CAPABILITY_SUITES['list-backing-volumes'], make), ['backing volumes are listed for their own cluster only']);
   });
 
-  it('a plugin that claims snapshot fails its sub-suite until the snapshot issue defines the contract', async () => {
-    const make = memorySubject({}, (flaws) => new SnapshottingPlugin(flaws));
-    assert.ok((await subjectCapabilities(make)).includes('snapshot'));
-    assert.equal((await failingChecks(CAPABILITY_SUITES.snapshot, make)).length, 1);
+  it('a plugin whose snapshots are not idempotent per name fails the snapshot sub-suite on exactly that', async () => {
+    const make = memorySubject({ snapshotsTwice: true });
+    assert.deepEqual(await failingChecks(CAPABILITY_SUITES.snapshot, make), [CAPABILITY_SUITES.snapshot[0].name]);
+  });
+
+  it('a plugin that takes a garbage snapshot handle for a delete (and deletes what it should not) fails the snapshot sub-suite', async () => {
+    const make = memorySubject({ deletesAnyHandle: true });
+    assert.deepEqual(await failingChecks(CAPABILITY_SUITES.snapshot, make), ['deleting a garbage, escaping or foreign handle is refused and deletes nothing']);
+  });
+
+  it('a plugin whose restores lose the data fails the snapshot sub-suite on the restore check', async () => {
+    const make = memorySubject({ restoresEmpty: true });
+    assert.deepEqual(await failingChecks(CAPABILITY_SUITES.snapshot, make), [CAPABILITY_SUITES.snapshot[2].name]);
   });
 
   it('a plugin that implements a capability in part does not have it, and fails the core sub-suite', async () => {

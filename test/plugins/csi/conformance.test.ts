@@ -1,11 +1,13 @@
 /**
  * The CSI plugin in the plugin conformance suite, against the in-memory driver: core (idempotent
  * provision by name, idempotent delete — without a PV through the provision request, as the
- * controller's cleanup passes it), expand, modify and capacity. The driver lists no LIST_VOLUMES
+ * controller's cleanup passes it), expand, modify, capacity and provenance (the PVs it makes carry an HMAC proof). The driver lists no LIST_VOLUMES
  * here: the plugin never claims list-backing-volumes (a CSI volume carries no cluster mark; see
  * src/plugins/csi/index.ts).
  */
+import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
+import { HmacProvenance } from '../../../src/controller/provenance/key.js';
 import { createCsiPlugin } from '../../../src/plugins/csi/index.js';
 import { runPluginConformance } from '../conformance/run.js';
 import { FakeCsiDriver } from './fake-connection.js';
@@ -17,6 +19,8 @@ runPluginConformance('csi (in-memory driver)', async () => {
     secrets: async () => undefined,
     topology: { nodeSegment: async () => undefined, allSegments: async () => [] },
     logger: pino({ level: 'silent' }),
+    // Signs what it provisions, as the controller's plugin does: the provenance sub-suite checks the proof.
+    provenance: new HmacProvenance(randomBytes(32)),
   });
   return {
     plugin,

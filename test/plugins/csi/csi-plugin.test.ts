@@ -8,7 +8,7 @@ import type { ProvisionRequest } from '../../../src/plugins/api/core.js';
 import { PluginError } from '../../../src/plugins/api/errors.js';
 import type { CreateVolumeRequest, DeleteVolumeRequest, ExpandVolumeRequest, GetCapacityRequest, ModifyVolumeRequest } from '../../../src/csi/types.js';
 import { createCsiPlugin, type CsiPluginDeps } from '../../../src/plugins/csi/index.js';
-import { HmacProvenance } from '../../../src/controller/csi/provenance.js';
+import { HmacProvenance } from '../../../src/controller/provenance/key.js';
 import { ANN_CSI_PROVENANCE } from '@pv-controller/kube/annotations.js';
 import { ALL_CONTROLLER_CAPABILITIES, csiError, FakeCsiDriver, type FakeDriverOptions } from './fake-connection.js';
 

@@ -6,12 +6,14 @@
  */
 import {
   type ControllerCapabilities,
+  type CreateSnapshotRequest,
   type CreateVolumeRequest,
   CsiCallError,
   type CsiCallOptions,
   type CsiConnection,
   type CsiControllerClient,
   type CsiIdentityClient,
+  type CsiSnapshot,
   type CsiVolume,
   type PluginCapabilities,
 } from '../../../src/csi/types.js';
@@ -29,8 +31,14 @@ export interface FakeDriverOptions {
   notFoundOnMissingDelete?: boolean;
   availableCapacity?: bigint;
   maximumVolumeSize?: bigint;
-  /** ListVolumes answers at most this many per page (a driver may return fewer than asked). */
+  /** ListVolumes and ListSnapshots answer at most this many per page (a driver may return fewer than asked). */
   pageLimit?: number;
+  /** CreateSnapshot answers ready_to_use false to the first this many calls for a name (default 0: ready at once). */
+  snapshotCutCalls?: number;
+  /** DeleteSnapshot of an unknown id answers NOT_FOUND (the spec says OK). */
+  notFoundOnMissingSnapshotDelete?: boolean;
+  /** CreateVolume ignores volume_content_source and answers without one (a driver that cannot restore). */
+  dropContentSource?: boolean;
 }
 
 export interface RecordedCall {
@@ -56,6 +64,8 @@ export class FakeCsiDriver implements CsiConnection {
   readonly address = 'unix:///fake/csi.sock';
   readonly calls: RecordedCall[] = [];
   readonly volumes = new Map<string, FakeVolume>();
+  /** Snapshots by name, and how many CreateSnapshot calls each name has had. */
+  readonly snapshots = new Map<string, { snapshot: CsiSnapshot; calls: number }>();
   private nextId = 1;
   private readonly failures = new Map<string, CsiCallError[]>();
   private createGate: { entered: () => void; release: Promise<void> } | undefined;
@@ -104,11 +114,13 @@ export class FakeCsiDriver implements CsiConnection {
     const requested = req.capacityRange?.requiredBytes ?? 0n;
     if (v && v.request.capacityRange?.requiredBytes !== requested) throw csiError('CreateVolume', 'ALREADY_EXISTS', 'final', `${req.name} exists with another size`);
     if (!v) {
+      this.checkContentSource(req);
       const volume: CsiVolume = {
         volumeId: `fake-vol-${this.nextId++}`,
         capacityBytes: this.opts.reportCapacity ? this.opts.reportCapacity(requested) : requested,
         volumeContext: { ...(this.opts.volumeContext ?? {}) },
         accessibleTopology: structuredClone(this.opts.accessibleTopology ?? []),
+        ...(req.contentSource && !this.opts.dropContentSource ? { contentSource: structuredClone(req.contentSource) } : {}),
       };
       v = { name: req.name, volume, request: structuredClone(req), mutableParameters: { ...(req.mutableParameters ?? {}) } };
       this.volumes.set(req.name, v);
@@ -120,6 +132,40 @@ export class FakeCsiDriver implements CsiConnection {
       await gate.release;
     }
     return structuredClone(v.volume);
+  }
+
+  /** A restore needs a snapshot it knows, a clone a volume it knows: NOT_FOUND otherwise, as the spec says. */
+  private checkContentSource(req: CreateVolumeRequest): void {
+    const snapshotId = req.contentSource?.snapshot?.snapshotId;
+    if (snapshotId !== undefined && ![...this.snapshots.values()].some((s) => s.snapshot.snapshotId === snapshotId)) {
+      throw csiError('CreateVolume', 'NOT_FOUND', 'final', `snapshot ${snapshotId} does not exist`);
+    }
+    const volumeId = req.contentSource?.volume?.volumeId;
+    if (volumeId !== undefined && !this.byId(volumeId)) throw csiError('CreateVolume', 'NOT_FOUND', 'final', `volume ${volumeId} does not exist`);
+  }
+
+  private createSnapshot(req: CreateSnapshotRequest, o?: CsiCallOptions): CsiSnapshot {
+    this.record('CreateSnapshot', req, o);
+    const existing = this.snapshots.get(req.name);
+    if (existing && existing.snapshot.sourceVolumeId !== req.sourceVolumeId) throw csiError('CreateSnapshot', 'ALREADY_EXISTS', 'final', `${req.name} is a snapshot of another volume`);
+    const source = this.byId(req.sourceVolumeId);
+    if (!existing && !source) throw csiError('CreateSnapshot', 'NOT_FOUND', 'final', `volume ${req.sourceVolumeId} does not exist`);
+    const entry = existing ?? {
+      calls: 0,
+      snapshot: { snapshotId: `fake-snap-${this.nextId++}`, sourceVolumeId: req.sourceVolumeId, sizeBytes: source?.volume.capacityBytes ?? 0n, creationTime: '2026-12-01T10:00:00.5Z', readyToUse: false },
+    };
+    this.snapshots.set(req.name, entry);
+    entry.calls++;
+    entry.snapshot.readyToUse = entry.calls > (this.opts.snapshotCutCalls ?? 0);
+    return structuredClone(entry.snapshot);
+  }
+
+  private page<T>(all: T[], req: { maxEntries?: number; startingToken?: string }): { page: T[]; nextToken: string } {
+    const start = req.startingToken ? Number(req.startingToken) : 0;
+    const size = Math.min(req.maxEntries || all.length, this.opts.pageLimit ?? Infinity);
+    const page = all.slice(start, start + size);
+    const next = start + page.length;
+    return { page, nextToken: next < all.length ? String(next) : '' };
   }
 
   readonly controller: CsiControllerClient = {
@@ -153,16 +199,21 @@ export class FakeCsiDriver implements CsiConnection {
     },
     listVolumes: async (req, o) => {
       this.record('ListVolumes', req, o);
-      const all = [...this.volumes.values()].sort((a, b) => a.volume.volumeId.localeCompare(b.volume.volumeId));
-      const start = req.startingToken ? Number(req.startingToken) : 0;
-      const size = Math.min(req.maxEntries || all.length, this.opts.pageLimit ?? Infinity);
-      const page = all.slice(start, start + size);
-      const next = start + page.length;
-      return { entries: page.map((v) => ({ volume: structuredClone(v.volume), publishedNodeIds: [] })), nextToken: next < all.length ? String(next) : '' };
+      const { page, nextToken } = this.page([...this.volumes.values()].sort((a, b) => a.volume.volumeId.localeCompare(b.volume.volumeId)), req);
+      return { entries: page.map((v) => ({ volume: structuredClone(v.volume), publishedNodeIds: [] })), nextToken };
     },
-    createSnapshot: () => Promise.reject(csiError('CreateSnapshot', 'UNIMPLEMENTED', 'final')),
-    deleteSnapshot: () => Promise.reject(csiError('DeleteSnapshot', 'UNIMPLEMENTED', 'final')),
-    listSnapshots: () => Promise.reject(csiError('ListSnapshots', 'UNIMPLEMENTED', 'final')),
+    createSnapshot: async (req, o) => this.createSnapshot(req, o),
+    deleteSnapshot: async (req, o) => {
+      this.record('DeleteSnapshot', req, o);
+      const name = [...this.snapshots.entries()].find(([, s]) => s.snapshot.snapshotId === req.snapshotId)?.[0];
+      if (name === undefined && this.opts.notFoundOnMissingSnapshotDelete) throw csiError('DeleteSnapshot', 'NOT_FOUND', 'final');
+      if (name !== undefined) this.snapshots.delete(name);
+    },
+    listSnapshots: async (req, o) => {
+      this.record('ListSnapshots', req, o);
+      const { page, nextToken } = this.page([...this.snapshots.values()].map((s) => s.snapshot), req);
+      return { entries: structuredClone(page), nextToken };
+    },
   };
 
   close(): void {}

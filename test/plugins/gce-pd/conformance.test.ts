@@ -1,5 +1,6 @@
 import { GcePdPlugin } from '../../../src/plugins/gce-pd/gce-pd-plugin.js';
 import { runPluginConformance } from '../conformance/run.js';
+import { withoutSnapshot } from '../conformance-view.js';
 import { fastCloudOptions } from '../../emulators/fixtures.js';
 import { GceEmulator } from '../../emulators/gce.js';
 
@@ -14,7 +15,7 @@ runPluginConformance('gce-pd', async () => {
     ...fastCloudOptions(),
   });
   return {
-    plugin,
+    plugin: withoutSnapshot(plugin),
     cleanup: () => gce.stop(),
     backingExists: (name) => Promise.resolve(gce.disks().some((disk) => disk.name === name)),
     parameters: { type: 'pd-ssd', zone: 'us-central1-b' },

@@ -9,6 +9,7 @@ import { enterSandbox } from '../../helpers/mount-sandbox.js';
 import type { ScenarioResult } from './common.js';
 import { bindNested, bindOnVolume, parentCrossesMount, rootIsMount, tmpfsOnVolume } from './plugin-scenarios.js';
 import { reclaimFlowRefusesMount } from './reclaim-scenario.js';
+import { ttlForgedAndMounted } from './ttl-scenario.js';
 import { mountAfterOpen, walkRefusesMount } from './walk-scenario.js';
 
 const SCENARIOS = {
@@ -20,6 +21,7 @@ const SCENARIOS = {
   walkRefusesMount,
   mountAfterOpen,
   reclaimFlowRefusesMount,
+  ttlForgedAndMounted,
 } satisfies Record<string, (base: string) => Promise<ScenarioResult>>;
 
 type ScenarioName = keyof typeof SCENARIOS;

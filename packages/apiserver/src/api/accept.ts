@@ -108,8 +108,12 @@ function formOf(r: MediaRange): ResponseForm | undefined {
   return undefined;
 }
 
-/** The response form for an Accept header; 406 as kube-apiserver answers when none can be served. */
-export function negotiateForm(accept: string | undefined, route: RouteShape = 'other'): ResponseForm {
+/**
+ * The response form for an Accept header; 406 as kube-apiserver answers when none can be served.
+ * `protobuf` false: the objects have no protobuf form (custom resources: their serializer is
+ * offered, but an unstructured object does not encode in it, so negotiation moves on).
+ */
+export function negotiateForm(accept: string | undefined, route: RouteShape = 'other', protobuf = true): ResponseForm {
   if (!accept || PLAIN_JSON_ACCEPTS.has(accept)) return { kind: 'json' };
   if (!routeAccepts(accept)) {
     const available = route === 'collection-get' ? [...PRODUCED, ...STREAMED] : PRODUCED;
@@ -117,7 +121,7 @@ export function negotiateForm(accept: string | undefined, route: RouteShape = 'o
   }
   for (const r of byPreference(parseAccept(accept))) {
     const form = formOf(r);
-    if (form !== undefined) return form;
+    if (form !== undefined && (protobuf || form.kind !== 'protobuf')) return form;
   }
   throw new NotAcceptableError(HANDLER_NOT_ACCEPTABLE);
 }

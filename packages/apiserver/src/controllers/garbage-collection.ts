@@ -52,14 +52,22 @@ export class GarbageCollector {
   /** Owners (by uid) being deleted with a garbage collector finalizer: the only objects a dependent's change concerns. */
   private readonly waiting = new Map<string, ObjectKey>();
   private readonly scheduled = new Set<string>();
-  private readonly byResource = new Map<string, ResourceStrategy>();
+  private byResourceOf: { served: readonly ResourceStrategy[]; map: Map<string, ResourceStrategy> } | undefined;
   private readonly counters: GarbageCollectorStats = { ownersCollected: 0, dependentsVisited: 0 };
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
 
   constructor(private readonly registry: CollectorStore, private readonly log: Logger) {
-    for (const s of registry.strategies) this.byResource.set(registry.keyOf(s, '', '').resource, s);
     this.owners = new OwnerLookup(registry);
+  }
+
+  /** The served resources by storage resource, rebuilt when the registry serves others (custom resources). */
+  private get byResource(): Map<string, ResourceStrategy> {
+    const served = this.registry.strategies;
+    if (this.byResourceOf?.served !== served) {
+      this.byResourceOf = { served, map: new Map(served.map((s) => [this.registry.keyOf(s, '', '').resource, s])) };
+    }
+    return this.byResourceOf.map;
   }
 
   start(): void {

@@ -17,6 +17,7 @@ import type { DecodedObject } from '../decode/field-validation.js';
 import { decodeOwnWrite } from '../decode/object-decode.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
 import type { Change, ObjectKey, Storage } from '../storage/storage.js';
+import { KeyedRuns } from './keyed-runs.js';
 
 /** What the namespace controller needs of the registry (the registry implements it). */
 export interface NamespaceStore {
@@ -33,16 +34,18 @@ const isTerminating = (ns: KubeObject | undefined): boolean =>
   ((ns as Namespace).spec?.finalizers ?? []).includes(FINALIZER_NAMESPACE_KUBERNETES);
 
 export class NamespaceFinalizer {
-  private readonly scheduled = new Set<string>();
-  private readonly running = new Set<string>();
-  private readonly rerun = new Set<string>();
+  private readonly runs: KeyedRuns;
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
 
   constructor(
     private readonly registry: NamespaceStore,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.runs = new KeyedRuns((name) => this.reconcile(name), (err, name) => {
+      this.log.warn({ err, namespace: name }, 'namespace finalization failed; retrying on the next change');
+    });
+  }
 
   start(): void {
     this.unsubscribe = this.registry.storage.subscribe((c) => this.onChange(c));
@@ -51,6 +54,7 @@ export class NamespaceFinalizer {
 
   stop(): void {
     this.stopped = true;
+    this.runs.stop();
     this.unsubscribe?.();
   }
 
@@ -68,29 +72,7 @@ export class NamespaceFinalizer {
   }
 
   private schedule(name: string): void {
-    if (this.stopped || this.scheduled.has(name)) return;
-    this.scheduled.add(name);
-    setImmediate(() => {
-      this.scheduled.delete(name);
-      void this.run(name);
-    });
-  }
-
-  /** One reconcile of a namespace at a time; changes meanwhile ask for one more. */
-  private async run(name: string): Promise<void> {
-    if (this.running.has(name)) {
-      this.rerun.add(name);
-      return;
-    }
-    this.running.add(name);
-    try {
-      await this.reconcile(name);
-    } catch (err) {
-      this.log.warn({ err, namespace: name }, 'namespace finalization failed; retrying on the next change');
-    } finally {
-      this.running.delete(name);
-      if (this.rerun.delete(name)) this.schedule(name);
-    }
+    this.runs.schedule(name);
   }
 
   /** Deletes what is left in the namespace; finalizes it once nothing is. */

@@ -18,10 +18,19 @@ export interface OwnerStore {
 
 /** Finds the object an owner reference names (by its apiVersion's group and kind). */
 export class OwnerLookup {
-  private readonly byKind = new Map<string, ResourceStrategy>();
+  private byKindOf: { served: readonly ResourceStrategy[]; map: Map<string, ResourceStrategy> } | undefined;
 
-  constructor(private readonly registry: OwnerStore) {
-    for (const s of registry.strategies) if (!this.byKind.has(`${s.info.group}/${s.info.kind}`)) this.byKind.set(`${s.info.group}/${s.info.kind}`, s);
+  constructor(private readonly registry: OwnerStore) {}
+
+  /** The served kinds by group/kind, rebuilt when the registry serves others (custom resources). */
+  private get byKind(): Map<string, ResourceStrategy> {
+    const served = this.registry.strategies;
+    if (this.byKindOf?.served !== served) {
+      const map = new Map<string, ResourceStrategy>();
+      for (const s of served) if (!map.has(`${s.info.group}/${s.info.kind}`)) map.set(`${s.info.group}/${s.info.kind}`, s);
+      this.byKindOf = { served, map };
+    }
+    return this.byKindOf.map;
   }
 
   /** The stored object `ref` names from a dependent in `namespace`; null when the kind is not served here. */

@@ -8,7 +8,8 @@
  */
 import type { KubeObject } from '@pv-controller/kube/types.js';
 import { goQuote } from './go-text.js';
-import { schemaForKind } from './schema.js';
+import { decodeSchemaFor } from './schema.js';
+import { pruneCustomResource } from '../resources/custom/prune.js';
 import type { DuplicateFields } from './duplicate-fields.js';
 import { duplicateFieldsOf } from './request-body.js';
 import { decodeTyped, DecodeError, MAX_UNKNOWN_FIELDS } from './typed-decoder.js';
@@ -28,11 +29,13 @@ export interface DecodedObject {
  * warnings, in document order as Go's strict decoder lists them.
  */
 export function decodeKindObject(info: ResourceInfo, body: Record<string, unknown>, level: FieldValidation): DecodedObject {
-  const { value, unknownFields } = decodeTyped(body, schemaForKind(info.group, info.version, info.kind));
+  const { value, unknownFields } = decodeTyped(body, decodeSchemaFor(info));
   const object = value as KubeObject;
   object.metadata ??= {};
+  const pruned = info.custom === undefined ? undefined : pruneCustomResource(object, info.custom.schema);
   if (level === 'Ignore') return { object, warnings: [] };
-  const messages = strictDecodingErrors(unknownFields, duplicateFieldsOf(body));
+  const messages = pruned === undefined ? strictDecodingErrors(unknownFields, duplicateFieldsOf(body))
+    : customResourceDecodingErrors([...unknownFields, ...pruned], duplicateFieldsOf(body));
   if (messages.length === 0) return { object, warnings: [] };
   if (level === 'Strict') throw new DecodeError(`strict decoding error: ${messages.join(', ')}`);
   return { object, warnings: messages };
@@ -62,6 +65,15 @@ function strictDecodingErrors(unknownFields: string[], found: DuplicateFields | 
     ...found.duplicates.filter((d) => !insideUnknown(d.path)).map((d) => ({ offset: d.offset, message: `duplicate field ${goQuote(d.path)}` })),
   ];
   return placed.sort((a, b) => a.offset - b.offset).slice(0, MAX_UNKNOWN_FIELDS).map((p) => p.message);
+}
+
+/**
+ * A custom resource's strict decoding errors, in kube-apiserver's order: the JSON decoder's
+ * duplicate fields, then the unknown fields of metadata, then the pruned ones (sorted).
+ */
+function customResourceDecodingErrors(unknownFields: string[], found: DuplicateFields | undefined): string[] {
+  const duplicates = (found?.duplicates ?? []).map((d) => `duplicate field ${goQuote(d.path)}`);
+  return [...duplicates, ...unknownFields.map((path) => `unknown field ${goQuote(path)}`)].slice(0, MAX_UNKNOWN_FIELDS);
 }
 
 /** kube-apiserver's warning recorder: past 4,096 runes in all, each warning is cut to 256. */

@@ -9,6 +9,8 @@ import { decodeTyped, DecodeError } from './typed-decoder.js';
 import { decodeKindObject, type DecodedObject } from './field-validation.js';
 import type { FieldValidation } from '../api/query-params.js';
 import { isPlainObject } from '../resources/object-utils.js';
+import { QualifiedInvalidError } from '../api/errors.js';
+import { invalid } from '../api/field-errors.js';
 import type { ResourceInfo } from '../resources/strategy.js';
 
 export function apiVersionOf(info: ResourceInfo): string {
@@ -44,6 +46,15 @@ function requireEndpointKind(info: ResourceInfo, body: Record<string, unknown>):
   const slash = apiVersion.indexOf('/');
   const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
   const data = { kind, version };
+  if (info.custom !== undefined) {
+    // A custom resource's body is read as unstructured JSON: only the names are compared.
+    if (apiVersion !== apiVersionOf(info)) {
+      throw new BadRequestError(`the API version in the data (${apiVersion}) does not match the expected API version (${apiVersionOf(info)})`);
+    }
+    // ValidateTypeMeta refuses it, under the kind the body names.
+    const name = isPlainObject(body.metadata) && typeof body.metadata.name === 'string' ? body.metadata.name : undefined;
+    throw new QualifiedInvalidError({ kind, group, ...(name !== undefined ? { name } : {}) }, [invalid('kind', kind, `must be ${info.kind}`)]);
+  }
   if (!isRegisteredKind(group, version, kind)) {
     throw cannotBeHandled(info, `no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:111"`, data);
   }

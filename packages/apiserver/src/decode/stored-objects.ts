@@ -12,7 +12,8 @@ import type { KubeObject } from '@pv-controller/kube/types.js';
 import type { ResourceStrategy } from '../resources/strategy.js';
 import { storageResource } from '../api/router.js';
 import type { ObjectKey } from '../storage/storage.js';
-import { schemaForKind } from './schema.js';
+import { decodeSchemaFor } from './schema.js';
+import { pruneCustomResource } from '../resources/custom/prune.js';
 import { decodeTyped } from './typed-decoder.js';
 
 type StoredObjectRepair = (key: ObjectKey, object: KubeObject) => KubeObject;
@@ -23,9 +24,10 @@ export function storedObjectRepair(strategies: ResourceStrategy[], log: Logger):
   return (key, object) => {
     const strategy = byResource.get(key.resource);
     if (!strategy || typeof object !== 'object' || object === null || Array.isArray(object)) return object;
-    const { value, unknownFields, dropped } = decodeTyped(object as Record<string, unknown>, schemaForKind(strategy.info.group, strategy.info.version, strategy.info.kind), true);
+    const { value, unknownFields, dropped } = decodeTyped(object as Record<string, unknown>, decodeSchemaFor(strategy.info), true);
     const repaired = value as KubeObject;
     repaired.metadata ??= {};
+    if (strategy.info.custom !== undefined) for (const path of pruneCustomResource(repaired, strategy.info.custom.schema)) unknownFields.push(path);
     strategy.defaults(repaired);
     if (unknownFields.length > 0 || dropped.length > 0) {
       log.warn({ object: key, unknownFields, dropped }, 'stored object repaired on load: fields it could not keep were dropped');

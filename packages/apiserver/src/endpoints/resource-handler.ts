@@ -4,7 +4,8 @@
  * and writes the response.
  */
 import type { ServerResponse } from 'node:http';
-import { BadRequestError, MethodNotAllowedError } from '@pv-controller/kube/errors.js';
+import { BadRequestError, MethodNotAllowedError, NotFoundError } from '@pv-controller/kube/errors.js';
+import { identityOf } from '../registry/meta-rules.js';
 import type { FieldRequirement } from '../api/field-selectors.js';
 import type { KubeObject, ObjectList } from '@pv-controller/kube/types.js';
 import { negotiateForm, type ResponseForm } from '../api/accept.js';
@@ -59,6 +60,8 @@ export function checkRoute(s: ResourceStrategy, route: ResourcePath, verb: Verb 
   if (!namespaced && route.namespace !== undefined) throw pathNotFound();
   const finalizable = s.prepareForFinalizeUpdate !== undefined;
   if (route.subresource !== undefined && !((route.subresource === 'status' && hasStatus) || (route.subresource === 'finalize' && finalizable))) {
+    // kube-apiserver's custom resource handler answers a subresource it does not serve as a missing object.
+    if (s.info.custom !== undefined && route.name !== undefined) throw new NotFoundError(identityOf(s.info, route.name));
     throw pathNotFound();
   }
   if (route.subresource === 'finalize' && verb !== 'update') throw new MethodNotAllowedError();
@@ -76,7 +79,7 @@ export function checkRoute(s: ResourceStrategy, route: ResourcePath, verb: Verb 
 /** The response form of a request; 406 before any work when its Accept header offers none we serve. */
 function responseForm(r: ResourceRequest): ResponseForm {
   const collectionGet = r.req.method === 'GET' && r.route.name === undefined;
-  return negotiateForm(r.req.headers.accept, collectionGet ? 'collection-get' : 'other');
+  return negotiateForm(r.req.headers.accept, collectionGet ? 'collection-get' : 'other', r.strategy.info.custom === undefined);
 }
 
 function respondObject(r: ResourceRequest, code: number, obj: KubeObject | ObjectList, warnings: string[] = []): void {
@@ -96,10 +99,20 @@ function respondObject(r: ResourceRequest, code: number, obj: KubeObject | Objec
     return;
   }
   const isList = Array.isArray((obj as ObjectList).items);
-  const body = isList ? withoutItemTypeMeta(obj as ObjectList) : obj;
+  const body = isList ? listBody(r.strategy, obj as ObjectList) : obj;
   if (form.kind === 'protobuf') sendProtobuf(r.res, code, body, headers);
   else if (isList) sendJson(r.res, code, body, headers);
   else sendRawJson(r.res, code, memoizedJson(obj), headers);
+}
+
+/**
+ * A list as it is written: a built-in kind's items without their kind and apiVersion (Go's typed
+ * lists leave them out); a custom resource's as stored, its continue always there, as an
+ * UnstructuredList writes itself.
+ */
+function listBody(s: ResourceStrategy, list: ObjectList): ObjectList {
+  if (s.info.custom === undefined) return withoutItemTypeMeta(list);
+  return { ...list, metadata: { continue: '', ...list.metadata } };
 }
 
 /** The namespace a list or watch reads: an empty path segment (`/namespaces//pods`) is every namespace. */

@@ -2,8 +2,8 @@
  * The create-only review resources kubectl's `auth can-i` and `auth whoami` post to:
  * SelfSubjectAccessReview and SelfSubjectRulesReview (authorization.k8s.io/v1) and
  * SelfSubjectReview (authentication.k8s.io/v1). Nothing is stored. The embedded server knows
- * one user, the holder of its token, in system:masters, who may do everything: every access
- * review is allowed, without a reason, as kube-apiserver allows system:masters.
+ * one user, the holder of its token, in system:masters, who may do everything, and answers for an
+ * impersonated user what a cluster without RBAC bindings answers (api/identity.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, BadRequestError, MethodNotAllowedError } from '@pv-controller/kube/errors.js';
@@ -17,19 +17,15 @@ import { managerFromUserAgent } from './write-request.js';
 import { resourceInfo } from '../resources/common.js';
 import type { ResourceInfo } from '../resources/strategy.js';
 import type { ResourcePath } from '../api/router.js';
-
-/** Who the token authenticates: the kubeconfig's user, in the group kube-apiserver never restricts. */
-const TOKEN_USER = {
-  username: 'pv-controller-admin',
-  groups: ['system:masters', 'system:authenticated'],
-};
+import { ADMIN, allows, EMBEDDED_AUTHZ_NOTE, NOTE_EXTRA_KEY, rulesFor, type Attributes, type Identity } from '../api/identity.js';
 
 type Body = Record<string, unknown>;
 
-/** Who posts a review and when: the managedFields of an answer that echoes its body. */
+/** Who posts a review and when: the managedFields of an answer that echoes its body, and the identity it is about. */
 interface ReviewWriter {
   manager: string;
   now: Date;
+  identity: Identity;
 }
 
 interface ReviewResource {
@@ -107,44 +103,26 @@ const selfSubjectAccessReview: ReviewResource = {
     const causes = accessReviewCauses(body.metadata, resource, nonResource);
     if (causes.length > 0) throw invalid(AUTHORIZATION, causes);
     const echoed: Body = resource ? { resourceAttributes: resource } : { nonResourceAttributes: nonResource };
-    return { metadata: echoedMetadata(ACCESS_REVIEW_INFO, echoed, writer), spec: echoed, status: { allowed: true } };
+    const allowed = allows(writer.identity, reviewAttributes(resource, nonResource));
+    return { metadata: echoedMetadata(ACCESS_REVIEW_INFO, echoed, writer), spec: echoed, status: { allowed } };
   },
-};
-
-/**
- * What RBAC's bootstrap policy (plugin/pkg/auth/authorizer/rbac/bootstrappolicy) grants every
- * authenticated user, which kube-apiserver lists beside the wildcard of system:masters:
- * system:basic-user (the self reviews), system:discovery and system:public-info-viewer.
- */
-const PUBLIC_INFO_URLS = ['/healthz', '/livez', '/readyz', '/version', '/version/'];
-const DISCOVERY_URLS = ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'];
-const ALL_RULES = {
-  resourceRules: [
-    { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
-    { verbs: ['create'], apiGroups: [AUTHORIZATION], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
-    { verbs: ['create'], apiGroups: [AUTHENTICATION], resources: ['selfsubjectreviews'] },
-  ],
-  nonResourceRules: [
-    { verbs: ['get'], nonResourceURLs: DISCOVERY_URLS },
-    { verbs: ['get'], nonResourceURLs: PUBLIC_INFO_URLS },
-    { verbs: ['*'], nonResourceURLs: ['*'] },
-  ],
-  incomplete: false,
 };
 
 const selfSubjectRulesReview: ReviewResource = {
   info: reviewInfo(AUTHORIZATION, 'selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
-  answer(body) {
+  answer(body, { identity }) {
     const spec = isPlainObject(body.spec) ? body.spec : {};
     if (typeof spec.namespace !== 'string' || spec.namespace === '') throw new BadRequestError('no namespace on request');
-    return { metadata: {}, spec: {}, status: structuredClone(ALL_RULES) };
+    return { metadata: {}, spec: {}, status: rulesFor(identity) };
   },
 };
 
 const selfSubjectReview: ReviewResource = {
   info: reviewInfo(AUTHENTICATION, 'selfsubjectreviews', 'SelfSubjectReview'),
-  answer(_body, { now }) {
-    return { metadata: { creationTimestamp: rfc3339Seconds(now) }, status: { userInfo: { ...TOKEN_USER } } };
+  answer(_body, { now, identity }) {
+    // The admin is told plainly that there is no RBAC here (kubectl auth whoami prints the extra).
+    const userInfo = identity === ADMIN ? { ...ADMIN, groups: [...ADMIN.groups], extra: { [NOTE_EXTRA_KEY]: [EMBEDDED_AUTHZ_NOTE] } } : structuredClone(identity);
+    return { metadata: { creationTimestamp: rfc3339Seconds(now) }, status: { userInfo } };
   },
 };
 
@@ -187,7 +165,13 @@ async function readReviewBody(req: IncomingMessage, info: ResourceInfo): Promise
  * Serves a request to a review resource (isReviewRoute). Only POST on the collection exists: a
  * name, a namespace or a subresource is a 404, any other method a 405.
  */
-export async function serveReview(req: IncomingMessage, res: ServerResponse, route: ResourcePath, query: URLSearchParams, now: Date): Promise<void> {
+export async function serveReview(
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: ResourcePath,
+  query: URLSearchParams,
+  { now, identity }: { now: Date; identity: Identity },
+): Promise<void> {
   const review = findReview(route);
   if (!review) throw pathNotFound();
   if (route.namespace !== undefined || route.name !== undefined || route.legacyWatch) throw pathNotFound();
@@ -196,6 +180,24 @@ export async function serveReview(req: IncomingMessage, res: ServerResponse, rou
   if (!isPlainObject(parsed)) throw new BadRequestError(`Object '${review.info.kind}' is missing in the request body`);
   requireKind(review.info, parsed);
   const manager = query.get('fieldManager') || managerFromUserAgent(req.headers['user-agent']);
-  const answer = review.answer(parsed, { manager, now });
+  const answer = review.answer(parsed, { manager, now, identity });
   sendJson(res, 201, { kind: review.info.kind, apiVersion: apiVersionOf(review.info), ...answer });
+}
+
+/** The decision's attributes from a review's (already validated) resource or non-resource attributes. */
+function reviewAttributes(resource: Body | undefined, nonResource: Body | undefined): Attributes {
+  if (resource) {
+    const str = (k: string): string => (typeof resource[k] === 'string' ? (resource[k] as string) : '');
+    return {
+      kind: 'resource',
+      verb: str('verb'),
+      group: str('group'),
+      resource: str('resource'),
+      ...(str('subresource') ? { subresource: str('subresource') } : {}),
+      ...(str('namespace') ? { namespace: str('namespace') } : {}),
+      ...(str('name') ? { name: str('name') } : {}),
+    };
+  }
+  const path = typeof nonResource?.path === 'string' ? nonResource.path : '';
+  return { kind: 'path', verb: typeof nonResource?.verb === 'string' ? nonResource.verb : '', path };
 }

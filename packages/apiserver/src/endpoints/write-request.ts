@@ -89,7 +89,7 @@ export async function readObjectWrite(r: WriteRequest, kind: 'CreateOptions' | '
 /** A PATCH: the patch type by Content-Type, an apply configuration decoded at once, any other patch against the stored object. */
 export async function readPatchWrite(r: WriteRequest): Promise<{ write: PatchWrite; opts: WriteOptions }> {
   const contentType = r.req.headers['content-type'] ?? '';
-  requirePatchContentType(contentType);
+  requirePatchContentType(contentType, r.strategy.info.custom !== undefined);
   const raw = await readBody(r.req);
   const { opts, decode } = writeOptions(r, 'PatchOptions');
   const namespace = r.route.namespace ?? '';

@@ -2,10 +2,12 @@
  * The HTTP entry point: authentication, non-resource paths (health, version, discovery,
  * OpenAPI) and resource paths, error mapping, and request accounting.
  */
+import type { ResourceStrategy } from '../resources/strategy.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { InternalError, MethodNotAllowedError, UnauthorizedError, statusOf } from '@pv-controller/kube/errors.js';
 import { hasValidToken, isOpenPath } from './auth.js';
+import { ADMIN, allows, forbidden, requestIdentity, type Attributes, type Identity } from '../api/identity.js';
 import { aggregatedDiscoveryDocument, negotiateDiscovery, sendAggregatedDiscovery } from '../endpoints/aggregated-discovery.js';
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION, type ServedResource } from '../endpoints/discovery.js';
 import { pathNotFound, statusResponseFor } from '../api/errors.js';
@@ -82,11 +84,14 @@ function discoveryDocument(deps: HandlerDeps, path: string): unknown {
   return undefined;
 }
 
-const openApiDocuments = new WeakMap<Registry, OpenApiDocuments>();
+/** The documents of the resources served now: built again once the registry serves others (custom resources). */
+const openApiDocuments = new WeakMap<Registry, { served: readonly ResourceStrategy[]; docs: OpenApiDocuments }>();
 
 function openApiOf(registry: Registry): OpenApiDocuments {
-  let docs = openApiDocuments.get(registry);
-  if (!docs) openApiDocuments.set(registry, (docs = new OpenApiDocuments(registry.strategies)));
+  const known = openApiDocuments.get(registry);
+  if (known?.served === registry.strategies) return known.docs;
+  const docs = new OpenApiDocuments(registry.strategies);
+  openApiDocuments.set(registry, { served: registry.strategies, docs });
   return docs;
 }
 
@@ -179,19 +184,33 @@ function servedHealthPath(deps: HandlerDeps, path: string): boolean {
   return target !== undefined && healthTargetExists(target, deps.healthChecks ?? []);
 }
 
+function authorize(identity: Identity, attrs: Attributes): void {
+  if (!allows(identity, attrs)) throw forbidden(identity, attrs);
+}
+
+/** The verb of a request for a path, as kube-apiserver's request info names it (the method in lower case; HEAD is get). */
+function nonResourceVerb(method: string | undefined): string {
+  const m = (method ?? 'GET').toLowerCase();
+  return m === 'head' ? 'get' : m;
+}
+
 async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse, target: RequestTarget, rec: RequestRecord): Promise<void> {
   const path = target.path;
-  if (!isOpenPath(path) && !hasValidToken(req, deps.token)) throw new UnauthorizedError();
+  const open = isOpenPath(path);
+  if (!open && !hasValidToken(req, deps.token)) throw new UnauthorizedError();
+  // The admin, or the user a request impersonates (api/identity.ts: no RBAC objects, so the bootstrap policy).
+  const identity = open ? ADMIN : requestIdentity(req.headers);
+  const route = parseResourcePath(path);
+  if (!route) authorize(identity, { kind: 'path', verb: nonResourceVerb(req.method), path });
   if (servedHealthPath(deps, path) || (path === '/metrics' && deps.metrics)) rec.labels = nonResourceRequestLabels(req.method ?? 'GET', path);
   if (serveOpenApi(deps, req, res, target) || serveNonResource(deps, req, res, path, target.query)) return;
-  const route = parseResourcePath(path);
   if (route && isReviewRoute(route)) {
     rec.resource = resourceLabel(route);
     if (req.method === 'POST') {
       rec.verb = 'create';
       rec.labels = resourceRequestLabels(route, 'create', req.headers['content-type'], dryRunLabel(target.query));
     }
-    return await serveReview(req, res, route, target.query, new Date());
+    return await serveReview(req, res, route, target.query, { now: new Date(), identity });
   }
   const strategy = route && deps.registry.strategyFor(route.group, route.version, route.plural);
   if (!route || !strategy) {
@@ -204,6 +223,15 @@ async function serve(deps: HandlerDeps, req: IncomingMessage, res: ServerRespons
   const verb = checkRoute(strategy, route, verbOf(req.method ?? 'GET', route, target.query));
   rec.verb = verb;
   rec.labels = resourceRequestLabels(route, verb, req.headers['content-type'], dryRunLabel(target.query));
+  authorize(identity, {
+    kind: 'resource',
+    verb,
+    group: route.group,
+    resource: route.plural,
+    ...(route.subresource ? { subresource: route.subresource } : {}),
+    ...(route.namespace !== undefined ? { namespace: route.namespace } : {}),
+    ...(route.name !== undefined ? { name: route.name } : {}),
+  });
   if (verb === 'watch' && deps.metrics) res.once('close', deps.metrics.longRunningStarted(rec.labels));
   await serveResource({ req, res, params: target.query, route, strategy }, verb, deps.registry, deps.hub);
 }

@@ -46,9 +46,9 @@ function altNames(listenHost: string): Array<{ type: 2; value: string } | { type
   return names;
 }
 
-async function generate(listenHost: string): Promise<TlsMaterial> {
-  const notAfterDate = new Date(Date.now() + TEN_YEARS_MS);
-  const ca = await selfsigned.generate([{ name: 'commonName', value: 'pv-controller-ca' }], {
+/** A self-signed EC certificate authority named `commonName`, valid until `notAfterDate`. */
+export function generateCa(commonName: string, notAfterDate: Date): ReturnType<typeof selfsigned.generate> {
+  return selfsigned.generate([{ name: 'commonName', value: commonName }], {
     keyType: 'ec',
     algorithm: 'sha256',
     notAfterDate,
@@ -57,6 +57,11 @@ async function generate(listenHost: string): Promise<TlsMaterial> {
       { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
     ],
   });
+}
+
+async function generate(listenHost: string): Promise<TlsMaterial> {
+  const notAfterDate = new Date(Date.now() + TEN_YEARS_MS);
+  const ca = await generateCa('pv-controller-ca', notAfterDate);
   const server = await selfsigned.generate([{ name: 'commonName', value: 'pv-controller-apiserver' }], {
     keyType: 'ec',
     algorithm: 'sha256',

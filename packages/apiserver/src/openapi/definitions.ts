@@ -60,6 +60,22 @@ export function groupVersionKindsOf(schema: Schema): GroupVersionKind[] {
   return Array.isArray(value) ? (value as GroupVersionKind[]) : [];
 }
 
+/**
+ * Definitions registered at run time besides the generated file: those of custom resources, one
+ * per object schema of a CustomResourceDefinition version (resources/custom/definitions.ts), so
+ * the merge semantics of their lists and maps are read as the built-in ones are.
+ */
+const registeredDefinitions = new Map<string, Schema>();
+
+export function registerDefinitions(definitions: ReadonlyMap<string, Schema>): void {
+  for (const [name, schema] of definitions) registeredDefinitions.set(name, schema);
+}
+
+/** An OpenAPI v2 definition by name: a registered one, else the generated file's. */
+export function definitionSchema(name: string): Schema | undefined {
+  return registeredDefinitions.get(name) ?? definitionsFile().definitions[name];
+}
+
 /** The definition name of a kind ("io.k8s.api.core.v1.PersistentVolume"), undefined when unknown. */
 export function definitionNameOf(gvk: GroupVersionKind): string | undefined {
   if (!byGvk) {

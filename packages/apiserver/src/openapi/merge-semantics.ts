@@ -15,7 +15,7 @@
  * Go types differ too (ports merge by containerPort under SMP, by containerPort and protocol
  * under SSA). Each definition's fields are indexed on its first lookup and kept.
  */
-import { definitionNameOf, definitionsFile, referencedName, type GroupVersionKind, type Schema } from './definitions.js';
+import { definitionNameOf, definitionSchema, referencedName, type GroupVersionKind, type Schema } from './definitions.js';
 
 export type ListType = 'atomic' | 'set' | 'map';
 export type MapType = 'atomic' | 'granular';
@@ -67,7 +67,7 @@ const byDefinition = new Map<string, Map<string, FieldSemantics>>();
 function fieldsOf(definition: string): Map<string, FieldSemantics> {
   let fields = byDefinition.get(definition);
   if (fields === undefined) {
-    fields = new Map(Object.entries(definitionsFile().definitions[definition]?.properties ?? {}).map(([name, p]) => [name, semanticsOf(p)]));
+    fields = new Map(Object.entries(definitionSchema(definition)?.properties ?? {}).map(([name, p]) => [name, semanticsOf(p)]));
     byDefinition.set(definition, fields);
   }
   return fields;
@@ -80,7 +80,7 @@ export function fieldSemantics(definition: string, field: string): FieldSemantic
 
 /** A struct type whose values are replaced whole (`+structType=atomic`). */
 export function isAtomicStruct(definition: string): boolean {
-  return definitionsFile().definitions[definition]?.['x-kubernetes-map-type'] === 'atomic';
+  return definitionSchema(definition)?.['x-kubernetes-map-type'] === 'atomic';
 }
 
 const mapValues = new Map<string, FieldSemantics>();

@@ -72,7 +72,8 @@ function planDelete(reg: DeletionStore, s: ResourceStrategy, prev: KubeObject, o
   if (s.holdsDeletion?.(prev) === true) return planTermination(reg, key, prev, opts);
   // The garbage collector's finalizer the propagation policy asks for.
   const finalizers = finalizersForPropagation(meta.finalizers ?? [], { ...opts, orphansByDefault: s.orphansByDefault });
-  const base = finalizers === undefined ? prev : { ...prev, metadata: { ...meta, finalizers } };
+  const propagated = finalizers === undefined ? prev : { ...prev, metadata: { ...meta, finalizers } };
+  const base = s.prepareForDelete !== undefined && meta.deletionTimestamp === undefined ? s.prepareForDelete(propagated, reg.timestamp()) : propagated;
   if (s.gracePeriodSeconds) return planGracefulDelete(reg, s, key, base, opts);
   if ((base.metadata.finalizers ?? []).length > 0) {
     if (meta.deletionTimestamp !== undefined && base === prev) return { object: prev, removed: false };

@@ -89,14 +89,15 @@ function namespaceTerminating(s: ResourceStrategy, namespace: string, name: stri
 
 export class Registry implements DeletionStore {
   readonly storage: Storage;
-  readonly strategies: ResourceStrategy[];
+  /** The resources served: a new array whenever that changes (a CustomResourceDefinition established or removed). */
+  private served: readonly ResourceStrategy[];
   private readonly byPath = new Map<string, ResourceStrategy>();
   private readonly now: () => Date;
   readonly admission: AdmissionContext;
 
   constructor(opts: RegistryOptions) {
     this.storage = opts.storage;
-    this.strategies = opts.strategies;
+    this.served = [...opts.strategies];
     this.now = opts.now ?? (() => new Date());
     for (const s of opts.strategies) this.byPath.set(`${s.info.group}/${s.info.version}/${s.info.plural}`, s);
     this.admission = {
@@ -106,8 +107,23 @@ export class Registry implements DeletionStore {
     };
   }
 
+  get strategies(): readonly ResourceStrategy[] {
+    return this.served;
+  }
+
   strategyFor(group: string, version: string, plural: string): ResourceStrategy | undefined {
     return this.byPath.get(`${group}/${version}/${plural}`);
+  }
+
+  /**
+   * Serves `strategies` (the versions of one resource, group/plural) in place of whatever served
+   * that resource before; none stops serving it. Objects stay in storage either way.
+   */
+  serveResource(group: string, plural: string, strategies: readonly ResourceStrategy[]): void {
+    const others = this.served.filter((s) => s.info.group !== group || s.info.plural !== plural);
+    for (const s of this.served) if (s.info.group === group && s.info.plural === plural) this.byPath.delete(`${group}/${s.info.version}/${plural}`);
+    for (const s of strategies) this.byPath.set(`${group}/${s.info.version}/${plural}`, s);
+    this.served = [...others, ...strategies];
   }
 
   timestamp(afterSeconds = 0): string {

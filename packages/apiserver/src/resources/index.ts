@@ -16,6 +16,9 @@ import { secretStrategy } from './core/secrets.js';
 import { serviceStrategy } from './core/services.js';
 import { storageClassStrategy } from './storage.k8s.io/storageclasses.js';
 import type { ResourceStrategy } from './strategy.js';
+import { builtInDefinitions } from './custom/built-in-definitions.js';
+import { customResourceDefinitionStrategy } from './apiextensions.k8s.io/customresourcedefinitions.js';
+import { customResourceStrategies } from './custom/custom-strategy.js';
 import { volumeAttributesClassStrategy } from './storage.k8s.io/volumeattributesclasses.js';
 
 export const strategies: ResourceStrategy[] = [
@@ -38,6 +41,9 @@ export const strategies: ResourceStrategy[] = [
   daemonSetStrategy,
   deploymentStrategy,
   replicaSetStrategy,
+  customResourceDefinitionStrategy,
+  // The snapshot kinds, served from their CustomResourceDefinitions (created at start, see server.ts).
+  ...builtInDefinitions().flatMap((crd) => customResourceStrategies(crd.spec)),
 ];
 
 export {

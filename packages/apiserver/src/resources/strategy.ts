@@ -4,6 +4,18 @@
  * columns `kubectl get` prints. Pure functions only; the registry does the I/O.
  */
 import type { KubeObject, StatusCause } from '@pv-controller/kube/types.js';
+import type { JSONSchemaProps } from './custom/json-schema.js';
+
+/**
+ * What a custom resource's version adds to its ResourceInfo: the structural schema its
+ * CustomResourceDefinition gives (decoding prunes by it, field ownership merges by its list and
+ * map markers), and the name its root is registered under in the OpenAPI definitions the merge
+ * semantics are read from (openapi/definitions.ts, registerDefinitions).
+ */
+export interface CustomResourceInfo {
+  schema: JSONSchemaProps;
+  definition: string;
+}
 
 export interface ResourceInfo {
   /** API group, '' for core. */
@@ -29,6 +41,8 @@ export interface ResourceInfo {
   statusResetsMetadata?: boolean;
   /** The group and version objects are stored in, where it is another one (events.k8s.io Events are core/v1). */
   storedAs?: { group: string; version: string };
+  /** Present for a custom resource (served from a CustomResourceDefinition): no Go type, no protobuf. */
+  custom?: CustomResourceInfo;
 }
 
 /** Extra fields a fieldSelector may name for this resource, mapped to their value. */
@@ -108,6 +122,11 @@ export interface ResourceStrategy {
    * from the one asked for (DeleteOptions.gracePeriodSeconds) and the object.
    */
   gracePeriodSeconds?(obj: KubeObject, requested: number | undefined): number;
+  /**
+   * What a delete does to the object before its finalizers are looked at (the CRD registry adds
+   * its instance-cleanup finalizer and a Terminating condition). Returns the object to go on with.
+   */
+  prepareForDelete?(obj: KubeObject, now: string): KubeObject;
   /** Finalizers outside metadata that keep a deleted object (a Namespace's spec.finalizers). */
   holdsDeletion?(obj: KubeObject): boolean;
   /** Field values a fieldSelector may name (besides metadata.name / metadata.namespace). */

@@ -47,8 +47,9 @@ function* schemaStructs(): Generator<StructSchema> {
   }
 }
 
-test('every kind the registry serves has a client-node model, so no served kind falls back to free-form', () => {
-  for (const s of strategies) {
+test('every built-in kind the registry serves has a client-node model, so no served kind falls back to free-form', () => {
+  // Custom resources (the snapshot kinds) decode free-form and are pruned by their CRD's schema.
+  for (const s of strategies.filter((each) => each.info.custom === undefined)) {
     assert.ok(modelForKind(s.info.group, s.info.version, s.info.kind), `${s.info.group}/${s.info.kind}`);
     assert.equal(schemaForKind(s.info.group, s.info.version, s.info.kind).otherFields, undefined);
   }

@@ -14,9 +14,11 @@ test('definitionNameOf names each served kind by its OpenAPI model name', () => 
   assert.equal(definitionNameOf({ group: 'example.com', version: 'v1', kind: 'Widget' }), undefined);
 });
 
-test('every kind served has merge semantics, its metadata among them', () => {
-  for (const { info } of strategies) {
-    const root = kindSemantics(info);
+test('every kind served has merge semantics, its metadata among them (a custom resource through its registered definitions)', () => {
+  // CustomResourceDefinition is not in the generated definitions (tools/k8s reads the built-in
+  // groups' types, not apiextensions'): its lists merge by structured-merge-diff's defaults.
+  for (const { info } of strategies.filter((s) => s.info.kind !== 'CustomResourceDefinition')) {
+    const root = info.custom ? { definition: info.custom.definition } : kindSemantics(info);
     assert.ok(root, `${info.group}/${info.kind} has no definition`);
     assert.equal(memberSemantics(root, 'metadata')?.definition, `${META}.ObjectMeta`, info.kind);
   }

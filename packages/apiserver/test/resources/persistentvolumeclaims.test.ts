@@ -49,7 +49,41 @@ test('dataSource and dataSourceRef mirror each other on create', () => {
   const ds = { kind: 'PersistentVolumeClaim', name: 'src' };
   const { obj, causes } = create(pvc, withChanges(valid, { 'spec.dataSource': ds }));
   assert.deepEqual(causes, []);
-  assert.deepEqual((obj as PersistentVolumeClaim).spec.dataSourceRef, ds);
+  assert.deepEqual((obj as PersistentVolumeClaim).spec.dataSourceRef, { ...ds, apiGroup: null }, 'the core group written as null, as core/v1 does');
+  assert.deepEqual((obj as PersistentVolumeClaim).spec.dataSource, { ...ds, apiGroup: null });
+});
+
+test('a populator\'s kind in dataSource alone is dropped on create, as kube-apiserver ignores it (KEP-1495); in dataSourceRef it is kept and mirrored', () => {
+  const populator = { apiGroup: 'populators.example.com', kind: 'Tarball', name: 'seed' };
+  const alone = create(pvc, withChanges(valid, { 'spec.dataSource': populator }));
+  assert.deepEqual(alone.causes, []);
+  assert.equal((alone.obj as PersistentVolumeClaim).spec.dataSource, undefined);
+  assert.equal((alone.obj as PersistentVolumeClaim).spec.dataSourceRef, undefined);
+  const asRef = create(pvc, withChanges(valid, { 'spec.dataSourceRef': populator })).obj as PersistentVolumeClaim;
+  assert.deepEqual(asRef.spec.dataSource, populator);
+  assert.deepEqual(asRef.spec.dataSourceRef, populator);
+});
+
+test('a dataSourceRef naming a namespace is dropped on create (CrossNamespaceVolumeDataSource is off)', () => {
+  const ref = { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 's1', namespace: 'other' };
+  const { obj, causes } = create(pvc, withChanges(valid, { 'spec.dataSourceRef': ref }));
+  assert.deepEqual(causes, []);
+  assert.equal((obj as PersistentVolumeClaim).spec.dataSourceRef, undefined);
+  assert.equal((obj as PersistentVolumeClaim).spec.dataSource, undefined);
+});
+
+test('an update that omits dataSourceRef (an older client) gets it back and passes the immutability check', () => {
+  const prev = storedClaim({ 'spec.dataSource': { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 's1' } });
+  const prepared = create(pvc, prev).obj;
+  const next = withChanges(prepared, { 'spec.dataSourceRef': undefined, 'metadata.labels': { tier: 'gold' } });
+  const { obj, causes } = update(pvc, next, prepared);
+  assert.deepEqual(causes, []);
+  assert.deepEqual((obj as PersistentVolumeClaim).spec.dataSourceRef, { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 's1' });
+});
+
+test('an empty apiGroup on one side and none on the other do not match (upstream compares the pointers)', () => {
+  const changes = { 'spec.dataSource': { kind: 'PersistentVolumeClaim', name: 'a' }, 'spec.dataSourceRef': { apiGroup: '', kind: 'PersistentVolumeClaim', name: 'a' } };
+  assertCause(create(pvc, withChanges(valid, changes)).causes, 'spec', 'FieldValueInvalid', 'Invalid value: {}: must match dataSourceRef');
 });
 
 test('valid claim variants pass: selector, class, block mode, snapshot data source', () => {
@@ -80,13 +114,13 @@ const createRules: RuleCase[] = [
     field: 'spec.selector.matchExpressions[0].values', reason: 'FieldValueForbidden' },
   { name: 'selector label keys valid', set: { 'spec.selector': { matchLabels: { 'bad key': 'v' } } }, field: 'spec.selector.matchLabels',
     reason: 'FieldValueInvalid' },
-  { name: 'data source kind for the core group', set: { 'spec.dataSource': { kind: 'Pod', name: 'p' } }, field: 'spec.dataSource',
+  { name: 'data source kind for the core group', set: { 'spec.dataSourceRef': { kind: 'Pod', name: 'p' } }, field: 'spec.dataSourceRef',
     reason: 'FieldValueInvalid', message: "Invalid value: \"Pod\": must be 'PersistentVolumeClaim' when referencing the default apiGroup" },
   { name: 'data source name required', set: { 'spec.dataSource': { kind: 'PersistentVolumeClaim' } }, field: 'spec.dataSource.name',
     reason: 'FieldValueRequired' },
   { name: 'dataSource must match dataSourceRef', set: {
     'spec.dataSource': { kind: 'PersistentVolumeClaim', name: 'a' }, 'spec.dataSourceRef': { kind: 'PersistentVolumeClaim', name: 'b' },
-  }, field: 'spec', reason: 'FieldValueInvalid', message: 'Invalid value: spec.dataSource: must match dataSourceRef' },
+  }, field: 'spec', reason: 'FieldValueInvalid', message: 'Invalid value: {}: must match dataSourceRef' },
 ];
 
 for (const rule of createRules) {

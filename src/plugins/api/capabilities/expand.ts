@@ -26,6 +26,11 @@ export interface Expander {
    * PluginError that is not retryable is final for that size (Infeasible); any other is retried.
    */
   expand(req: ExpandRequest): Promise<ExpandedVolume>;
+  /**
+   * Why volumes provisioned with these StorageClass parameters can never grow (host-path's plain
+   * directories), for a warning on a class that says allowVolumeExpansion; undefined when they can.
+   */
+  neverGrows?(parameters: Record<string, string>): string | undefined;
 }
 
 export const EXPAND = defineCapability<Expander>()('expand', ['expand']);

@@ -13,10 +13,16 @@
 // removed and the process exits 0. The driver keeps its volumes in memory only, so it outlives
 // restarts of its clients (a provisioner) and forgets everything when it stops.
 //
-// The mock's New() seeds three volumes ("Mock Volume 1..3", ids 1-3). They are deleted before
-// serving, so ListVolumes starts empty and every volume it lists was created by a client;
+// The mock's New() seeds three volumes ("Mock Volume 1..3", ids 1-3) and three snapshots of them
+// ("Mock Snapshot 1..3", ids 1-3). They are deleted before serving, so ListVolumes and
+// ListSnapshots start empty and everything they list was created by a client;
 // --keep-mock-volumes keeps them. The mock uses the driver name as its node ID (NodeGetInfo)
 // and answers GetCapacity with one fixed number whatever the topology.
+//
+// Snapshots: the mock serves CreateSnapshot, DeleteSnapshot, ListSnapshots and volumes from a
+// snapshot or a volume (CLONE_VOLUME), but leaves every snapshot's size_bytes at 0. This main
+// fills it in with the source volume's capacity when the snapshot was cut (CreateSnapshot and
+// ListSnapshots alike), as a real driver reports it, so a VolumeSnapshot gets a restoreSize.
 //
 // Log: one JSON object per line on stdout for EVERY call, written when the call returns, in
 // exactly this shape and key order:
@@ -89,6 +95,9 @@ func main() {
 func run(socket string, cfg service.Config, keepSeeded bool) error {
 	svc := service.New(cfg)
 	if !keepSeeded {
+		if err := dropSeededSnapshots(svc); err != nil {
+			return err
+		}
 		if err := dropSeededVolumes(svc); err != nil {
 			return err
 		}
@@ -106,7 +115,7 @@ func run(socket string, cfg service.Config, keepSeeded bool) error {
 	defer os.Remove(socket)
 
 	calls := newCallLog(os.Stdout)
-	d := driver.NewCSIDriver(&driver.CSIDriverServers{Controller: svc, Identity: svc, Node: svc})
+	d := driver.NewCSIDriver(&driver.CSIDriverServers{Controller: newSizedSnapshots(svc), Identity: svc, Node: svc})
 	if err := d.Start(listener, calls.intercept); err != nil {
 		listener.Close()
 		return err
@@ -138,6 +147,99 @@ func dropSeededVolumes(svc service.Service) error {
 		}
 	}
 	return nil
+}
+
+// dropSeededSnapshots deletes the snapshots service.New creates, straight through the service.
+func dropSeededSnapshots(svc service.Service) error {
+	list, err := svc.ListSnapshots(context.Background(), &csi.ListSnapshotsRequest{})
+	if err != nil {
+		return fmt.Errorf("listing the seeded snapshots: %w", err)
+	}
+	for _, e := range list.GetEntries() {
+		id := e.GetSnapshot().GetSnapshotId()
+		if _, err := svc.DeleteSnapshot(context.Background(), &csi.DeleteSnapshotRequest{SnapshotId: id}); err != nil {
+			return fmt.Errorf("deleting seeded snapshot %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// sizedSnapshots is the mock's controller service with each snapshot's size_bytes filled in:
+// the capacity of its source volume when CreateSnapshot first answered it. Answers are copies;
+// the mock's own records are never written.
+type sizedSnapshots struct {
+	service.Service
+	mu    sync.Mutex
+	sizes map[string]int64 // snapshot id -> bytes
+}
+
+func newSizedSnapshots(svc service.Service) *sizedSnapshots {
+	return &sizedSnapshots{Service: svc, sizes: map[string]int64{}}
+}
+
+func (s *sizedSnapshots) CreateSnapshot(ctx context.Context, req *csi.CreateSnapshotRequest) (*csi.CreateSnapshotResponse, error) {
+	resp, err := s.Service.CreateSnapshot(ctx, req)
+	if err != nil || resp.GetSnapshot() == nil {
+		return resp, err
+	}
+	id := resp.GetSnapshot().GetSnapshotId()
+	s.mu.Lock()
+	size, known := s.sizes[id]
+	s.mu.Unlock()
+	if !known {
+		// A snapshot is as large as its source volume; a repeated CreateSnapshot keeps the first size.
+		size = s.volumeBytes(ctx, req.GetSourceVolumeId())
+		s.mu.Lock()
+		if first, ok := s.sizes[id]; ok {
+			size = first
+		} else {
+			s.sizes[id] = size
+		}
+		s.mu.Unlock()
+	}
+	return &csi.CreateSnapshotResponse{Snapshot: s.sized(resp.GetSnapshot(), size)}, nil
+}
+
+func (s *sizedSnapshots) ListSnapshots(ctx context.Context, req *csi.ListSnapshotsRequest) (*csi.ListSnapshotsResponse, error) {
+	resp, err := s.Service.ListSnapshots(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	out := &csi.ListSnapshotsResponse{NextToken: resp.GetNextToken()}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range resp.GetEntries() {
+		out.Entries = append(out.Entries, &csi.ListSnapshotsResponse_Entry{Snapshot: s.sized(e.GetSnapshot(), s.sizes[e.GetSnapshot().GetSnapshotId()])})
+	}
+	return out, nil
+}
+
+func (s *sizedSnapshots) DeleteSnapshot(ctx context.Context, req *csi.DeleteSnapshotRequest) (*csi.DeleteSnapshotResponse, error) {
+	resp, err := s.Service.DeleteSnapshot(ctx, req)
+	if err == nil {
+		s.mu.Lock()
+		delete(s.sizes, req.GetSnapshotId())
+		s.mu.Unlock()
+	}
+	return resp, err
+}
+
+// sized is a copy of snap whose size_bytes is size (where the mock left it 0).
+func (s *sizedSnapshots) sized(snap *csi.Snapshot, size int64) *csi.Snapshot {
+	c := proto.Clone(snap).(*csi.Snapshot)
+	if c.GetSizeBytes() == 0 {
+		c.SizeBytes = size
+	}
+	return c
+}
+
+// volumeBytes is a volume's capacity, 0 when the mock does not know it.
+func (s *sizedSnapshots) volumeBytes(ctx context.Context, id string) int64 {
+	got, err := s.Service.ControllerGetVolume(ctx, &csi.ControllerGetVolumeRequest{VolumeId: id})
+	if err != nil {
+		return 0
+	}
+	return got.GetVolume().GetCapacityBytes()
 }
 
 // callLog is the unary interceptor: it writes one line per call and tracks calls in flight so a

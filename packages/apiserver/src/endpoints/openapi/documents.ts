@@ -8,6 +8,7 @@ import type { ResourceInfo } from '../../resources/strategy.js';
 import { definitionsFile, groupVersionKindsOf, GVK_EXTENSION, refName, type GroupVersionKind, type Schema } from '../../openapi/definitions.js';
 import { resourceOperations, type Operation, type Parameter, type PathOperations } from './operations.js';
 import { discoveryOperations } from './discovery-operations.js';
+import { customResourceDefinitions } from './custom-resources.js';
 
 export interface GroupVersion {
   group: string;
@@ -152,7 +153,7 @@ export function openApiV3Document(input: DocumentInput, paths: PathOperations[],
     info: { title: 'Kubernetes', version: input.version },
     paths: rendered,
     components: {
-      schemas: reachableDefinitions(rendered, definitionsFile().schemas, gv ? [gv] : []),
+      schemas: reachableDefinitions(rendered, { ...definitionsFile().schemas, ...customResourceDefinitions(input.resources, 'v3') }, gv ? [gv] : []),
       securitySchemes: { BearerToken: BEARER_TOKEN },
     },
   };

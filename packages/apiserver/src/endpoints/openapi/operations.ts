@@ -6,6 +6,7 @@
  */
 import type { ResourceInfo } from '../../resources/strategy.js';
 import { definitionNameOf, definitionsFile, type GroupVersionKind } from '../../openapi/definitions.js';
+import { publishedName } from './custom-resources.js';
 
 export const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 
@@ -104,9 +105,9 @@ interface ResourceContext {
 
 function contextOf(info: ResourceInfo): ResourceContext | undefined {
   const gvk = { group: info.group, version: info.version, kind: info.kind };
-  const object = definitionNameOf(gvk);
+  const object = info.custom ? publishedName(info) : definitionNameOf(gvk);
   if (!object) return undefined;
-  const list = definitionNameOf({ ...gvk, kind: info.listKind }) ?? `${META}.Status`;
+  const list = info.custom ? publishedName(info, info.listKind) : definitionNameOf({ ...gvk, kind: info.listKind }) ?? `${META}.Status`;
   return { info, gvk, object, list, tag: groupVersionTag(info.group, info.version), gv: groupVersionId(info.group, info.version) };
 }
 
@@ -158,7 +159,7 @@ function itemOperations(ctx: ResourceContext, ns: string, status: boolean): Oper
       parameters: optionParameters('UpdateOptions'), body: { schema: ctx.object, required: true }, responses: ok(ctx.object, 201) }));
   }
   if (verbs.has('delete') && !status) {
-    const answer = DELETE_ANSWERS_STATUS.has(`${info.group}/${info.plural}`) ? `${META}.Status` : ctx.object;
+    const answer = DELETE_ANSWERS_STATUS.has(`${info.group}/${info.plural}`) || info.custom ? `${META}.Status` : ctx.object;
     ops.push(op(ctx, { method: 'delete', action: 'delete', operationId: `delete${gv}${ns}${info.kind}`, description: `delete ${article(info.kind)} ${info.kind}`,
       parameters: deleteParameters(), body: { schema: `${META}.DeleteOptions`, required: false }, responses: ok(answer, 202) }));
   }

@@ -36,7 +36,7 @@ export class OpenApiDocuments {
   private readonly v3 = new Map<string, Served>();
   private index?: Served;
 
-  constructor(strategies: ResourceStrategy[]) {
+  constructor(strategies: readonly ResourceStrategy[]) {
     this.input = { resources: strategies.map((s) => s.info), version: `${SERVER_VERSION.major}.${SERVER_VERSION.minor}` };
   }
 

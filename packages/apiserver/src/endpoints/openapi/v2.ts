@@ -3,6 +3,7 @@
  * encoding gives them, because kube-openapi names each shared parameter by a hash of that
  * encoding (pkg/builder/parameters.go) and clients see those names.
  */
+import { customResourceDefinitions } from './custom-resources.js';
 import { definitionsFile } from '../../openapi/definitions.js';
 import { BEARER_TOKEN, reachableDefinitions, renderPaths, RESPONSE_TEXT, servedGroupVersions, type DocumentInput } from './documents.js';
 import type { Operation, Parameter, PathOperations } from './operations.js';
@@ -92,7 +93,7 @@ export function openApiV2Document(input: DocumentInput, paths: PathOperations[])
     swagger: '2.0',
     info: { title: 'Kubernetes', version: input.version },
     paths: rendered,
-    definitions: reachableDefinitions({ rendered, parameters }, definitionsFile().definitions, servedGroupVersions(input.resources)),
+    definitions: reachableDefinitions({ rendered, parameters }, { ...definitionsFile().definitions, ...customResourceDefinitions(input.resources, 'v2') }, servedGroupVersions(input.resources)),
     parameters,
     securityDefinitions: { BearerToken: BEARER_TOKEN_V2 },
     security: [{ BearerToken: [] }],

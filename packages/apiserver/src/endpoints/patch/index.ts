@@ -2,7 +2,7 @@
  * PATCH bodies: picks merge, JSON or strategic merge patch by Content-Type (parameters such as
  * `; charset=utf-8` ignored) and applies it to a copy of the current object.
  */
-import { BadRequestError, RequestEntityTooLargeError, UnsupportedMediaTypeError } from '@pv-controller/kube/errors.js';
+import { ApiError, BadRequestError, RequestEntityTooLargeError, UnsupportedMediaTypeError } from '@pv-controller/kube/errors.js';
 import type { KubeObject } from '@pv-controller/kube/types.js';
 import { inspectValue, parseRequestBody } from '../../decode/request-body.js';
 import { MAX_NESTING_DEPTH } from '../../decode/typed-decoder.js';
@@ -45,9 +45,16 @@ export function parsePatchBody(contentType: string, patch: unknown): unknown {
   return patch;
 }
 
-/** 415 for a PATCH whose Content-Type is no patch type served here. */
-export function requirePatchContentType(contentType: string): string {
+/** The patch types kube-apiserver's custom resource handler takes: no strategic merge patch, as there is no Go type. */
+const CUSTOM_RESOURCE_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH_YAML];
+
+/** 415 for a PATCH whose Content-Type is no patch type served here; `custom`: of a custom resource, in its handler's words. */
+export function requirePatchContentType(contentType: string, custom = false): string {
   const mediaType = patchMediaType(contentType);
+  if (custom && !CUSTOM_RESOURCE_PATCH_TYPES.includes(mediaType)) {
+    const accepted = CUSTOM_RESOURCE_PATCH_TYPES.join(', ');
+    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted}`);
+  }
   if (!(SUPPORTED_PATCH_TYPES as readonly string[]).includes(mediaType)) throw new UnsupportedMediaTypeError();
   return mediaType;
 }

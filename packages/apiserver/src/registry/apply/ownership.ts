@@ -4,7 +4,7 @@
  */
 import { BadRequestError } from '@pv-controller/kube/errors.js';
 import type { KubeObject } from '@pv-controller/kube/types.js';
-import { schemaForKind } from '../../decode/schema.js';
+import { applySchemaFor } from '../../decode/custom-schema.js';
 import { apiVersionOf } from '../../decode/object-decode.js';
 import { definitionNameOf } from '../../openapi/definitions.js';
 import { jsonEqual } from '../../resources/object-utils.js';
@@ -32,7 +32,7 @@ export function contextFor(info: ResourceInfo, req: OwnershipRequest): Ownership
     apiVersion: apiVersionOf(info),
     subresource,
     now: req.now,
-    type: applyTypes.forKind(schemaForKind(info.group, info.version, info.kind), definitionNameOf(info)),
+    type: applyTypes.forKind(applySchemaFor(info), info.custom?.definition ?? definitionNameOf(info)),
     resetFields,
     complete: (obj) => withByValueStructs(info.group, info.kind, obj),
   };

@@ -39,8 +39,10 @@ function validateDataSource(ds: DataSourceLike, field: string, isRef: boolean): 
   return causes;
 }
 
-const sameDataSource = (a: DataSourceLike, b: DataSourceLike): boolean =>
-  (a.apiGroup ?? '') === (b.apiGroup ?? '') && a.kind === b.kind && a.name === b.name;
+/** isDataSourceEqualDataSourceRef: the API groups compared as pointers, so "" and absent differ. */
+const sameGroup = (a: string | null | undefined, b: string | null | undefined): boolean =>
+  (a === undefined || a === null) === (b === undefined || b === null) && (a ?? '') === (b ?? '');
+const sameDataSource = (a: DataSourceLike, b: DataSourceLike): boolean => sameGroup(a.apiGroup, b.apiGroup) && a.kind === b.kind && a.name === b.name;
 
 function validateDataSources(spec: PersistentVolumeClaimSpec): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -49,16 +51,19 @@ function validateDataSources(spec: PersistentVolumeClaimSpec): StatusCause[] {
   if (ds) appendCauses(causes, validateDataSource(ds, 'spec.dataSource', false));
   if (ref) appendCauses(causes, validateDataSource(ref, 'spec.dataSourceRef', true));
   if (ref?.namespace) {
-    if (ds) causes.push(invalidPath('spec', 'spec.dataSource', 'may not be specified when dataSourceRef.namespace is specified'));
+    if (ds) causes.push(invalidPath('spec', 'may not be specified when dataSourceRef.namespace is specified'));
   } else if (ds && ref && !sameDataSource(ds, ref)) {
-    causes.push(invalidPath('spec', 'spec.dataSource', 'must match dataSourceRef'));
+    causes.push(invalidPath('spec', 'must match dataSourceRef'));
   }
   return causes;
 }
 
-/** field.Invalid whose bad value is a field.Path (printed bare, as a Stringer). */
-function invalidPath(field: string, pathValue: string, detail: string): StatusCause {
-  return { reason: 'FieldValueInvalid', message: `Invalid value: ${pathValue}: ${detail}`, field };
+/**
+ * field.Invalid whose bad value is a *field.Path: kube-apiserver 1.37 renders that value as `{}`
+ * (a struct without exported fields), not as the path.
+ */
+function invalidPath(field: string, detail: string): StatusCause {
+  return { reason: 'FieldValueInvalid', message: `Invalid value: {}: ${detail}`, field };
 }
 
 export function validateClaimSpec(spec: PersistentVolumeClaimSpec): StatusCause[] {

@@ -20,16 +20,59 @@ const asPVC = (obj: KubeObject): PersistentVolumeClaim => {
   return pvc;
 };
 
-/** NormalizeDataSources: when only one of dataSource/dataSourceRef is set, mirror it. */
-function normalizeDataSources(pvc: PersistentVolumeClaim): void {
-  const { dataSource, dataSourceRef } = pvc.spec;
-  if (dataSource && !dataSourceRef) {
-    pvc.spec.dataSourceRef = { ...structuredClone(dataSource) };
-  } else if (dataSourceRef && !dataSource && !dataSourceRef.namespace) {
-    const copy: PersistentVolumeClaim['spec']['dataSource'] = { kind: dataSourceRef.kind, name: dataSourceRef.name };
-    if (dataSourceRef.apiGroup !== undefined) copy.apiGroup = dataSourceRef.apiGroup;
-    pvc.spec.dataSource = copy;
+type ClaimSpec = PersistentVolumeClaim['spec'];
+
+const isSet = (v: unknown): boolean => v !== undefined && v !== null;
+
+/** NormalizeDataSources: when only one of dataSource/dataSourceRef is set (and the ref names no namespace), mirror it. */
+function normalizeDataSources(spec: ClaimSpec): void {
+  const { dataSource, dataSourceRef } = spec;
+  if (isSet(dataSource) && !isSet(dataSourceRef)) {
+    spec.dataSourceRef = { ...structuredClone(dataSource!) };
+  } else if (isSet(dataSourceRef) && !isSet(dataSource) && !dataSourceRef!.namespace) {
+    const copy: ClaimSpec['dataSource'] = { kind: dataSourceRef!.kind, name: dataSourceRef!.name };
+    if (isSet(dataSourceRef!.apiGroup)) copy.apiGroup = dataSourceRef!.apiGroup;
+    spec.dataSource = copy;
   }
+}
+
+/**
+ * DropDisabledFields: CrossNamespaceVolumeDataSource is off (alpha), so a dataSourceRef naming a
+ * namespace is dropped, unless the stored claim already had a dataSourceRef.
+ */
+function dropCrossNamespaceRef(spec: ClaimSpec, old: ClaimSpec | undefined): void {
+  if (isSet(spec.dataSourceRef) && spec.dataSourceRef!.namespace && !isSet(old?.dataSourceRef)) delete spec.dataSourceRef;
+}
+
+/** A claim (core group) or a VolumeSnapshot: the only kinds dataSource alone ever took. */
+function isClaimOrSnapshot(ds: NonNullable<ClaimSpec['dataSource']>): boolean {
+  const group = ds.apiGroup ?? '';
+  return (ds.kind === 'PersistentVolumeClaim' && group === '') || (ds.kind === 'VolumeSnapshot' && group === 'snapshot.storage.k8s.io');
+}
+
+/**
+ * EnforceDataSourceBackwardsCompatibility (KEP-1495): on a create, or an update of a claim without
+ * a data source, a dataSource of any other kind given without a dataSourceRef is dropped, as old
+ * servers ignored it.
+ */
+function dropLegacyDataSource(spec: ClaimSpec, old: ClaimSpec | undefined): void {
+  if (isSet(old?.dataSource) || isSet(old?.dataSourceRef) || isSet(spec.dataSourceRef)) return;
+  if (isSet(spec.dataSource) && !isClaimOrSnapshot(spec.dataSource!)) delete spec.dataSource;
+}
+
+/** core/v1 writes a reference's apiGroup even when it has none (`"apiGroup": null`: no omitempty). */
+function nullGroups(spec: ClaimSpec): void {
+  for (const ref of [spec.dataSource, spec.dataSourceRef]) {
+    if (isSet(ref) && ref!.apiGroup === undefined) ref!.apiGroup = null;
+  }
+}
+
+/** kube-apiserver's data source preparation, in its order (prepareForCreate / prepareForUpdate). */
+function prepareDataSources(spec: ClaimSpec, old: ClaimSpec | undefined): void {
+  dropCrossNamespaceRef(spec, old);
+  dropLegacyDataSource(spec, old);
+  normalizeDataSources(spec);
+  nullGroups(spec);
 }
 
 /** DefaultStorageClass admission: a claim with no class at all gets the (newest) default class. */
@@ -74,7 +117,7 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
   prepareForCreate(obj, ctx) {
     const pvc = asPVC(obj);
     pvc.status = { phase: 'Pending' };
-    normalizeDataSources(pvc);
+    prepareDataSources(pvc.spec, undefined);
     admitDefaultStorageClass(pvc, ctx);
     ensureFinalizer(pvc, FINALIZER_PVC_PROTECTION);
   },
@@ -83,6 +126,7 @@ export const persistentVolumeClaimStrategy: ResourceStrategy = {
 
   prepareForUpdate(next, prev) {
     keepStored(next, prev, 'status');
+    prepareDataSources(asPVC(next).spec, asPVC(prev).spec);
   },
 
   validateUpdate(next, prev) {
