@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RestTransport } from '../../src/kube-client/transport.js';
 import { paths } from '../../src/kube-client/paths.js';
-import { isNotFound } from '@pv-controller/kube/errors.js';
+import { isConflict, isNotFound } from '@pv-controller/kube/errors.js';
 import type { CoreEvent, KubeObject, ObjectList } from '@pv-controller/kube/types.js';
 
 export class TestRestClient {
@@ -36,6 +36,26 @@ export class TestRestClient {
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
+    }
+  }
+
+  /**
+   * Read, change, write `path`, again from a fresh read when the write meets 409 Conflict — what
+   * client-go's retry.RetryOnConflict does (5 tries) and what a test must do to an object the
+   * controllers also write. A claim just seen Bound is still written: the provisioner takes its
+   * in-flight finalizer off once the PV exists (after the binder, when the binder was quicker),
+   * and pvc-unused adds the Unused condition. The full test:cluster run of stop 34 failed three
+   * expansion tests on exactly that 409.
+   */
+  protected async modify<T extends KubeObject>(path: string, change: (obj: T) => T, tries = 5): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const live = await this.getOrUndefined<T>(path);
+      if (!live) throw new Error(`${path}: not found`);
+      try {
+        return await this.update(path, change(live));
+      } catch (err) {
+        if (!isConflict(err) || attempt >= tries) throw err;
+      }
     }
   }
 

@@ -131,8 +131,7 @@ test('a claim whose dataSourceRef is a populator\'s kind is left alone: no volum
     await s.api.createClaim(newClaim('first'));
     await waitFor(() => about('first', 'ProvisioningSucceeded'), 'the claim created after it to be provisioned');
     // Its own change syncs it again, then another claim goes through after it.
-    const live = (await s.api.claim('default', 'populated'))!;
-    await s.api.updateClaim({ ...live, metadata: { ...live.metadata, labels: { touched: 'yes' } } });
+    await s.api.modifyClaim('default', 'populated', (live) => ({ ...live, metadata: { ...live.metadata, labels: { touched: 'yes' } } }));
     await s.api.createClaim(newClaim('second'));
     await waitFor(() => about('second', 'ProvisioningSucceeded'), 'the next claim to be provisioned');
     const aboutPopulated = events.seen.filter((e) => (e.involvedObject as { name?: string }).name === 'populated');

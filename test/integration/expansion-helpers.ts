@@ -34,17 +34,14 @@ export async function startExpansionCluster<E extends { start(): Promise<string>
 
 /** Asks for `storage` on a claim, through a PUT of its newest copy (as `kubectl edit` does). */
 export async function requestStorage(s: CloudSetup, name: string, storage: string): Promise<PersistentVolumeClaim> {
-  const claim = await s.api.claim('default', name);
-  if (!claim) throw new Error(`no claim ${name}`);
-  claim.spec.resources = { ...claim.spec.resources, requests: { ...claim.spec.resources?.requests, storage } };
-  return s.api.updateClaim(claim);
+  return s.api.modifyClaim('default', name, (claim) => ({
+    ...claim,
+    spec: { ...claim.spec, resources: { ...claim.spec.resources, requests: { ...claim.spec.resources?.requests, storage } } },
+  }));
 }
 
 export async function setAttributesClass(s: CloudSetup, name: string, vac: string): Promise<PersistentVolumeClaim> {
-  const claim = await s.api.claim('default', name);
-  if (!claim) throw new Error(`no claim ${name}`);
-  claim.spec.volumeAttributesClassName = vac;
-  return s.api.updateClaim(claim);
+  return s.api.modifyClaim('default', name, (claim) => ({ ...claim, spec: { ...claim.spec, volumeAttributesClassName: vac } }));
 }
 
 export function createAttributesClass(s: CloudSetup, name: string, driverName: string, parameters: Record<string, string>): Promise<VolumeAttributesClass> {

@@ -45,6 +45,11 @@ export class TestApi extends TestRestClient {
     return this.create(paths.claims(pvc.metadata.namespace ?? 'default'), 'v1', 'PersistentVolumeClaim', pvc);
   }
 
+  /** Changes claim `ns/name` on its newest copy, retrying on 409 Conflict (see `modify`). */
+  modifyClaim(ns: string, name: string, change: (pvc: PersistentVolumeClaim) => PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
+    return this.modify(paths.claim(ns, name), change);
+  }
+
   updateClaim(pvc: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
     return this.update(paths.claim(pvc.metadata.namespace ?? 'default', pvc.metadata.name ?? ''), pvc);
   }

@@ -225,9 +225,7 @@ test('WaitForFirstConsumer: nothing until selected-node is set, then a local PV 
   assert.equal(s.plugin.provisionCalls, 0);
   assert.deepEqual(await s.api.volumes(), []);
 
-  const live = (await s.api.claim('default', 'data'))!;
-  live.metadata.annotations = { ...live.metadata.annotations, [ANN_SELECTED_NODE]: 'node-1' };
-  await s.api.updateClaim(live);
+  await s.api.modifyClaim('default', 'data', (live) => ({ ...live, metadata: { ...live.metadata, annotations: { ...live.metadata.annotations, [ANN_SELECTED_NODE]: 'node-1' } } }));
   await boundClaim(s, 'data');
   const pv = await s.api.volume(`pvc-${created.metadata.uid}`);
   assert.equal(pv?.spec.local?.path, directoryOf(s, created));
@@ -239,9 +237,7 @@ test('WaitForFirstConsumer: a plugin failure removes selected-node so the schedu
   const s = await setup({ nodeName: 'node-1' });
   await s.api.createClass(hostPathClass('local', { volumeBindingMode: 'WaitForFirstConsumer' }));
   await s.api.createClaim(newClaim('data', 'local'));
-  const live = await waitFor(() => s.api.claim('default', 'data'), 'the claim');
-  live.metadata.annotations = { ...live.metadata.annotations, [ANN_SELECTED_NODE]: 'node-2' };
-  await s.api.updateClaim(live);
+  await s.api.modifyClaim('default', 'data', (live) => ({ ...live, metadata: { ...live.metadata, annotations: { ...live.metadata.annotations, [ANN_SELECTED_NODE]: 'node-2' } } }));
   const after = await waitFor(async () => {
     const c = await s.api.claim('default', 'data');
     return c && c.metadata.annotations?.[ANN_SELECTED_NODE] === undefined ? c : undefined;

@@ -58,6 +58,11 @@ export class SnapshotTestApi extends TestRestClient {
     return this.getOrUndefined(paths.claim(ns, name));
   }
 
+  /** Changes claim `ns/name` on its newest copy, retrying on 409 Conflict (see `modify`). */
+  modifyClaim(ns: string, name: string, change: (pvc: PersistentVolumeClaim) => PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
+    return this.modify(paths.claim(ns, name), change);
+  }
+
   updateClaim(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
     return this.update(paths.claim(claim.metadata.namespace ?? '', claim.metadata.name ?? ''), claim);
   }

@@ -127,8 +127,10 @@ test('a claim left holding pvc-as-source by a controller killed mid-snapshot is 
   // stayed Terminating: nothing synced a claim with no snapshot left.
   await api.boundClaim('default', 'orphaned-source');
   await waitFor(async () => (await api.claim('default', 'orphaned-source'))?.status?.phase === 'Bound', 'claim bound');
-  const claim = (await api.claim('default', 'orphaned-source'))!;
-  await api.updateClaim({ ...claim, metadata: { ...claim.metadata, finalizers: [...(claim.metadata.finalizers ?? []), FINALIZER_PVC_AS_SNAPSHOT_SOURCE] } });
+  await api.modifyClaim('default', 'orphaned-source', (claim) => ({
+    ...claim,
+    metadata: { ...claim.metadata, finalizers: [...(claim.metadata.finalizers ?? []), FINALIZER_PVC_AS_SNAPSHOT_SOURCE] },
+  }));
   await api.deleteClaim('default', 'orphaned-source');
   await waitFor(async () => !(await api.claim('default', 'orphaned-source')), 'the claim deleted: pvc-as-source taken off, no snapshot of it being cut');
 });
@@ -144,7 +146,7 @@ test('a claim whose snapshot is still being cut keeps pvc-as-source until the sn
   const held = await api.claim('default', 'busy-source');
   assert.ok(held?.metadata.finalizers?.includes(FINALIZER_PVC_AS_SNAPSHOT_SOURCE), 'the finalizer is on while the snapshot is being cut');
   // A claim update wakes the claim queue: it must see the snapshot being cut and keep the finalizer.
-  await api.updateClaim({ ...held!, metadata: { ...held!.metadata, labels: { touched: 'yes' } } });
+  await api.modifyClaim('default', 'busy-source', (claim) => ({ ...claim, metadata: { ...claim.metadata, labels: { touched: 'yes' } } }));
   await new Promise((r) => setTimeout(r, 500));
   assert.ok((await api.claim('default', 'busy-source'))?.metadata.finalizers?.includes(FINALIZER_PVC_AS_SNAPSHOT_SOURCE), 'still on while the cut is under way');
   gate.release();
