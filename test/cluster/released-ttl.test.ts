@@ -79,12 +79,11 @@ test('real control plane: a class TTL deletes (archives) a Released volume at th
       const archives = await readdir(join(root, '.pv-controller-archive'));
       assert.equal(archives.filter((n) => n.startsWith(short.spec.hostPath!.path.split('/').pop()!)).length, 1, 'archived, not deleted');
 
-      const released = await waitFor(async () => {
+      await waitFor(async () => {
         const pv = await api.volume(long.metadata.name!);
         return pv?.metadata.annotations?.[ANN_RELEASED_DEADLINE] ? pv : undefined;
       }, 'the long PV Released with a deadline');
-      released.metadata.annotations = { ...released.metadata.annotations, [ANN_REUSE]: 'true' };
-      await api.updateVolume(released);
+      await api.modifyVolume(long.metadata.name!, (pv) => ({ ...pv, metadata: { ...pv.metadata, annotations: { ...pv.metadata.annotations, [ANN_REUSE]: 'true' } } }));
       const free = await waitFor(async () => {
         const pv = await api.volume(long.metadata.name!);
         return pv?.status?.phase === 'Available' ? pv : undefined;

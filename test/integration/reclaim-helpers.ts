@@ -68,8 +68,9 @@ export class ReclaimApi extends TestRestClient {
   createVolume(pv: PersistentVolume): Promise<PersistentVolume> {
     return this.create(paths.volumes(), 'v1', 'PersistentVolume', pv);
   }
-  updateVolume(pv: PersistentVolume): Promise<PersistentVolume> {
-    return this.update(paths.volume(pv.metadata.name ?? ''), pv);
+  /** Changes PV `name` on its newest copy, retrying on 409 Conflict (see `modify`). */
+  modifyVolume(name: string, change: (pv: PersistentVolume) => PersistentVolume): Promise<PersistentVolume> {
+    return this.modify(paths.volume(name), change);
   }
   volume(name: string): Promise<PersistentVolume | undefined> {
     return this.getOrUndefined(paths.volume(name));

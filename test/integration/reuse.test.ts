@@ -52,9 +52,7 @@ async function releasedWithDeadline(api: ReclaimApi, claimName: string): Promise
 }
 
 async function requestReuse(api: ReclaimApi, name: string, value: string): Promise<void> {
-  const pv = (await api.volume(name))!;
-  pv.metadata.annotations = { ...pv.metadata.annotations, [ANN_REUSE]: value };
-  await api.updateVolume(pv);
+  await api.modifyVolume(name, (pv) => ({ ...pv, metadata: { ...pv.metadata, annotations: { ...pv.metadata.annotations, [ANN_REUSE]: value } } }));
 }
 
 async function available(api: ReclaimApi, name: string): Promise<PersistentVolume> {
@@ -112,9 +110,7 @@ test('reuse on a Bound volume is refused with a Warning and the request removed;
 test('a Released volume an administrator unbinds by hand before its deadline loses the deadline', async () => {
   await withApis(async (api) => {
     const pv = await releasedWithDeadline(api, 'data');
-    const current = (await api.volume(pv.metadata.name!))!;
-    delete current.spec.claimRef;
-    await api.updateVolume(current);
+    await api.modifyVolume(pv.metadata.name!, (current) => ({ ...current, spec: { ...current.spec, claimRef: undefined } }));
     await waitFor(async () => {
       const got = await api.volume(pv.metadata.name!);
       return got?.status?.phase === 'Available' && got.metadata.annotations?.[ANN_RELEASED_DEADLINE] === undefined;
