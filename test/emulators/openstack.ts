@@ -388,3 +388,16 @@ function actionOf(method: string, path: string, projectId: string): string | und
   if (parts.length === 3 && parts[2] === 'action' && method === 'POST') return 'volumes.action';
   return undefined;
 }
+
+/** The OS_* environment of the emulator's user (what a deployment would set). */
+export function openStackEnv(os: OpenStackEmulator): Record<string, string> {
+  return {
+    OS_AUTH_URL: os.authUrl,
+    OS_USERNAME: os.username,
+    OS_PASSWORD: os.password,
+    OS_USER_DOMAIN_NAME: 'Default',
+    OS_PROJECT_NAME: os.projectName,
+    OS_PROJECT_DOMAIN_NAME: 'Default',
+    OS_REGION_NAME: os.region,
+  };
+}

@@ -17,7 +17,9 @@ import type { VolumePlugin } from '../../src/plugins/api/core.js';
 import { Ec2Emulator } from '../emulators/ec2.js';
 import { fastCloudOptions } from '../emulators/fixtures.js';
 import type { GceEmulator } from '../emulators/gce.js';
-import type { OpenStackEmulator } from '../emulators/openstack.js';
+import { openStackEnv, type OpenStackEmulator } from '../emulators/openstack.js';
+
+export { openStackEnv };
 import { startTestCluster, type TestCluster } from '../helpers/cluster.js';
 import { waitFor } from '../helpers/wait.js';
 import { TestApi } from './provisioning-helpers.js';
@@ -43,19 +45,6 @@ export function gcePlugin(gce: GceEmulator, topology?: TopologyResolver): GcePdP
   const authClient = new OAuth2Client({ clientId: gce.clientId, clientSecret: gce.clientSecret, endpoints: { oauth2TokenUrl: gce.tokenUrl } });
   authClient.setCredentials({ refresh_token: gce.refreshToken });
   return new GcePdPlugin({ project: gce.project, zone: gce.zones[0], endpoint: gce.computeEndpoint, authClient, ...fastCloudOptions(), ...(topology ? { topology } : {}) });
-}
-
-/** The OS_* environment of the emulator's user (what a deployment would set). */
-export function openStackEnv(os: OpenStackEmulator): Record<string, string> {
-  return {
-    OS_AUTH_URL: os.authUrl,
-    OS_USERNAME: os.username,
-    OS_PASSWORD: os.password,
-    OS_USER_DOMAIN_NAME: 'Default',
-    OS_PROJECT_NAME: os.projectName,
-    OS_PROJECT_DOMAIN_NAME: 'Default',
-    OS_REGION_NAME: os.region,
-  };
 }
 
 export function cinderPlugin(os: OpenStackEmulator, topology?: TopologyResolver): CinderPlugin {

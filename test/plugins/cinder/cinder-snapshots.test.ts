@@ -6,7 +6,7 @@ import { canSnapshot, type SnapshotRequest } from '../../../src/plugins/api/capa
 import { PluginError } from '../../../src/plugins/api/errors.js';
 import { CinderPlugin, type CinderPluginOptions } from '../../../src/plugins/cinder/cinder-plugin.js';
 import { fastCloudOptions, GIB, provisionRequest } from '../../emulators/fixtures.js';
-import { OpenStackEmulator } from '../../emulators/openstack.js';
+import { OpenStackEmulator, openStackEnv } from '../../emulators/openstack.js';
 
 const CLUSTER_TAG = 'kubernetes.io/cluster/kubernetes';
 
@@ -15,15 +15,7 @@ describe('cinder snapshots against the OpenStack emulator', () => {
   const os = new OpenStackEmulator({ creatingPolls: 0 });
   const plugin = (options: Partial<CinderPluginOptions> = {}): CinderPlugin =>
     new CinderPlugin({
-      env: {
-        OS_AUTH_URL: os.authUrl,
-        OS_USERNAME: os.username,
-        OS_PASSWORD: os.password,
-        OS_USER_DOMAIN_NAME: 'Default',
-        OS_PROJECT_NAME: os.projectName,
-        OS_PROJECT_DOMAIN_NAME: 'Default',
-        OS_REGION_NAME: os.region,
-      },
+      env: openStackEnv(os),
       ...fastCloudOptions(),
       ...options,
     });

@@ -5,20 +5,12 @@ import { MetricsNotSupportedError } from '../../../src/metrics/provider.js';
 import { CinderPlugin, type CinderPluginOptions } from '../../../src/plugins/cinder/cinder-plugin.js';
 import { PluginError } from '../../../src/plugins/api/errors.js';
 import { fastCloudOptions, GIB, provisionRequest } from '../../emulators/fixtures.js';
-import { OpenStackEmulator } from '../../emulators/openstack.js';
+import { OpenStackEmulator, openStackEnv } from '../../emulators/openstack.js';
 import { canRecycle } from '../../../src/plugins/api/capabilities/recycle.js';
 
 function pluginFor(os: OpenStackEmulator, options: Partial<CinderPluginOptions> = {}): CinderPlugin {
   return new CinderPlugin({
-    env: {
-      OS_AUTH_URL: os.authUrl,
-      OS_USERNAME: os.username,
-      OS_PASSWORD: os.password,
-      OS_USER_DOMAIN_NAME: 'Default',
-      OS_PROJECT_NAME: os.projectName,
-      OS_PROJECT_DOMAIN_NAME: 'Default',
-      OS_REGION_NAME: os.region,
-    },
+    env: openStackEnv(os),
     ...fastCloudOptions(),
     ...options,
   });

@@ -9,7 +9,7 @@ import { CinderPlugin } from '../../../src/plugins/cinder/cinder-plugin.js';
 import { cloudSettingsFromFlags } from '../../../src/cli/plugin-flags.js';
 import { Ec2Emulator } from '../../emulators/ec2.js';
 import { GceEmulator } from '../../emulators/gce.js';
-import { OpenStackEmulator } from '../../emulators/openstack.js';
+import { OpenStackEmulator, openStackEnv } from '../../emulators/openstack.js';
 import { fastCloudOptions, provisionRequest } from '../../emulators/fixtures.js';
 
 const COST = 'example.com/cost-center';
@@ -87,10 +87,7 @@ describe('PVC annotations copied to cloud tags through the admin\'s allow-list',
 
     it('Cinder: the mapped annotation is volume metadata', async () => {
       const plugin = new CinderPlugin({
-        env: {
-          OS_AUTH_URL: os.authUrl, OS_USERNAME: os.username, OS_PASSWORD: os.password, OS_USER_DOMAIN_NAME: 'Default',
-          OS_PROJECT_NAME: os.projectName, OS_PROJECT_DOMAIN_NAME: 'Default', OS_REGION_NAME: os.region,
-        },
+        env: openStackEnv(os),
         ...fastCloudOptions(), annotationTags: parseAnnotationTags([`${COST}=cost-center`], 'openstack'),
       });
       await plugin.provision(withAnnotations('pvc-tag-os', { [COST]: 'C-42' }));
